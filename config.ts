@@ -1,0 +1,147 @@
+import { isIP } from 'node:net';
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * Every setting of the service comes from the environment (see .env.example).
+ * The raw strings are validated once at boot; a bad value stops start-up with
+ * one line naming the variable.
+ */
+export const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^(postgres(ql)?://.+|memory:)$',
+      description: 'postgres://… for PostgreSQL, memory: for in-memory PGlite, unset for PGlite on disk',
+    }),
+  ),
+  PGLITE_DATA_DIR: Type.String({ minLength: 1, default: './.data/pglite' }),
+  ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 24, description: 'at least 24 characters' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
+  POWERED_BY_URL: Type.String({
+    pattern: '^https?://[^\\s/]+(/[^\\s]*)?$',
+    default: 'https://sillage.app/powered-by',
+  }),
+  LEAD_ENCRYPTION_KEY: Type.Optional(
+    Type.String({
+      pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$',
+      description: '32 bytes as 64 hex characters or base64',
+    }),
+  ),
+  SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' },
+  ),
+});
+
+export type Env = Static<typeof EnvSchema>;
+
+/** Never echoed back in an error line: they are credentials or may hold one. */
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'LEAD_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL']);
+
+export interface Config {
+  port: number;
+  host: string;
+  /** embedded PGlite (on disk, or in memory when dataDir is null) or PostgreSQL, from DATABASE_URL */
+  database: { kind: 'pglite'; dataDir: string | null } | { kind: 'postgres'; url: string };
+  adminToken: string | null;
+  redisUrl: string | null;
+  /** addresses/CIDRs of trusted reverse proxies; empty = trust none */
+  trustProxy: string[];
+  publicBaseUrl: string;
+  poweredByUrl: string;
+  leadEncryptionKey: Buffer | null;
+  /** create the demo merchant, key and feed at start-up */
+  seedDemo: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function isCidrOrIp(entry: string): boolean {
+  const [addr, bits, ...rest] = entry.split('/');
+  if (rest.length > 0 || !addr) return false;
+  const family = isIP(addr);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** Validates the environment and derives the typed config. Throws ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== '') raw[key] = value.trim();
+  }
+  const withDefaults = Value.Default(EnvSchema, raw);
+  const converted = Value.Convert(EnvSchema, withDefaults);
+  const first = Value.Errors(EnvSchema, converted).First();
+  if (first) {
+    const name = first.path.replace(/^\//, '') || 'environment';
+    const got = raw[name];
+    const schema = first.schema as { description?: string };
+    const hint = schema.description ? ` (${schema.description})` : '';
+    const shown = SECRET_VARIABLES.has(name) ? 'an invalid value' : `an invalid value "${String(got)}"`;
+    throw new ConfigError(
+      `Invalid configuration: ${name} ${got === undefined ? 'is missing' : `has ${shown}`}: ${first.message}${hint}`,
+    );
+  }
+  const e = converted as Env;
+
+  const trustProxy = (e.TRUST_PROXY ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of trustProxy) {
+    if (!isCidrOrIp(entry)) {
+      throw new ConfigError(
+        `Invalid configuration: TRUST_PROXY entry "${entry}" is not an IP address or CIDR (never "true": the leftmost X-Forwarded-For is the client's to forge)`,
+      );
+    }
+  }
+
+  let leadKey: Buffer | null = null;
+  if (e.LEAD_ENCRYPTION_KEY) {
+    leadKey = /^[0-9a-fA-F]{64}$/.test(e.LEAD_ENCRYPTION_KEY)
+      ? Buffer.from(e.LEAD_ENCRYPTION_KEY, 'hex')
+      : Buffer.from(e.LEAD_ENCRYPTION_KEY, 'base64');
+    if (leadKey.length !== 32) {
+      throw new ConfigError('Invalid configuration: LEAD_ENCRYPTION_KEY must decode to exactly 32 bytes');
+    }
+  }
+
+  const url = e.DATABASE_URL;
+  const database: Config['database'] =
+    url === undefined
+      ? { kind: 'pglite', dataDir: e.PGLITE_DATA_DIR }
+      : url === 'memory:'
+        ? { kind: 'pglite', dataDir: null }
+        : { kind: 'postgres', url };
+
+  const shownHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
+  const publicBaseUrl = (
+    e.PUBLIC_BASE_URL ?? `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${e.PORT}`
+  ).replace(/\/+$/, '');
+
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    database,
+    adminToken: e.ADMIN_TOKEN ?? null,
+    redisUrl: e.REDIS_URL ?? null,
+    trustProxy,
+    publicBaseUrl,
+    poweredByUrl: e.POWERED_BY_URL,
+    leadEncryptionKey: leadKey,
+    seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',
+    logLevel: e.LOG_LEVEL,
+  };
+}

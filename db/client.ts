@@ -1,0 +1,157 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import type { Config } from '../config.ts';
+import * as schema from '../schema/index.ts';
+
+export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../drizzle');
+
+/**
+ * The one database type the code uses. Both drivers speak the same PostgreSQL
+ * dialect through Drizzle; the PGlite instance is cast to this type at the
+ * single place it is created.
+ */
+export type Db = PostgresJsDatabase<typeof schema>;
+/** A transaction or the database itself: repository functions accept either. */
+export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** applies pending migrations; safe when several instances start at once */
+  migrate(): Promise<void>;
+  /** resolves when the database answers within timeoutMs, rejects otherwise */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Two instances may start together: one migrates, the other waits on this lock. */
+const MIGRATION_LOCK_ID = 727_431_205;
+
+export async function createDatabase(config: Pick<Config, 'database'>): Promise<Database> {
+  const target = config.database;
+  if (target.kind === 'postgres') return createPostgres(target.url);
+  return createPglite(target.dataDir);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function createPostgres(url: string): Database {
+  const client = postgres(url, {
+    max: 10,
+    // fail fast so a request during an outage gets a 503, not a hang
+    connect_timeout: 5,
+    idle_timeout: 30,
+    onnotice: () => {},
+  });
+  const db = drizzlePostgres(client, { schema });
+  return {
+    db,
+    kind: 'postgres',
+    async migrate() {
+      // A dedicated connection: a session-level advisory lock must be taken
+      // and released on the same connection, which a pool does not promise.
+      const lockClient = postgres(url, { max: 1, connect_timeout: 10, onnotice: () => {} });
+      try {
+        await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+        await migratePostgres(drizzlePostgres(lockClient), { migrationsFolder: MIGRATIONS_FOLDER });
+        await lockClient`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
+      } finally {
+        await lockClient.end({ timeout: 5 });
+      }
+    },
+    async ping(timeoutMs = 2000) {
+      await withTimeout(client`select 1`, timeoutMs, 'database ping');
+    },
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+async function createPglite(dataDir: string | null): Promise<Database> {
+  let releaseLock = () => {};
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    releaseLock = lockDataDir(dataDir);
+  }
+  let pg: PGlite;
+  try {
+    pg = dataDir ? new PGlite(dataDir) : new PGlite();
+    await pg.waitReady;
+  } catch (err) {
+    releaseLock();
+    throw err;
+  }
+  const db = drizzlePglite(pg, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    async migrate() {
+      await migratePglite(drizzlePglite(pg), { migrationsFolder: MIGRATIONS_FOLDER });
+    },
+    async ping(timeoutMs = 2000) {
+      await withTimeout(db.execute(sql`select 1`), timeoutMs, 'database ping');
+    },
+    async close() {
+      try {
+        if (!pg.closed) await pg.close();
+      } finally {
+        releaseLock();
+      }
+    },
+  };
+}
+
+export class DatabaseInUseError extends Error {
+  override name = 'DatabaseInUseError';
+}
+
+/**
+ * PGlite is one process's database: a second process opening the same folder
+ * would corrupt it. A pid file next to it refuses the second opener; a file
+ * left by a process that no longer runs is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const lockPath = `${resolve(dataDir)}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lockPath, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const pid = Number(readFileSync(lockPath, 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+        throw new DatabaseInUseError(
+          `The embedded database ${dataDir} is in use by process ${pid}. Stop it first, or use the admin API of the running service.`,
+        );
+      }
+      rmSync(lockPath, { force: true });
+    }
+  }
+  throw new DatabaseInUseError(`Could not lock the embedded database ${dataDir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

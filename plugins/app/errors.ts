@@ -1,0 +1,114 @@
+import type { FastifyError } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError, type ErrorDetail, isDatabaseUnavailable } from '../../lib/errors.ts';
+
+/**
+ * One error format for every non-2xx answer: `{ error, code, details? }`.
+ * Client errors say what was wrong; server errors are logged with the request
+ * and answered with a generic sentence, never a stack trace.
+ */
+
+/** Fastify's own error codes, renamed for clients. */
+const FASTIFY_CODES: Record<string, { code: string; message?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'Request body is too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'unsupported_media_type',
+    message: 'Unsupported Content-Type: send application/json',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    code: 'invalid_content_length',
+    message: 'Content-Length does not match the body',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_json', message: 'Body is empty but Content-Type is application/json' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_json', message: 'Body is not valid JSON' },
+  FST_ERR_CTP_INVALID_TYPE: { code: 'unsupported_media_type', message: 'Invalid Content-Type header' },
+  FST_ERR_CTP_EMPTY_TYPE: { code: 'unsupported_media_type', message: 'Content-Type header is empty' },
+  FST_ERR_CTP_INVALID_CHARSET: { code: 'unsupported_media_type', message: 'Unsupported charset' },
+  FST_ERR_BAD_URL: { code: 'bad_url', message: 'Malformed URL' },
+  FST_ERR_ASYNC_CONSTRAINT: { code: 'bad_request', message: 'Bad request' },
+};
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+/** A JSON-pointer-ish path for a validation error: `/body/quiz/season`. */
+function validationDetails(err: FastifyError): ErrorDetail[] {
+  const context = err.validationContext ?? 'body';
+  return (err.validation ?? []).slice(0, 20).map((v) => {
+    let path = `/${context}${v.instancePath}`;
+    const params = v.params as Record<string, unknown>;
+    if (typeof params.missingProperty === 'string') path += `/${params.missingProperty}`;
+    if (typeof params.additionalProperty === 'string') path += `/${params.additionalProperty}`;
+    let message = v.message ?? 'is invalid';
+    if (Array.isArray(params.allowedValues)) message += `: ${params.allowedValues.join(', ')}`;
+    if (typeof params.additionalProperty === 'string') message = 'is not an allowed property';
+    return { path, message };
+  });
+}
+
+export default fp(
+  async (app) => {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error instanceof AppError) {
+        if (error.statusCode >= 500) request.log.error({ err: error }, error.message);
+        if (error.headers) reply.headers(error.headers);
+        return reply.status(error.statusCode).send({
+          error: error.message,
+          code: error.code,
+          ...(error.details ? { details: error.details } : {}),
+        });
+      }
+
+      if (error.validation) {
+        const details = validationDetails(error);
+        const first = details[0];
+        return reply.status(400).send({
+          error: first
+            ? `Invalid request: ${first.path.replace(/^\/body\/?/, '') || 'body'} ${first.message}`
+            : 'Invalid request',
+          code: 'validation_failed',
+          details,
+        });
+      }
+
+      if (isDatabaseUnavailable(error)) {
+        request.log.error({ err: error }, 'database unavailable');
+        return reply
+          .status(503)
+          .header('retry-after', '5')
+          .send({ error: 'The service is temporarily unavailable, retry shortly', code: 'database_unavailable' });
+      }
+
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+      if (status >= 500) {
+        request.log.error({ err: error }, 'request failed');
+        return reply.status(status).send({ error: 'Internal server error', code: 'internal_error' });
+      }
+      const known = error.code ? FASTIFY_CODES[error.code] : undefined;
+      if (status === 400 && error instanceof SyntaxError) {
+        return reply.status(400).send({ error: 'Body is not valid JSON', code: 'invalid_json' });
+      }
+      return reply.status(status).send({
+        error: known?.message ?? error.message,
+        code: known?.code ?? STATUS_CODES[status] ?? 'bad_request',
+      });
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      reply
+        .status(404)
+        .send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found`, code: 'not_found' });
+    });
+  },
+  { name: 'errors' },
+);

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import rateLimit, { type FastifyRateLimitStore, normalizeIP, type RateLimitOptions } from '@fastify/rate-limit';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError } from '../../lib/errors.ts';
+
+/** Requests per minute for each widget operation (the interface's Limits table). */
+export const WIDGET_RATE_LIMITS = { score: 100, event: 1000, verify: 60, lookup: 300 } as const;
+export type WidgetOperation = keyof typeof WIDGET_RATE_LIMITS;
+const WINDOW_MS = 60_000;
+
+/** The key a request carries: body `api_key` first, then `Authorization: Bearer`. */
+export function requestApiKey(request: FastifyRequest): string | undefined {
+  const body = request.body as { api_key?: unknown } | null | undefined;
+  if (body && typeof body === 'object' && typeof body.api_key === 'string') return body.api_key;
+  const auth = request.headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+/**
+ * Counts per key and client address: one busy shop is not throttled by its
+ * own customers, and one abusive browser cannot use up a shop's allowance.
+ * The key is hashed so Redis never holds it in plain text.
+ */
+function widgetRateKey(request: FastifyRequest): string {
+  const key = requestApiKey(request);
+  const keyPart = key ? createHash('sha256').update(key).digest('hex').slice(0, 20) : 'nokey';
+  return `${keyPart}|${normalizeIP(request.ip)}`;
+}
+
+/** Route config for a widget operation. It runs in preValidation, once the body (and its key) is parsed. */
+export function widgetRateLimit(operation: WidgetOperation): RateLimitOptions {
+  return {
+    max: WIDGET_RATE_LIMITS[operation],
+    timeWindow: WINDOW_MS,
+    hook: 'preValidation',
+    keyGenerator: widgetRateKey,
+    // route options reach the per-route LocalStore: room for many shoppers per minute
+    ...({ cache: 100_000 } as object),
+  };
+}
+
+// The plugin's own stores, combined below so that Redis trouble degrades to
+// per-instance counting instead of no limit or a failed request.
+const require = createRequire(import.meta.url);
+type StoreCtor = new (...args: unknown[]) => FastifyRateLimitStore;
+const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreCtor;
+const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as StoreCtor;
+
+class FallbackStore implements FastifyRateLimitStore {
+  constructor(
+    private readonly shared: FastifyRateLimitStore,
+    private readonly local: FastifyRateLimitStore,
+    private readonly onFallback: (err: Error) => void,
+  ) {}
+
+  incr(key: string, cb: Parameters<FastifyRateLimitStore['incr']>[1], timeWindow: number, max: number) {
+    this.shared.incr(
+      key,
+      (err, result) => {
+        if (!err) return cb(null, result);
+        this.onFallback(err);
+        this.local.incr(key, cb, timeWindow, max);
+      },
+      timeWindow,
+      max,
+    );
+  }
+
+  child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
+    return new FallbackStore(this.shared.child(routeOptions), this.local.child(routeOptions), this.onFallback);
+  }
+}
+
+export default fp(
+  async (app) => {
+    const redis = app.redis;
+    let lastWarn = 0;
+    const onFallback = (err: Error) => {
+      if (Date.now() - lastWarn > 10_000) {
+        lastWarn = Date.now();
+        app.log.warn({ err: { message: err.message } }, 'rate limit: redis unavailable, counting per instance');
+      }
+    };
+    const store = redis
+      ? (class {
+          constructor(params: { continueExceeding: boolean; exponentialBackoff: boolean }) {
+            // biome-ignore lint/correctness/noConstructorReturn: the plugin instantiates the store class itself
+            return new FallbackStore(
+              new RedisStore(params.continueExceeding, params.exponentialBackoff, redis, 'sillage-rl-'),
+              new LocalStore(params.continueExceeding, params.exponentialBackoff, 100_000),
+              onFallback,
+            );
+          }
+        } as unknown as StoreCtor)
+      : undefined;
+
+    await app.register(rateLimit, {
+      global: false,
+      store,
+      errorResponseBuilder: (_request, context) =>
+        new AppError(
+          context.statusCode === 403 ? 403 : 429,
+          'rate_limited',
+          `Rate limit exceeded: at most ${context.max} requests a minute; retry in ${context.after}`,
+        ),
+    });
+  },
+  { name: 'rate-limit', dependencies: ['redis'] },
+);

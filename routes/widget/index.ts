@@ -1,0 +1,43 @@
+import cors from '@fastify/cors';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../../lib/errors.ts';
+import verify from './verify.ts';
+
+export const SUPPORTED_WIDGET_VERSIONS = ['v1'] as const;
+
+/**
+ * The widget operations: one encapsulated scope with the browser-facing rules
+ * (CORS, version header, key and origin check). Rate limits are per route.
+ */
+const widget: FastifyPluginAsyncTypebox = async (app) => {
+  // Preflight answers any origin: the key travels in the body, invisible to a
+  // preflight. The real request is then checked against the key's origins.
+  await app.register(cors, {
+    origin: true,
+    methods: ['POST', 'OPTIONS'],
+    allowedHeaders: ['Content-Type', 'X-Widget-Version', 'Authorization', 'X-Request-Id'],
+    exposedHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'],
+    credentials: false,
+    maxAge: 600,
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.method === 'OPTIONS') return;
+    const version = request.headers['x-widget-version'];
+    if (version === undefined) return; // absent means v1
+    const value = Array.isArray(version) ? version.join(',') : version.trim();
+    if (!(SUPPORTED_WIDGET_VERSIONS as readonly string[]).includes(value)) {
+      throw new AppError(
+        400,
+        'unsupported_widget_version',
+        `Unsupported X-Widget-Version "${value.slice(0, 40)}"; supported: ${SUPPORTED_WIDGET_VERSIONS.join(', ')}`,
+      );
+    }
+  });
+
+  app.addHook('preHandler', app.authenticateWidgetKey);
+
+  await app.register(verify);
+};
+
+export default widget;

@@ -1,0 +1,103 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  index,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { apiKeys, merchants } from './merchants.ts';
+
+/** One scored quiz: what the shopper asked for and what the widget showed. */
+export const widgetSessions = pgTable(
+  'widget_sessions',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    keyId: uuid('key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    test: boolean('test').notNull(),
+    locale: text('locale').notNull(),
+    quiz: jsonb('quiz').notNull(),
+    /** products shown, in order: [{merchant_product_id, position, match_score, list}] */
+    shown: jsonb('shown').notNull().default([]),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('widget_sessions_merchant_created_idx').on(t.merchantId, t.createdAt)],
+);
+
+export const events = pgTable(
+  'events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    keyId: uuid('key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    sessionId: uuid('session_id'),
+    test: boolean('test').notNull(),
+    type: text('type').notNull(),
+    /** client-chosen id; a resent event with the same id is stored once */
+    eventId: text('event_id'),
+    occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    data: jsonb('data').notNull().default({}),
+  },
+  (t) => [
+    uniqueIndex('events_merchant_event_id_uq').on(t.merchantId, t.eventId).where(sql`${t.eventId} is not null`),
+    index('events_merchant_occurred_idx').on(t.merchantId, t.test, t.occurredAt),
+    index('events_session_idx').on(t.sessionId),
+  ],
+);
+
+/** Shopper contact details, given with consent; email and phone are encrypted at rest. */
+export const leads = pgTable(
+  'leads',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    sessionId: uuid('session_id'),
+    test: boolean('test').notNull(),
+    emailEncrypted: text('email_encrypted'),
+    phoneEncrypted: text('phone_encrypted'),
+    /** keyed hash of the normalised email, so erasure by email needs no decryption */
+    emailLookup: text('email_lookup'),
+    consentAt: timestamp('consent_at', { withTimezone: true }).notNull(),
+    consentVersion: text('consent_version').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('leads_merchant_created_idx').on(t.merchantId, t.createdAt),
+    index('leads_email_lookup_idx').on(t.merchantId, t.emailLookup),
+  ],
+);
+
+export const purchases = pgTable(
+  'purchases',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    sessionId: uuid('session_id'),
+    test: boolean('test').notNull(),
+    orderId: text('order_id').notNull(),
+    total: numeric('total', { precision: 14, scale: 2, mode: 'number' }).notNull(),
+    currency: text('currency').notNull(),
+    items: jsonb('items').notNull().default([]),
+    occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('purchases_merchant_order_uq').on(t.merchantId, t.test, t.orderId),
+    index('purchases_merchant_occurred_idx').on(t.merchantId, t.test, t.occurredAt),
+  ],
+);

@@ -1,0 +1,90 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { merchants } from './merchants.ts';
+
+export interface AccordWeight {
+  name: string;
+  /** 0–1, the dominant accord of a perfume is 1 */
+  weight: number;
+}
+export interface NotePyramid {
+  top?: string[];
+  heart?: string[];
+  base?: string[];
+}
+
+/** Our own perfume catalog: the reference every merchant product is matched to. */
+export const perfumes = pgTable(
+  'perfumes',
+  {
+    /** stable, human-readable id, e.g. dior-sauvage-edt */
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    nameAr: text('name_ar'),
+    house: text('house').notNull(),
+    houseAr: text('house_ar'),
+    concentration: text('concentration'),
+    year: integer('year'),
+    gender: text('gender'),
+    families: text('families').array().notNull().default(sql`'{}'::text[]`),
+    accords: jsonb('accords').$type<AccordWeight[]>().notNull().default([]),
+    notes: jsonb('notes').$type<NotePyramid>().notNull().default({}),
+    seasons: text('seasons').array().notNull().default(sql`'{}'::text[]`),
+    /** day/night affinity and other descriptors that later issues extend */
+    profile: jsonb('profile').$type<Record<string, unknown>>().notNull().default({}),
+    occasions: text('occasions').array().notNull().default(sql`'{}'::text[]`),
+    aliases: text('aliases').array().notNull().default(sql`'{}'::text[]`),
+    imageUrl: text('image_url'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('perfumes_house_idx').on(t.house)],
+);
+
+export const MATCH_STATUSES = ['pending', 'matched', 'partial', 'unmatched'] as const;
+export type MatchStatus = (typeof MATCH_STATUSES)[number];
+
+/** A merchant's product feed, as synced; the match columns are filled by the matcher. */
+export const merchantProducts = pgTable(
+  'merchant_products',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    merchantProductId: text('merchant_product_id').notNull(),
+    name: text('name').notNull(),
+    house: text('house').notNull(),
+    price: numeric('price', { precision: 14, scale: 2, mode: 'number' }),
+    currency: text('currency').notNull().default('SAR'),
+    imageUrl: text('image_url'),
+    productUrl: text('product_url'),
+    accords: text('accords').array(),
+    notes: jsonb('notes').$type<NotePyramid>(),
+    matchStatus: text('match_status', { enum: MATCH_STATUSES }).notNull().default('pending'),
+    sillagePerfumeId: text('sillage_perfume_id').references(() => perfumes.id, { onDelete: 'set null' }),
+    matchConfidence: real('match_confidence'),
+    matchReason: text('match_reason'),
+    matchPinned: boolean('match_pinned').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('merchant_products_merchant_product_uq').on(t.merchantId, t.merchantProductId),
+    index('merchant_products_status_idx').on(t.merchantId, t.matchStatus),
+    check('merchant_products_status_check', sql`${t.matchStatus} in ('pending', 'matched', 'partial', 'unmatched')`),
+  ],
+);

@@ -1,0 +1,3 @@
+export * from './activity.ts';
+export * from './catalog.ts';
+export * from './merchants.ts';

@@ -1,0 +1,32 @@
+import { sql } from 'drizzle-orm';
+import { check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+export const merchants = pgTable('merchants', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    mode: text('mode', { enum: ['test', 'live'] }).notNull(),
+    /** first characters of the key, shown to operators to tell keys apart */
+    prefix: text('prefix').notNull(),
+    /** SHA-256 of the whole key, hex; the plaintext is never stored */
+    keyHash: text('key_hash').notNull().unique(),
+    allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('api_keys_merchant_idx').on(t.merchantId),
+    check('api_keys_mode_check', sql`${t.mode} in ('test', 'live')`),
+  ],
+);

@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { DatabaseInUseError } from './db/client.ts';
+import { type DemoInfo, ensureDemo } from './services/demo.ts';
+
+if (existsSync('.env')) process.loadEnvFile('.env');
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) fail(err.message);
+  throw err;
+}
+
+let app: Awaited<ReturnType<typeof buildApp>>;
+try {
+  app = await buildApp({ config });
+  await app.ready();
+} catch (err) {
+  if (err instanceof DatabaseInUseError) fail(err.message);
+  fail(`Start-up failed: ${(err as Error).message}`);
+}
+
+let demo: DemoInfo | null = null;
+if (config.seedDemo) {
+  const keyFile =
+    config.database.kind === 'pglite' && config.database.dataDir
+      ? join(config.database.dataDir, '..', 'demo-key')
+      : null;
+  demo = await ensureDemo(app.db, config, keyFile);
+}
+
+closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  if (err) app.log.error({ err }, 'closing after an uncaught error');
+  else app.log.info({ signal }, 'shutting down');
+  await app.close();
+});
+
+try {
+  await app.listen({ port: config.port, host: config.host });
+} catch (err) {
+  fail(`Could not listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+}
+
+const base = config.publicBaseUrl;
+const lines = [
+  '',
+  `Sillage widget service is running at ${base}`,
+  `  database: ${config.database.kind === 'postgres' ? 'PostgreSQL' : config.database.dataDir ? `embedded PGlite (${config.database.dataDir})` : 'embedded PGlite (in memory)'}`,
+  `  API docs: ${base}/docs`,
+];
+if (demo) {
+  lines.push(
+    `  demo merchant "${demo.merchant.slug}", test key: ${demo.key}`,
+    '  try it:',
+    `    curl -s ${base}/api/widget/verify -H 'content-type: application/json' -d '{"api_key":"${demo.key}"}'`,
+  );
+}
+if (!config.adminToken) lines.push('  admin API: off (set ADMIN_TOKEN to enable it)');
+process.stdout.write(`${lines.join('\n')}\n\n`);

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../config.ts';
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('has working defaults: embedded PGlite on disk, demo data, port 3000', () => {
+    const c = loadConfig({});
+    expect(c.database).toEqual({ kind: 'pglite', dataDir: './.data/pglite' });
+    expect(c.port).toBe(3000);
+    expect(c.seedDemo).toBe(true);
+    expect(c.adminToken).toBeNull();
+    expect(c.publicBaseUrl).toBe('http://127.0.0.1:3000');
+  });
+
+  it('derives the database from DATABASE_URL; no demo data on PostgreSQL unless asked', () => {
+    expect(loadConfig({ DATABASE_URL: 'memory:' }).database).toEqual({ kind: 'pglite', dataDir: null });
+    const pg = loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' });
+    expect(pg.database).toEqual({ kind: 'postgres', url: 'postgres://u@db:5432/x' });
+    expect(pg.seedDemo).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db/x', SEED_DEMO: 'true' }).seedDemo).toBe(true);
+  });
+
+  it('names the variable in one line for each bad value', () => {
+    expect(errorOf({ PORT: 'eighty' })).toMatch(/^Invalid configuration: PORT .*integer/);
+    expect(errorOf({ PORT: '70000' })).toMatch(/PORT/);
+    expect(errorOf({ DATABASE_URL: 'mysql://x' })).toMatch(/DATABASE_URL/);
+    expect(errorOf({ REDIS_URL: 'localhost:6379' })).toMatch(/REDIS_URL/);
+    expect(errorOf({ LOG_LEVEL: 'loud' })).toMatch(/LOG_LEVEL.*fatal, error, warn, info/);
+    expect(errorOf({ POWERED_BY_URL: 'not a url' })).toMatch(/POWERED_BY_URL/);
+    expect(errorOf({ SEED_DEMO: 'yes' })).toMatch(/SEED_DEMO/);
+    for (const env of [{ PORT: 'x' }, { ADMIN_TOKEN: 'short' }]) expect(errorOf(env).split('\n')).toHaveLength(1);
+  });
+
+  it('never echoes a secret in the error line', () => {
+    const msg = errorOf({ ADMIN_TOKEN: 'hunter2' });
+    expect(msg).toMatch(/ADMIN_TOKEN/);
+    expect(msg).not.toContain('hunter2');
+    expect(errorOf({ DATABASE_URL: 'mysql://root:s3cret@db' })).not.toContain('s3cret');
+    expect(errorOf({ LEAD_ENCRYPTION_KEY: 'topsecretbutshort' })).not.toContain('topsecret');
+  });
+
+  it('accepts proxy addresses and CIDRs but refuses TRUST_PROXY=true', () => {
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+    ]);
+    expect(errorOf({ TRUST_PROXY: 'true' })).toMatch(/TRUST_PROXY/);
+    expect(errorOf({ TRUST_PROXY: '10.0.0.0/33' })).toMatch(/TRUST_PROXY/);
+  });
+
+  it('decodes a 32-byte lead encryption key from hex or base64', () => {
+    const hex = 'ab'.repeat(32);
+    expect(loadConfig({ LEAD_ENCRYPTION_KEY: hex }).leadEncryptionKey?.length).toBe(32);
+    const b64 = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ LEAD_ENCRYPTION_KEY: b64 }).leadEncryptionKey?.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+});

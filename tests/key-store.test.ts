@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyStore, KEY_CACHE_TTL_MS } from '../auth/key-store.ts';
+import { parseKey } from '../auth/keys.ts';
+import { revokeKey } from '../services/keys.ts';
+import { buildTestApp, closeTestApp, createMerchantWithKey, TEST_REDIS_URL, type TestApp } from './helper.ts';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await buildTestApp();
+});
+afterAll(() => closeTestApp(app));
+
+const hashOf = (key: string) => {
+  const p = parseKey(key);
+  if (!p.ok) throw new Error('bad key');
+  return p.hash;
+};
+
+describe('key store', () => {
+  it('serves a key from cache, and sees a revocation made elsewhere once the cache lifetime has passed', async () => {
+    let now = 1_000_000;
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now });
+    const { key, keyId } = await createMerchantWithKey(app);
+    expect((await store.resolve(hashOf(key)))?.revoked).toBe(false);
+    await revokeKey(app.db, keyId); // as another instance or the CLI would: no message to this store
+    now += KEY_CACHE_TTL_MS - 1;
+    expect((await store.resolve(hashOf(key)))?.revoked).toBe(false);
+    now += 2;
+    expect((await store.resolve(hashOf(key)))?.revoked).toBe(true);
+    await store.close();
+  });
+
+  it('a key created after an unknown-key lookup works once the negative entry expires', async () => {
+    let now = 0;
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now });
+    const { key } = await createMerchantWithKey(app);
+    expect(await store.resolve(`${'0'.repeat(63)}1`)).toBeNull();
+    now += KEY_CACHE_TTL_MS + 1;
+    expect(await store.resolve(hashOf(key))).not.toBeNull();
+    await store.close();
+  });
+
+  it('drops the key at once on invalidate', async () => {
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => 0 });
+    const { key, keyId } = await createMerchantWithKey(app);
+    await store.resolve(hashOf(key));
+    await revokeKey(app.db, keyId);
+    await store.invalidate(hashOf(key));
+    expect((await store.resolve(hashOf(key)))?.revoked).toBe(true);
+    await store.close();
+  });
+
+  it.runIf(TEST_REDIS_URL)('an invalidation published on one instance reaches another through Redis', async () => {
+    const { Redis } = await import('ioredis');
+    const redisA = new Redis(TEST_REDIS_URL as string);
+    const redisB = new Redis(TEST_REDIS_URL as string);
+    const a = createKeyStore({ db: app.db, redis: redisA, log: app.log, now: () => 0 });
+    const b = createKeyStore({ db: app.db, redis: redisB, log: app.log, now: () => 0 });
+    await new Promise((r) => setTimeout(r, 200)); // subscriptions established
+    const { key, keyId } = await createMerchantWithKey(app);
+    await b.resolve(hashOf(key)); // cached on B, and the clock never moves
+    await revokeKey(app.db, keyId);
+    await a.invalidate(hashOf(key));
+    let revoked = false;
+    for (let i = 0; i < 50 && !revoked; i++) {
+      revoked = (await b.resolve(hashOf(key)))?.revoked === true;
+      if (!revoked) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(revoked).toBe(true);
+    await a.close();
+    await b.close();
+    redisA.disconnect();
+    redisB.disconnect();
+  });
+});

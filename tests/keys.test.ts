@@ -1,0 +1,48 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { generateKey, hashKey, parseKey } from '../auth/keys.ts';
+
+describe('widget key format', () => {
+  it('creates pk_test_ and pk_live_ keys that parse back to their mode and hash', () => {
+    for (const mode of ['test', 'live'] as const) {
+      const k = generateKey(mode);
+      expect(k.key).toMatch(new RegExp(`^pk_${mode}_[0-9A-Za-z]{28}$`));
+      expect(k.prefix).toBe(k.key.slice(0, 12));
+      expect(parseKey(k.key)).toEqual({ ok: true, mode, hash: k.hash });
+      expect(k.hash).toBe(hashKey(k.key));
+      expect(k.hash).not.toContain(k.key.slice(8));
+    }
+  });
+
+  it('carries at least 128 random bits (22 base62 digits) and never repeats', () => {
+    expect(22 * Math.log2(62)).toBeGreaterThanOrEqual(128);
+    const keys = new Set(Array.from({ length: 2000 }, () => generateKey('live').key));
+    expect(keys.size).toBe(2000);
+  });
+
+  it('refuses a key with any one character changed (checksum), without a lookup', () => {
+    const { key } = generateKey('live');
+    const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+    fc.assert(
+      fc.property(fc.integer({ min: 8, max: key.length - 1 }), fc.constantFrom(...alphabet), (pos, ch) => {
+        fc.pre(key[pos] !== ch);
+        const typo = key.slice(0, pos) + ch + key.slice(pos + 1);
+        expect(parseKey(typo).ok).toBe(false);
+      }),
+    );
+  });
+
+  it('refuses what is not a key', () => {
+    for (const s of [
+      '',
+      'pk_test_',
+      'sk_live_abc',
+      'pk_prod_0123456789012345678901234567',
+      `${generateKey('test').key}x`,
+    ]) {
+      expect(parseKey(s).ok).toBe(false);
+    }
+    const live = generateKey('live').key;
+    expect(parseKey(live.replace('pk_live_', 'pk_test_')).ok).toBe(false);
+  });
+});
