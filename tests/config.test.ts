@@ -37,7 +37,8 @@ describe('configuration', () => {
     expect(errorOf({ LOG_LEVEL: 'loud' })).toMatch(/LOG_LEVEL.*fatal, error, warn, info/);
     expect(errorOf({ POWERED_BY_URL: 'not a url' })).toMatch(/POWERED_BY_URL/);
     expect(errorOf({ SEED_DEMO: 'yes' })).toMatch(/SEED_DEMO/);
-    for (const env of [{ PORT: 'x' }, { ADMIN_TOKEN: 'short' }]) expect(errorOf(env).split('\n')).toHaveLength(1);
+    for (const env of [{ PORT: 'x' }, { ADMIN_TOKEN: 'short' }] as Record<string, string>[])
+      expect(errorOf(env).split('\n')).toHaveLength(1);
   });
 
   it('never echoes a secret in the error line', () => {
