@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, EnvSchema, loadConfig } from '../config.ts';
 
 function errorOf(env: Record<string, string>): string {
   try {
@@ -64,5 +65,17 @@ describe('configuration', () => {
     expect(loadConfig({ LEAD_ENCRYPTION_KEY: hex }).leadEncryptionKey?.length).toBe(32);
     const b64 = Buffer.alloc(32, 7).toString('base64');
     expect(loadConfig({ LEAD_ENCRYPTION_KEY: b64 }).leadEncryptionKey?.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+});
+
+describe('.env.example', () => {
+  const text = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
+  it('lists every variable the service reads, and no other', () => {
+    const listed = [...text.matchAll(/^#?\s?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
+    expect(new Set(listed)).toEqual(new Set(Object.keys(EnvSchema.properties)));
+  });
+  it('its uncommented values are a valid configuration', () => {
+    const env = Object.fromEntries([...text.matchAll(/^([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
+    expect(() => loadConfig(env)).not.toThrow();
   });
 });

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run } from '../cli/admin.ts';
+import type { Database } from '../db/client.ts';
+import { AppError } from '../lib/errors.ts';
+import { createTestDatabase, testConfig } from './helper.ts';
+
+let database: Database;
+let drop: () => Promise<void>;
+beforeAll(async () => {
+  ({ database, drop } = await createTestDatabase());
+  await database.migrate();
+});
+afterAll(async () => {
+  await database.close();
+  await drop();
+});
+
+async function cli(...argv: string[]) {
+  let out = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  try {
+    const code = await run(argv, testConfig({ REDIS_URL: undefined }), database);
+    return { code, out };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('admin CLI', () => {
+  it('creates and lists merchants as a readable table', async () => {
+    const created = await cli('merchants:create', '--name', 'Musk Corner', '--slug', 'musk-corner');
+    expect(created.code).toBe(0);
+    expect(created.out).toMatch(/slug\s+.*\n-+/);
+    const list = await cli('merchants:list');
+    expect(list.out).toMatch(/musk-corner\s+Musk Corner/);
+  });
+
+  it('creates a key, prints it once, lists it without the plaintext, and revokes it', async () => {
+    await cli('merchants:create', '--name', 'Amber', '--slug', 'amber-cli');
+    const created = await cli(
+      'keys:create',
+      'amber-cli',
+      '--mode',
+      'live',
+      '--origin',
+      'https://amber.example',
+      '--json',
+    );
+    const key = JSON.parse(created.out);
+    expect(key.key).toMatch(/^pk_live_/);
+    expect(key.allowed_origins).toEqual(['https://amber.example']);
+    const list = await cli('keys:list', 'amber-cli');
+    expect(list.out).toContain(key.prefix);
+    expect(list.out).not.toContain(key.key);
+    const revoked = await cli('keys:revoke', key.id, '--json');
+    expect(JSON.parse(revoked.out).revoked).toBe(true);
+    const origins = await cli('keys:origins', key.id, '--origin', 'https://*.amber.example', '--json');
+    expect(JSON.parse(origins.out).allowed_origins).toEqual(['https://*.amber.example']);
+  });
+
+  it('explains usage problems instead of failing obscurely', async () => {
+    await expect(cli('keys:create', 'nobody', '--mode', 'live')).rejects.toThrow(/No merchant/);
+    await expect(cli('keys:create', 'amber-cli', '--mode', 'prod')).rejects.toThrow(AppError);
+    await expect(cli('merchants:create', '--name', 'x')).rejects.toThrow(/missing --slug/);
+    await expect(cli('frobnicate')).rejects.toThrow(/unknown command/);
+  });
+
+  it('migrate is idempotent', async () => {
+    expect((await cli('migrate')).code).toBe(0);
+    expect((await cli('migrate')).code).toBe(0);
+  });
+});

@@ -1,0 +1,47 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_SLUG, ensureDemo } from '../services/demo.ts';
+import { listKeys, revokeKey } from '../services/keys.ts';
+import { buildTestApp, closeTestApp, type TestApp, verify } from './helper.ts';
+
+let app: TestApp;
+const dir = mkdtempSync(join(tmpdir(), 'sillage-demo-'));
+const keyFile = join(dir, 'demo-key');
+beforeAll(async () => {
+  app = await buildTestApp();
+});
+afterAll(async () => {
+  await closeTestApp(app);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('demo data on the embedded default', () => {
+  it('creates the demo merchant and a working test key, saved privately for the next start', async () => {
+    const demo = await ensureDemo(app.db, app.config, keyFile);
+    expect(demo.created).toBe(true);
+    expect(demo.merchant.slug).toBe(DEMO_SLUG);
+    expect(demo.key).toMatch(/^pk_test_/);
+    expect(readFileSync(keyFile, 'utf8').trim()).toBe(demo.key);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const res = await verify(app, { api_key: demo.key }, { origin: 'http://127.0.0.1:3000' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().test_mode).toBe(true);
+  });
+
+  it('reuses the saved key on the next start instead of piling up keys', async () => {
+    const first = readFileSync(keyFile, 'utf8').trim();
+    const again = await ensureDemo(app.db, app.config, keyFile);
+    expect(again).toMatchObject({ key: first, created: false });
+    expect(await listKeys(app.db, DEMO_SLUG)).toHaveLength(1);
+  });
+
+  it('replaces a revoked demo key', async () => {
+    const [k] = await listKeys(app.db, DEMO_SLUG);
+    await revokeKey(app.db, k?.id ?? '');
+    const next = await ensureDemo(app.db, app.config, keyFile);
+    expect(next.created).toBe(true);
+    expect((await verify(app, { api_key: next.key })).statusCode).toBe(200);
+  });
+});
