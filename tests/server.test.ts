@@ -64,7 +64,7 @@ describe('npm start on the embedded default', () => {
       body: JSON.stringify({ api_key: key }),
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).merchant.slug).toBe('demo');
+    expect(((await res.json()) as { merchant: { slug: string } }).merchant.slug).toBe('demo');
 
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
