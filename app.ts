@@ -27,6 +27,8 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
+
 /** Largest body any route accepts unless it says otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -50,8 +52,13 @@ export async function buildApp(opts: BuildAppOptions = {}) {
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
     keepAliveTimeout: 72_000,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A caller's own X-Request-Id is kept for correlation when it is a short
+    // token; anything else (huge, or with control characters) gets a fresh id.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
+    },
     ajv: {
       customOptions: {
         // A widget sending "limit": "6" or "families": "oud" has a bug worth a 400, not a silent fix.

@@ -96,9 +96,19 @@ describe('every error answers JSON { error, code }', () => {
     expect(res.body).not.toContain('secret internals');
   });
 
-  it('every answer carries a request id for support', async () => {
+  it("every answer carries a request id for support: the caller's own when it is a short token", async () => {
     const res = await verify(app, {});
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const mine = await verify(app, {}, { 'x-request-id': 'checkout-42' });
+    expect(mine.headers['x-request-id']).toBe('checkout-42');
+    const junk = await verify(app, {}, { 'x-request-id': 'x'.repeat(500) });
+    expect(junk.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('does not echo a huge URL back', async () => {
+    const res = await app.inject({ method: 'GET', url: `/${'a'.repeat(5000)}` });
+    expect(res.statusCode).toBe(404);
+    expect(res.body.length).toBeLessThan(400);
   });
 });
 
