@@ -1,0 +1,23 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { HouseRecord, PerfumeRecord } from './schema.ts';
+
+export const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), 'data');
+
+export function readPerfumeFile(path: string): PerfumeRecord[] {
+  const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  if (!Array.isArray(parsed)) throw new Error(`${path}: expected a JSON array of perfumes`);
+  return parsed as PerfumeRecord[];
+}
+
+/** The catalog shipped in the repository: houses and every perfume file, in file-name order. */
+export function loadBundledCatalog(): { houses: HouseRecord[]; perfumes: PerfumeRecord[] } {
+  const houses = JSON.parse(readFileSync(join(DATA_DIR, 'houses.json'), 'utf8')) as HouseRecord[];
+  const dir = join(DATA_DIR, 'perfumes');
+  const perfumes = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .flatMap((f) => readPerfumeFile(join(dir, f)));
+  return { houses, perfumes };
+}
