@@ -4,6 +4,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { type Config, loadConfig } from './config.ts';
 import { ErrorSchema } from './contracts/common.ts';
 import type { Database } from './db/client.ts';
+import catalogPlugin from './plugins/app/catalog.ts';
 import databasePlugin from './plugins/app/database.ts';
 import errorsPlugin from './plugins/app/errors.ts';
 import redisPlugin from './plugins/app/redis.ts';
@@ -78,6 +79,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(errorsPlugin);
   await app.register(databasePlugin, { database: opts.database });
   await app.register(redisPlugin);
+  await app.register(catalogPlugin);
   await app.register(rateLimitPlugin);
   await app.register(widgetKeyPlugin);
   await app.register(swaggerPlugin);

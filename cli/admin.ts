@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { KEY_INVALIDATION_CHANNEL } from '../auth/key-store.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
+import { importCatalog, readRows } from '../services/catalog-import.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
 import { createMerchant, listMerchants, merchantView } from '../services/merchants.ts';
 import { table } from './format.ts';
@@ -20,6 +21,8 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   keys:list <merchant>                       <merchant> is an id or a slug
   keys:revoke <key-id>
   keys:origins <key-id> [--origin <origin>]...   replaces the allowed origins
+  catalog:import <file.json|file.jsonl|file.csv>
+                                             adds or updates perfumes by id (format: docs/catalog.md)
 
   --json   print JSON instead of a table
 It uses DATABASE_URL (and REDIS_URL, to tell running instances about revoked keys).
@@ -30,6 +33,42 @@ type Out = { json: boolean };
 function print(out: Out, value: unknown, rows?: Record<string, unknown>[], columns?: string[]) {
   if (out.json || !rows) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   else process.stdout.write(`${table(rows, columns)}\n`);
+}
+
+/** A one-line progress bar on stderr (redrawn on a terminal, every 10% otherwise). */
+function progressBar(label: string) {
+  const tty = process.stderr.isTTY;
+  let fraction = 0;
+  let read = 0;
+  let lastDecile = -1;
+  const started = Date.now();
+  const draw = () => {
+    const pct = Math.floor(fraction * 100);
+    const width = 30;
+    const filled = Math.round(fraction * width);
+    const rate = Math.round(read / Math.max(0.001, (Date.now() - started) / 1000));
+    const line = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${pct}%  ${read} rows  ${rate}/s`;
+    if (tty) process.stderr.write(`\r${line}`);
+    else if (Math.floor(pct / 10) > lastDecile) {
+      lastDecile = Math.floor(pct / 10);
+      process.stderr.write(`${line}\n`);
+    }
+  };
+  return {
+    update: (f: number) => {
+      fraction = Math.min(1, f);
+      draw();
+    },
+    rows: (n: number) => {
+      read = n;
+      draw();
+    },
+    done: () => {
+      fraction = 1;
+      draw();
+      if (tty) process.stderr.write('\n');
+    },
+  };
 }
 
 /** Tells running instances to drop a changed key from their caches. */
@@ -109,6 +148,36 @@ export async function run(argv: string[], config: Config, database: Database): P
       await broadcastKeyChange(config, hash);
       print(out, key, [key], ['id', 'prefix', 'mode', 'allowed_origins']);
       return 0;
+    }
+    case 'catalog:import': {
+      const file = need(args[0], '<file>');
+      const bar = progressBar('importing');
+      const summary = await importCatalog(db, readRows(file, bar.update), {
+        onBatch: (s) => bar.rows(s.read),
+      });
+      bar.done();
+      if (out.json) {
+        print(out, summary);
+        return summary.rejected.length ? 2 : 0;
+      }
+      process.stdout.write(
+        `read ${summary.read} rows: ${summary.added} added, ${summary.updated} updated, ${summary.rejected.length} rejected` +
+          `${summary.housesCreated.length ? `; new houses: ${summary.housesCreated.join(', ')}` : ''}\n`,
+      );
+      const shown = summary.rejected.slice(0, 50);
+      for (const r of shown) process.stdout.write(`  row ${r.row}${r.id ? ` (${r.id})` : ''}: ${r.reason}\n`);
+      if (summary.rejected.length > shown.length) {
+        const report = `${file}.rejected.txt`;
+        writeFileSync(
+          report,
+          summary.rejected.map((r) => `row ${r.row}${r.id ? ` (${r.id})` : ''}: ${r.reason}`).join('\n'),
+        );
+        process.stdout.write(
+          `  … and ${summary.rejected.length - shown.length} more: every rejected row is in ${report}\n`,
+        );
+      }
+      // 2: finished, with rejected rows (scripts can tell it from a failure, 1)
+      return summary.rejected.length ? 2 : 0;
     }
     case undefined:
     case 'help':

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   check,
   index,
@@ -26,6 +27,29 @@ export interface NotePyramid {
   base?: string[];
 }
 
+/** Perfume houses: their names in both scripts, aliases and the abbreviations shops use. */
+export const houses = pgTable('houses', {
+  name: text('name').primaryKey(),
+  nameAr: text('name_ar'),
+  aliases: text('aliases').array().notNull().default(sql`'{}'::text[]`),
+  abbreviations: text('abbreviations').array().notNull().default(sql`'{}'::text[]`),
+  region: text('region'),
+  country: text('country'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * One row: the catalog's version, bumped by every change to perfumes or
+ * houses, so each instance knows when to rebuild its in-memory index; and the
+ * hash of the catalog shipped with the code, so a new release loads its data once.
+ */
+export const catalogState = pgTable('catalog_state', {
+  id: integer('id').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+  bundledHash: text('bundled_hash'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 /** Our own perfume catalog: the reference every merchant product is matched to. */
 export const perfumes = pgTable(
   'perfumes',
@@ -43,7 +67,9 @@ export const perfumes = pgTable(
     accords: jsonb('accords').$type<AccordWeight[]>().notNull().default([]),
     notes: jsonb('notes').$type<NotePyramid>().notNull().default({}),
     seasons: text('seasons').array().notNull().default(sql`'{}'::text[]`),
-    /** day/night affinity and other descriptors that later issues extend */
+    /** day, night or both */
+    times: text('times').array().notNull().default(sql`'{}'::text[]`),
+    /** further descriptors that later versions add without a migration */
     profile: jsonb('profile').$type<Record<string, unknown>>().notNull().default({}),
     occasions: text('occasions').array().notNull().default(sql`'{}'::text[]`),
     aliases: text('aliases').array().notNull().default(sql`'{}'::text[]`),

@@ -105,12 +105,10 @@ export default fp(
     });
 
     app.setNotFoundHandler((request, reply) => {
-      reply
-        .status(404)
-        .send({
-          error: `Route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)} not found`,
-          code: 'not_found',
-        });
+      reply.status(404).send({
+        error: `Route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)} not found`,
+        code: 'not_found',
+      });
     });
   },
   { name: 'errors' },

@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../lib/errors.ts';
+import lookup from './lookup.ts';
 import verify from './verify.ts';
 
 export const SUPPORTED_WIDGET_VERSIONS = ['v1'] as const;
@@ -38,6 +39,7 @@ const widget: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('preHandler', app.authenticateWidgetKey);
 
   await app.register(verify);
+  await app.register(lookup);
 };
 
 export default widget;

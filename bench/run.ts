@@ -1,0 +1,31 @@
+/**
+ * npm run bench [-- lookup|import ...]: runs the named benchmarks (all by
+ * default), prints markdown tables and writes bench/results/<name>.json.
+ * Figures and method are recorded in docs/benchmarks.md.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { runImportBench } from './import.ts';
+import { runLookupBench } from './lookup.ts';
+
+const benches: Record<string, () => Promise<unknown>> = {
+  lookup: () => runLookupBench(),
+  import: () => runImportBench(),
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const names = wanted.length ? wanted : Object.keys(benches);
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+for (const name of names) {
+  const bench = benches[name];
+  if (!bench) {
+    console.error(`unknown benchmark "${name}"; known: ${Object.keys(benches).join(', ')}`);
+    process.exitCode = 1;
+    continue;
+  }
+  console.log(`\n## ${name}\n`);
+  const result = await bench();
+  writeFileSync(
+    new URL(`./results/${name}.json`, import.meta.url),
+    JSON.stringify({ at: new Date().toISOString(), result }, null, 2),
+  );
+}

@@ -1,0 +1,249 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { DATA_DIR, loadBundledCatalog } from '../catalog/bundled.ts';
+import type { HouseRecord, PerfumeRecord } from '../catalog/schema.ts';
+import { checkPerfume } from '../catalog/validate.ts';
+import type { Db, DbOrTx } from '../db/client.ts';
+import { type AccordWeight, catalogState, houses, type NotePyramid, perfumes } from '../schema/index.ts';
+
+/** A perfume as the service holds it in memory. */
+export interface CatalogPerfume {
+  id: string;
+  name: string;
+  nameAr: string | null;
+  house: string;
+  houseAr: string | null;
+  concentration: string | null;
+  year: number | null;
+  gender: string | null;
+  families: string[];
+  accords: AccordWeight[];
+  notes: NotePyramid;
+  seasons: string[];
+  times: string[];
+  occasions: string[];
+  aliases: string[];
+  imageUrl: string | null;
+}
+
+export interface CatalogHouse {
+  name: string;
+  nameAr: string | null;
+  aliases: string[];
+  abbreviations: string[];
+  region: string | null;
+  country: string | null;
+}
+
+type PerfumeInsert = typeof perfumes.$inferInsert;
+
+/** A file/import record as a database row; weights 1–100 become 0.01–1. */
+export function perfumeRow(r: PerfumeRecord, houseAr: string | null): PerfumeInsert {
+  return {
+    id: r.id,
+    name: r.name,
+    nameAr: r.name_ar ?? null,
+    house: r.house,
+    houseAr: r.house_ar ?? houseAr,
+    concentration: r.concentration,
+    year: r.year ?? null,
+    gender: r.gender,
+    families: r.families,
+    accords: Object.entries(r.accords).map(([name, weight]) => ({ name, weight: weight / 100 })),
+    notes: r.notes,
+    seasons: r.seasons,
+    times: r.times,
+    occasions: r.occasions,
+    aliases: r.aliases ?? [],
+    imageUrl: r.image_url ?? null,
+  };
+}
+
+const UPSERT_BATCH = 1000;
+
+/** Inserts or updates perfumes by id; tells how many were new. */
+export async function upsertPerfumes(db: DbOrTx, rows: PerfumeInsert[]): Promise<{ added: number; updated: number }> {
+  let added = 0;
+  let updated = 0;
+  for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
+    const batch = rows.slice(i, i + UPSERT_BATCH);
+    const result = await db
+      .insert(perfumes)
+      .values(batch)
+      .onConflictDoUpdate({
+        target: perfumes.id,
+        set: {
+          name: sql`excluded.name`,
+          nameAr: sql`excluded.name_ar`,
+          house: sql`excluded.house`,
+          houseAr: sql`excluded.house_ar`,
+          concentration: sql`excluded.concentration`,
+          year: sql`excluded.year`,
+          gender: sql`excluded.gender`,
+          families: sql`excluded.families`,
+          accords: sql`excluded.accords`,
+          notes: sql`excluded.notes`,
+          seasons: sql`excluded.seasons`,
+          times: sql`excluded.times`,
+          occasions: sql`excluded.occasions`,
+          aliases: sql`excluded.aliases`,
+          imageUrl: sql`excluded.image_url`,
+          updatedAt: sql`now()`,
+        },
+      })
+      // xmax is 0 on a freshly inserted row version, non-zero on an updated one
+      .returning({ inserted: sql<boolean>`(xmax = 0)` });
+    for (const r of result) {
+      if (r.inserted) added++;
+      else updated++;
+    }
+  }
+  return { added, updated };
+}
+
+export async function upsertHouses(db: DbOrTx, list: readonly CatalogHouse[]): Promise<void> {
+  if (list.length === 0) return;
+  await db
+    .insert(houses)
+    .values(list.map((h) => ({ ...h })))
+    .onConflictDoUpdate({
+      target: houses.name,
+      set: {
+        nameAr: sql`coalesce(excluded.name_ar, ${houses.nameAr})`,
+        aliases: sql`excluded.aliases`,
+        abbreviations: sql`excluded.abbreviations`,
+        region: sql`coalesce(excluded.region, ${houses.region})`,
+        country: sql`coalesce(excluded.country, ${houses.country})`,
+        updatedAt: sql`now()`,
+      },
+    });
+}
+
+/** Houses first seen in an import: created with what the rows say, never overwriting a known house. */
+export async function insertMissingHouses(db: DbOrTx, list: readonly CatalogHouse[]): Promise<void> {
+  if (list.length === 0) return;
+  await db
+    .insert(houses)
+    .values(list.map((h) => ({ ...h })))
+    .onConflictDoNothing();
+}
+
+export function houseFromRecord(h: HouseRecord): CatalogHouse {
+  return {
+    name: h.name,
+    nameAr: h.name_ar,
+    aliases: h.aliases ?? [],
+    abbreviations: h.abbreviations ?? [],
+    region: h.region,
+    country: h.country,
+  };
+}
+
+/** Marks the catalog changed, so every instance rebuilds its index. */
+export async function bumpCatalogVersion(db: DbOrTx, bundledHash?: string): Promise<number> {
+  const [row] = await db
+    .insert(catalogState)
+    .values({ id: 1, version: 1, bundledHash: bundledHash ?? null })
+    .onConflictDoUpdate({
+      target: catalogState.id,
+      set: {
+        version: sql`${catalogState.version} + 1`,
+        updatedAt: sql`now()`,
+        ...(bundledHash ? { bundledHash } : {}),
+      },
+    })
+    .returning({ version: catalogState.version });
+  return row?.version ?? 0;
+}
+
+export async function catalogVersion(db: DbOrTx): Promise<{ version: number; bundledHash: string | null }> {
+  const [row] = await db
+    .select({ version: catalogState.version, bundledHash: catalogState.bundledHash })
+    .from(catalogState)
+    .where(eq(catalogState.id, 1));
+  return row ?? { version: 0, bundledHash: null };
+}
+
+/** A fingerprint of the shipped data files: a new release with new data loads it once. */
+export function bundledHash(): string {
+  const h = createHash('sha256');
+  h.update(readFileSync(join(DATA_DIR, 'houses.json')));
+  const dir = join(DATA_DIR, 'perfumes');
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith('.json'))
+    .sort()) {
+    h.update(f);
+    h.update(readFileSync(join(dir, f)));
+  }
+  return h.digest('hex');
+}
+
+/**
+ * Loads the shipped catalog into the database when it is not there yet (or a
+ * newer release ships different data). Perfumes imported by an operator are
+ * kept: shipped records are upserted by id. Returns what was loaded.
+ */
+export async function ensureBundledCatalog(
+  db: Db,
+  log: { warn: (obj: object, msg: string) => void } = { warn: () => {} },
+): Promise<{ loaded: boolean; added: number; updated: number; skipped: number }> {
+  const hash = bundledHash();
+  const state = await catalogVersion(db);
+  if (state.bundledHash === hash) return { loaded: false, added: 0, updated: 0, skipped: 0 };
+  const bundled = loadBundledCatalog();
+  const houseMap = new Map(bundled.houses.map((h) => [h.name, h]));
+  const rows: PerfumeInsert[] = [];
+  let skipped = 0;
+  for (const r of bundled.perfumes) {
+    const problems = checkPerfume(r, houseMap);
+    if (problems.length) {
+      skipped++;
+      log.warn({ id: (r as { id?: string }).id, problems }, 'shipped perfume skipped');
+      continue;
+    }
+    rows.push(perfumeRow(r, houseMap.get(r.house)?.name_ar ?? null));
+  }
+  return db.transaction(async (tx) => {
+    await upsertHouses(tx, bundled.houses.map(houseFromRecord));
+    const { added, updated } = await upsertPerfumes(tx, rows);
+    await bumpCatalogVersion(tx, hash);
+    return { loaded: true, added, updated, skipped };
+  });
+}
+
+export async function loadCatalog(db: DbOrTx): Promise<{ perfumes: CatalogPerfume[]; houses: CatalogHouse[] }> {
+  const [perfumeRows, houseRows] = await Promise.all([
+    db.select().from(perfumes).orderBy(perfumes.id),
+    db.select().from(houses).orderBy(houses.name),
+  ]);
+  return {
+    perfumes: perfumeRows.map((p) => ({
+      id: p.id,
+      name: p.name,
+      nameAr: p.nameAr,
+      house: p.house,
+      houseAr: p.houseAr,
+      concentration: p.concentration,
+      year: p.year,
+      gender: p.gender,
+      families: p.families,
+      accords: p.accords,
+      notes: p.notes,
+      seasons: p.seasons,
+      times: p.times,
+      occasions: p.occasions,
+      aliases: p.aliases,
+      imageUrl: p.imageUrl,
+    })),
+    houses: houseRows.map((h) => ({
+      name: h.name,
+      nameAr: h.nameAr,
+      aliases: h.aliases,
+      abbreviations: h.abbreviations,
+      region: h.region,
+      country: h.country,
+    })),
+  };
+}
