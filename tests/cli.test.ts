@@ -73,3 +73,19 @@ describe('admin CLI', () => {
     expect((await cli('migrate')).code).toBe(0);
   });
 });
+
+describe('admin CLI: catalog import', () => {
+  it('imports a CSV, prints a summary with each rejected row, and exits 2 when rows were rejected', async () => {
+    const file = new URL('./fixtures/catalog-import.csv', import.meta.url).pathname;
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const { code, out } = await cli('catalog:import', file);
+      expect(code).toBe(2);
+      expect(out).toMatch(/read 8 rows: 3 added, 0 updated, 5 rejected; new houses: Test House/);
+      expect(out).toMatch(/row 3 \(test-house-bad-accord-edp\): .*unknown accord "unicorn"/);
+      expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toMatch(/importing \[#+\] 100%/);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});

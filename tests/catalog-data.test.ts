@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { loadBundledCatalog } from '../catalog/bundled.ts';
+import { checkCatalog } from '../catalog/validate.ts';
+import { normalizeText } from '../lib/text.ts';
+
+const { houses, perfumes } = loadBundledCatalog();
+
+describe('the shipped perfume catalog', () => {
+  it('passes the schema and vocabulary checks, record by record', () => {
+    const problems = checkCatalog(perfumes, houses);
+    expect(problems.map((p) => `${p.id}: ${p.message}`)).toEqual([]);
+  });
+
+  it('has at least 600 perfumes from 80 houses, 150 of them from Middle-Eastern houses', () => {
+    const region = new Map(houses.map((h) => [h.name, h.region]));
+    expect(perfumes.length).toBeGreaterThanOrEqual(600);
+    expect(new Set(perfumes.map((p) => p.house)).size).toBeGreaterThanOrEqual(80);
+    expect(perfumes.filter((p) => region.get(p.house) === 'middle-east').length).toBeGreaterThanOrEqual(150);
+  });
+
+  it('has no duplicate ids nor two records of one house, name and concentration', () => {
+    expect(new Set(perfumes.map((p) => p.id)).size).toBe(perfumes.length);
+    const identities = perfumes.map((p) => `${normalizeText(p.house)}|${normalizeText(p.name)}|${p.concentration}`);
+    expect(new Set(identities).size).toBe(perfumes.length);
+  });
+
+  it('gives every perfume 4–8 accords, notes, and an Arabic house name', () => {
+    const arabicHouse = new Map(houses.map((h) => [h.name, h.name_ar]));
+    for (const p of perfumes) {
+      const n = Object.keys(p.accords).length;
+      expect(n, p.id).toBeGreaterThanOrEqual(4);
+      expect(n, p.id).toBeLessThanOrEqual(8);
+      expect([...(p.notes.top ?? []), ...(p.notes.heart ?? []), ...(p.notes.base ?? [])].length, p.id).toBeGreaterThan(
+        0,
+      );
+      expect(arabicHouse.get(p.house), p.id).toMatch(/[\u0600-\u06FF]/);
+    }
+  });
+
+  it('keeps flankers and concentrations apart (Sauvage ×4, BR540 ×2, Aventus and Aventus for Her)', () => {
+    const ids = new Set(perfumes.map((p) => p.id));
+    for (const id of [
+      'dior-sauvage-edt',
+      'dior-sauvage-edp',
+      'dior-sauvage-parfum',
+      'dior-sauvage-elixir',
+      'maison-francis-kurkdjian-baccarat-rouge-540-edp',
+      'maison-francis-kurkdjian-baccarat-rouge-540-extrait',
+      'creed-aventus-edp',
+      'creed-aventus-for-her-edp',
+      'lattafa-khamrah-edp',
+      'lattafa-khamrah-qahwa-edp',
+    ]) {
+      expect(ids.has(id), id).toBe(true);
+    }
+  });
+});
