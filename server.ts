@@ -36,7 +36,7 @@ if (config.seedDemo) {
     config.database.kind === 'pglite' && config.database.dataDir
       ? join(config.database.dataDir, '..', 'demo-key')
       : null;
-  demo = await ensureDemo(app.db, config, keyFile);
+  demo = await ensureDemo(app.db, config, keyFile, app.catalog.current());
 }
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
@@ -61,6 +61,11 @@ const lines = [
 if (demo) {
   lines.push(
     `  demo merchant "${demo.merchant.slug}", test key: ${demo.key}`,
+    ...(demo.feed
+      ? [
+          `  demo product feed: ${demo.feed.upserted} products, ${demo.feed.matched} matched to our catalog, ${demo.feed.partial} partial, ${demo.feed.unmatched} unmatched`,
+        ]
+      : []),
     '  try it:',
     `    curl -s ${base}/api/widget/verify -H 'content-type: application/json' -d '{"api_key":"${demo.key}"}'`,
   );

@@ -6,10 +6,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { runImportBench } from './import.ts';
 import { runLookupBench } from './lookup.ts';
+import { runMatchBench } from './match.ts';
 
 const benches: Record<string, () => Promise<unknown>> = {
   lookup: () => runLookupBench(),
   import: () => runImportBench(),
+  match: () => runMatchBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -239,10 +239,19 @@ function withoutHouse(words: string[], houseWords: Set<string>): string[] {
   return out.length ? out : words;
 }
 
+const houseWordCache = new WeakMap<SearchIndex, Map<string, Set<string>>>();
 function houseWordsOf(index: SearchIndex, house: string): Set<string> {
-  const words = new Set<string>();
-  for (const [key, h] of index.houseKeys) if (h === house) for (const w of key.split(' ')) words.add(w);
-  return words;
+  let byHouse = houseWordCache.get(index);
+  if (!byHouse) {
+    byHouse = new Map();
+    for (const [key, h] of index.houseKeys) {
+      const words = byHouse.get(h) ?? new Set<string>();
+      for (const w of key.split(' ')) words.add(w);
+      byHouse.set(h, words);
+    }
+    houseWordCache.set(index, byHouse);
+  }
+  return byHouse.get(house) ?? new Set();
 }
 
 /** A house named inside the listing ("Lattafa Khamrah" with a shop's own name as the house). */

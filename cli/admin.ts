@@ -5,9 +5,12 @@ import { KEY_INVALIDATION_CHANNEL } from '../auth/key-store.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
+import { loadSnapshot } from '../services/catalog.ts';
 import { importCatalog, readRows } from '../services/catalog-import.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
 import { createMerchant, listMerchants, merchantView } from '../services/merchants.ts';
+import { readProductFeed } from '../services/product-feed.ts';
+import { listProducts, pinMatch, productView, syncProducts, unpinMatch } from '../services/products.ts';
 import { table } from './format.ts';
 
 const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
@@ -21,6 +24,12 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   keys:list <merchant>                       <merchant> is an id or a slug
   keys:revoke <key-id>
   keys:origins <key-id> [--origin <origin>]...   replaces the allowed origins
+  products:sync <merchant> <file.json|file.csv> [--replace]
+                                             stores and matches a product feed (format: docs/merchant-catalog.md)
+  products:list <merchant> [--status matched|partial|unmatched] [--limit N]
+  products:pin <merchant> <merchant-product-id> <perfume-id>
+                                             matches a product by hand (find the id with lookup)
+  products:unpin <merchant> <merchant-product-id>
   catalog:import <file.json|file.jsonl|file.csv>
                                              adds or updates perfumes by id (format: docs/catalog.md)
 
@@ -95,6 +104,9 @@ export async function run(argv: string[], config: Config, database: Database): P
       mode: { type: 'string' },
       origin: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
+      replace: { type: 'boolean', default: false },
+      status: { type: 'string' },
+      limit: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -147,6 +159,71 @@ export async function run(argv: string[], config: Config, database: Database): P
       const { key, hash } = await updateKeyOrigins(db, need(args[0], '<key-id>'), values.origin ?? []);
       await broadcastKeyChange(config, hash);
       print(out, key, [key], ['id', 'prefix', 'mode', 'allowed_origins']);
+      return 0;
+    }
+    case 'products:sync': {
+      const merchant = need(args[0], '<merchant>');
+      const feed = await readProductFeed(need(args[1], '<file>'));
+      const summary = await syncProducts(db, await loadSnapshot(db), merchant, feed, { replace: values.replace });
+      if (out.json) print(out, summary);
+      else {
+        const { rejections, ...counts } = summary;
+        print(out, summary, [counts]);
+        for (const r of rejections.slice(0, 50)) {
+          process.stdout.write(
+            `  row ${r.index + 1}${r.merchant_product_id ? ` (${r.merchant_product_id})` : ''}: ${r.reason}\n`,
+          );
+        }
+        if (summary.rejected > 50)
+          process.stdout.write(`  … and ${summary.rejected - 50} more rejected rows (--json lists 1,000)\n`);
+      }
+      return summary.rejected ? 2 : 0;
+    }
+    case 'products:list': {
+      const status = values.status as 'matched' | 'partial' | 'unmatched' | 'pending' | undefined;
+      if (status && !['matched', 'partial', 'unmatched', 'pending'].includes(status)) {
+        throw new AppError(400, 'usage', '--status must be matched, partial, unmatched or pending');
+      }
+      const { rows, total } = await listProducts(db, need(args[0], '<merchant>'), {
+        status,
+        limit: Math.min(1000, Number(values.limit ?? 100) || 100),
+        offset: 0,
+      });
+      const snapshot = await loadSnapshot(db);
+      const views = rows.map((r) => productView(r, snapshot));
+      if (out.json) print(out, { products: views, total });
+      else {
+        print(out, views, views, [
+          'merchant_product_id',
+          'name',
+          'house',
+          'status',
+          'sillage_perfume_id',
+          'confidence',
+          'pinned',
+          'reason',
+        ]);
+        process.stdout.write(`${views.length} of ${total}\n`);
+      }
+      return 0;
+    }
+    case 'products:pin': {
+      const row = await pinMatch(
+        db,
+        await loadSnapshot(db),
+        need(args[0], '<merchant>'),
+        need(args[1], '<merchant-product-id>'),
+        need(args[2], '<perfume-id>'),
+      );
+      const view = productView(row, await loadSnapshot(db));
+      print(out, view, [view], ['merchant_product_id', 'name', 'status', 'sillage_perfume_id', 'pinned', 'reason']);
+      return 0;
+    }
+    case 'products:unpin': {
+      const snapshot = await loadSnapshot(db);
+      const row = await unpinMatch(db, snapshot, need(args[0], '<merchant>'), need(args[1], '<merchant-product-id>'));
+      const view = productView(row, snapshot);
+      print(out, view, [view], ['merchant_product_id', 'name', 'status', 'sillage_perfume_id', 'pinned', 'reason']);
       return 0;
     }
     case 'catalog:import': {

@@ -53,3 +53,89 @@ export const CreatedKeySchema = Type.Composite([
   AdminKeySchema,
   Type.Object({ key: Type.String({ description: 'The plaintext key: shown here once, never again' }) }),
 ]);
+
+export const SyncProductsBodySchema = Type.Object(
+  {
+    products: Type.Array(Type.Unknown(), {
+      maxItems: 50_000,
+      description:
+        'MerchantProductInput rows (merchant_product_id, name, house required; price, currency, image_url, product_url, accords, notes optional). Each row is validated on its own: bad rows are reported, good rows stored.',
+    }),
+    replace: Type.Optional(Type.Boolean({ description: 'Remove products absent from this feed', default: false })),
+  },
+  { additionalProperties: false },
+);
+
+export const SyncSummarySchema = Type.Object({
+  received: Type.Integer(),
+  upserted: Type.Integer(),
+  removed: Type.Integer(),
+  matched: Type.Integer(),
+  partial: Type.Integer(),
+  unmatched: Type.Integer(),
+  rejected: Type.Integer(),
+  rejections: Type.Array(
+    Type.Object({ index: Type.Integer(), merchant_product_id: Type.Optional(Type.String()), reason: Type.String() }),
+    { description: 'The first 1,000 rejected rows: position in the feed and reason' },
+  ),
+  catalog_version: Type.Integer(),
+});
+
+export const ProductStatusSchema = Type.Union([
+  Type.Literal('matched'),
+  Type.Literal('partial'),
+  Type.Literal('unmatched'),
+  Type.Literal('pending'),
+]);
+
+export const ListProductsQuerySchema = Type.Object(
+  {
+    status: Type.Optional(ProductStatusSchema),
+    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d{0,2}|1000)$', description: '1–1000, default 100' })),
+    offset: Type.Optional(Type.String({ pattern: '^\\d{1,7}$', description: 'default 0' })),
+  },
+  { additionalProperties: false },
+);
+
+export const AdminProductSchema = Type.Object({
+  merchant_product_id: Type.String(),
+  name: Type.String(),
+  house: Type.String(),
+  price: Nullable(Type.Number()),
+  currency: Type.String(),
+  image_url: Nullable(Type.String({ description: "The merchant's image, else the matched perfume's" })),
+  product_url: Nullable(Type.String()),
+  accords: Nullable(Type.Array(Type.String())),
+  notes: Nullable(
+    Type.Object({
+      top: Type.Optional(Type.Array(Type.String())),
+      heart: Type.Optional(Type.Array(Type.String())),
+      base: Type.Optional(Type.Array(Type.String())),
+    }),
+  ),
+  status: ProductStatusSchema,
+  quality: Nullable(Type.Union([Type.Literal('full'), Type.Literal('partial')])),
+  sillage_perfume_id: Nullable(Type.String()),
+  matched_perfume: Nullable(
+    Type.Object({
+      name: Type.String(),
+      name_ar: Nullable(Type.String()),
+      house: Type.String(),
+      concentration: Nullable(Type.String()),
+    }),
+  ),
+  confidence: Nullable(Type.Number()),
+  reason: Nullable(Type.String()),
+  pinned: Type.Boolean(),
+  updated_at: IsoDateTime,
+});
+
+export const ProductParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  merchant_product_id: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+export const PinMatchBodySchema = Type.Object(
+  { sillage_perfume_id: Type.String({ minLength: 1, maxLength: 120 }) },
+  { additionalProperties: false },
+);

@@ -80,6 +80,17 @@ export const perfumes = pgTable(
   (t) => [index('perfumes_house_idx').on(t.house)],
 );
 
+/** The scent profile a product is recommended by: its perfume's (matched) or built from the merchant's hints (partial). */
+export interface ProductProfile {
+  source: 'catalog' | 'merchant';
+  families: string[];
+  accords: AccordWeight[];
+  notes: { top: string[]; heart: string[]; base: string[] };
+  seasons: string[];
+  times: string[];
+  occasions: string[];
+}
+
 export const MATCH_STATUSES = ['pending', 'matched', 'partial', 'unmatched'] as const;
 export type MatchStatus = (typeof MATCH_STATUSES)[number];
 
@@ -105,6 +116,10 @@ export const merchantProducts = pgTable(
     matchConfidence: real('match_confidence'),
     matchReason: text('match_reason'),
     matchPinned: boolean('match_pinned').notNull().default(false),
+    /** null when the product cannot be recommended (unmatched, no hints) */
+    profile: jsonb('profile').$type<ProductProfile>(),
+    /** the sync that last carried this product: a replacing sync removes the others */
+    syncId: uuid('sync_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -1,11 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 export const merchants = pgTable('merchants', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
   slug: text('slug').notNull().unique(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  /** when the product feed was last synced */
+  catalogSyncedAt: timestamp('catalog_synced_at', { withTimezone: true }),
+  /** bumped by every change to the merchant's products (sync, manual match): caches key on it */
+  catalogVersion: bigint('catalog_version', { mode: 'number' }).notNull().default(0),
 });
 
 export const apiKeys = pgTable(

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { DATA_DIR, loadBundledCatalog } from '../catalog/bundled.ts';
 import type { HouseRecord, PerfumeRecord } from '../catalog/schema.ts';
+import { buildSnapshot } from '../catalog/store.ts';
 import { checkPerfume } from '../catalog/validate.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { type AccordWeight, catalogState, houses, type NotePyramid, perfumes } from '../schema/index.ts';
@@ -211,6 +212,14 @@ export async function ensureBundledCatalog(
     await bumpCatalogVersion(tx, hash);
     return { loaded: true, added, updated, skipped };
   });
+}
+
+/** Loads the catalog (the shipped data first, if the database lacks it) and builds a snapshot: for the CLI. */
+export async function loadSnapshot(db: Db) {
+  await ensureBundledCatalog(db);
+  const { version } = await catalogVersion(db);
+  const { perfumes: p, houses: h } = await loadCatalog(db);
+  return buildSnapshot(version, p, h);
 }
 
 export async function loadCatalog(db: DbOrTx): Promise<{ perfumes: CatalogPerfume[]; houses: CatalogHouse[] }> {

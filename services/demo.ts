@@ -1,10 +1,15 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { count, eq } from 'drizzle-orm';
 import { parseKey } from '../auth/keys.ts';
+import { DATA_DIR } from '../catalog/bundled.ts';
+import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import { merchantProducts } from '../schema/index.ts';
 import { createKey, findKeyByHash } from './keys.ts';
 import { createMerchant, findMerchant } from './merchants.ts';
+import { type SyncSummary, syncProducts } from './products.ts';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Sillage Demo Store';
@@ -14,6 +19,35 @@ export interface DemoInfo {
   key: string;
   /** true when the key was created by this start */
   created: boolean;
+  /** the demo feed's sync, when this start loaded it */
+  feed: SyncSummary | null;
+}
+
+/**
+ * The demo store's product feed (catalog/data/demo-feed.json): listings in the
+ * mixed Arabic and English styles real shop feeds use, with demo prices in
+ * SAR, and a few that cannot be matched (a deodorant, gift wrapping, local
+ * blends). Product links point at the demo storefront.
+ */
+export async function ensureDemoFeed(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  config: Pick<Config, 'publicBaseUrl'>,
+  merchantId: string,
+) {
+  const [existing] = await db
+    .select({ n: count() })
+    .from(merchantProducts)
+    .where(eq(merchantProducts.merchantId, merchantId));
+  if (Number(existing?.n ?? 0) > 0) return null;
+  const feed = (
+    JSON.parse(readFileSync(join(DATA_DIR, 'demo-feed.json'), 'utf8')) as { merchant_product_id: string }[]
+  ).map((p) => ({
+    ...p,
+    currency: 'SAR',
+    product_url: `${config.publicBaseUrl}/demo/products/${encodeURIComponent(p.merchant_product_id)}`,
+  }));
+  return syncProducts(db, snapshot, merchantId, feed);
 }
 
 /** Origins the demo key accepts: the service's own pages (the demo storefront). */
@@ -26,9 +60,16 @@ export function demoOrigins(config: Pick<Config, 'publicBaseUrl' | 'port'>): str
  * plaintext is kept in a local file (mode 600) beside the embedded database so
  * the next start can print it again; a missing or revoked key is replaced.
  */
-export async function ensureDemo(db: Db, config: Config, keyFile: string | null): Promise<DemoInfo> {
+export async function ensureDemo(
+  db: Db,
+  config: Config,
+  keyFile: string | null,
+  snapshot: CatalogSnapshot | null = null,
+): Promise<DemoInfo> {
   const merchant =
     (await findMerchant(db, DEMO_SLUG)) ?? (await createMerchant(db, { name: DEMO_NAME, slug: DEMO_SLUG }));
+  const feed =
+    snapshot && snapshot.perfumes.length > 0 ? await ensureDemoFeed(db, snapshot, config, merchant.id) : null;
 
   if (keyFile) {
     try {
@@ -36,7 +77,7 @@ export async function ensureDemo(db: Db, config: Config, keyFile: string | null)
       const parsed = parseKey(saved);
       const existing = parsed.ok ? await findKeyByHash(db, parsed.hash) : null;
       if (existing && !existing.revoked && existing.merchant.id === merchant.id) {
-        return { merchant: pick(merchant), key: saved, created: false };
+        return { merchant: pick(merchant), key: saved, created: false, feed };
       }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -49,7 +90,7 @@ export async function ensureDemo(db: Db, config: Config, keyFile: string | null)
     writeFileSync(keyFile, `${created.key}\n`, { mode: 0o600 });
     chmodSync(keyFile, 0o600);
   }
-  return { merchant: pick(merchant), key: created.key, created: true };
+  return { merchant: pick(merchant), key: created.key, created: true, feed };
 }
 
 const pick = (m: { id: string; slug: string; name: string }) => ({ id: m.id, slug: m.slug, name: m.name });

@@ -89,3 +89,29 @@ describe('admin CLI: catalog import', () => {
     }
   });
 });
+
+describe('admin CLI: products', () => {
+  it('syncs a CSV feed, lists unmatched products, pins one and unpins it', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    await cli('merchants:create', '--name', 'CSV Shop', '--slug', 'csv-shop');
+    const file = join(mkdtempSync(join(tmpdir(), 'feed-')), 'feed.csv');
+    writeFileSync(
+      file,
+      'merchant_product_id,name,house,price,currency,image_url,product_url,accords,top_notes,heart_notes,base_notes\n' +
+        'a1,Khamrah EDP 100ml,Lattafa,145,SAR,,https://csv.example/a1,,,,\n' +
+        'a2,Local Rose Oil,Local House,60,,,,,,taif rose,\n' +
+        'a3,Mystery,Local House,oops,,,,,,,\n',
+    );
+    const sync = await cli('products:sync', 'csv-shop', file, '--json');
+    expect(sync.code).toBe(2);
+    expect(JSON.parse(sync.out)).toMatchObject({ received: 3, upserted: 2, matched: 1, partial: 1, rejected: 1 });
+    const list = await cli('products:list', 'csv-shop', '--status', 'partial');
+    expect(list.out).toMatch(/a2\s+Local Rose Oil/);
+    const pin = await cli('products:pin', 'csv-shop', 'a2', 'amouage-lyric-woman-edp', '--json');
+    expect(JSON.parse(pin.out)).toMatchObject({ pinned: true, sillage_perfume_id: 'amouage-lyric-woman-edp' });
+    const unpin = await cli('products:unpin', 'csv-shop', 'a2', '--json');
+    expect(JSON.parse(unpin.out)).toMatchObject({ pinned: false, status: 'partial' });
+  });
+});

@@ -45,3 +45,23 @@ describe('demo data on the embedded default', () => {
     expect((await verify(app, { api_key: next.key })).statusCode).toBe(200);
   });
 });
+
+describe('demo product feed', () => {
+  it('loads 40+ mixed Arabic and English listings once, most matched, a few that cannot be', async () => {
+    // the starts above had no catalog snapshot, so this is the first that loads the feed
+    const demo = await ensureDemo(app.db, app.config, null, app.catalog.current());
+    expect(demo.feed).toMatchObject({ rejected: 0 });
+    const { listProducts } = await import('../services/products.ts');
+    const { rows, total } = await listProducts(app.db, DEMO_SLUG, { limit: 1000, offset: 0 });
+    expect(total).toBeGreaterThanOrEqual(40);
+    expect(rows.some((r) => /[\u0600-\u06FF]/.test(r.name))).toBe(true);
+    expect(rows.filter((r) => r.matchStatus === 'matched').length).toBeGreaterThanOrEqual(35);
+    expect(rows.filter((r) => r.matchStatus === 'unmatched').length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.matchStatus === 'partial').length).toBeGreaterThan(0);
+    expect(
+      rows.every((r) => r.currency === 'SAR' && r.productUrl?.startsWith(`${app.config.publicBaseUrl}/demo/products/`)),
+    ).toBe(true);
+    // a second start leaves the merchant's products alone
+    expect((await ensureDemo(app.db, app.config, null, app.catalog.current())).feed).toBeNull();
+  });
+});

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../lib/errors.ts';
 import keys from './keys.ts';
 import merchants from './merchants.ts';
+import products from './products.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -29,6 +30,7 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   });
   await app.register(merchants);
   await app.register(keys);
+  await app.register(products);
 };
 
 export default admin;

@@ -1,0 +1,114 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import {
+  AdminProductSchema,
+  ListProductsQuerySchema,
+  MerchantIdParams,
+  PinMatchBodySchema,
+  ProductParams,
+  SyncProductsBodySchema,
+  SyncSummarySchema,
+} from '../../contracts/admin.ts';
+import { errorResponses } from '../../contracts/common.ts';
+import { listProducts, pinMatch, productView, syncProducts, unpinMatch } from '../../services/products.ts';
+
+const security = [{ adminToken: [] }];
+/** 50,000 products of a few hundred bytes each */
+const FEED_BODY_LIMIT = 64 * 1024 * 1024;
+
+const products: FastifyPluginAsyncTypebox = async (app) => {
+  app.put(
+    '/merchants/:id/products',
+    {
+      bodyLimit: FEED_BODY_LIMIT,
+      schema: {
+        tags: ['admin'],
+        summary: "Syncs a merchant's product feed; answers once stored and matched",
+        description:
+          'Upserts by merchant_product_id and matches every product to our catalog. Bad rows are reported in `rejections` and skipped; the good ones are stored in one transaction. A product pinned by hand keeps its pin. `replace: true` removes products absent from the feed.',
+        security,
+        params: MerchantIdParams,
+        body: SyncProductsBodySchema,
+        response: { 200: SyncSummarySchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      syncProducts(app.db, app.catalog.current(), request.params.id, request.body.products, {
+        replace: request.body.replace ?? false,
+      }),
+  );
+
+  app.get(
+    '/merchants/:id/products',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "Lists a merchant's products with their match status, confidence and reason",
+        security,
+        params: MerchantIdParams,
+        querystring: ListProductsQuerySchema,
+        response: {
+          200: Type.Object({ products: Type.Array(AdminProductSchema), total: Type.Integer() }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listProducts(app.db, request.params.id, {
+        status: request.query.status,
+        limit: Number(request.query.limit ?? 100),
+        offset: Number(request.query.offset ?? 0),
+      });
+      const snapshot = app.catalog.current();
+      return { products: rows.map((r) => productView(r, snapshot)), total };
+    },
+  );
+
+  app.put(
+    '/merchants/:id/products/:merchant_product_id/match',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Pins a product to a perfume by hand (kept across re-syncs)',
+        security,
+        params: ProductParams,
+        body: PinMatchBodySchema,
+        response: { 200: AdminProductSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const row = await pinMatch(
+        app.db,
+        app.catalog.current(),
+        request.params.id,
+        request.params.merchant_product_id,
+        request.body.sillage_perfume_id,
+      );
+      return productView(row, app.catalog.current());
+    },
+  );
+
+  app.delete(
+    '/merchants/:id/products/:merchant_product_id/match',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Removes a hand-made pin; the matcher decides again',
+        security,
+        params: ProductParams,
+        response: { 200: AdminProductSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const row = await unpinMatch(
+        app.db,
+        app.catalog.current(),
+        request.params.id,
+        request.params.merchant_product_id,
+      );
+      return productView(row, app.catalog.current());
+    },
+  );
+};
+
+export default products;

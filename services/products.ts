@@ -1,0 +1,307 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { catalogProfile, hintProfile, type ProductInput, validateProductInput } from '../catalog/enrich.ts';
+import { type MatchResult, matchListing } from '../catalog/matcher.ts';
+import type { CatalogSnapshot } from '../catalog/store.ts';
+import type { Db, DbOrTx } from '../db/client.ts';
+import { notFound } from '../lib/errors.ts';
+import { type MatchStatus, merchantProducts, merchants, type ProductProfile } from '../schema/index.ts';
+import { getMerchant } from './merchants.ts';
+
+export const MAX_FEED_PRODUCTS = 50_000;
+const UPSERT_BATCH = 500;
+
+export interface SyncRejection {
+  index: number;
+  merchant_product_id?: string;
+  reason: string;
+}
+
+export interface SyncSummary {
+  received: number;
+  upserted: number;
+  removed: number;
+  matched: number;
+  partial: number;
+  unmatched: number;
+  rejected: number;
+  /** the first 1,000 rejected rows, with their position in the feed and the reason */
+  rejections: SyncRejection[];
+  catalog_version: number;
+}
+
+type Row = typeof merchantProducts.$inferInsert;
+
+/** What the matcher and the hints make of one product. */
+export function classify(
+  snapshot: CatalogSnapshot,
+  product: Pick<ProductInput, 'name' | 'house' | 'accords' | 'notes'>,
+): { status: MatchStatus; match: MatchResult; profile: ProductProfile | null } {
+  const match = matchListing(snapshot, { name: product.name, house: product.house });
+  const perfume = match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined;
+  if (perfume) return { status: 'matched', match, profile: catalogProfile(perfume) };
+  const hinted = hintProfile(product);
+  return { status: hinted ? 'partial' : 'unmatched', match, profile: hinted };
+}
+
+/**
+ * Stores a merchant's feed and matches every product. Bad rows are reported
+ * and skipped; good rows are upserted by merchant_product_id in one
+ * transaction, so a failed sync changes nothing. A product pinned by hand
+ * keeps its pin. With `replace`, products absent from the feed are removed.
+ */
+export async function syncProducts(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  merchantIdOrSlug: string,
+  feed: readonly unknown[],
+  opts: { replace?: boolean } = {},
+): Promise<SyncSummary> {
+  const merchant = await getMerchant(db, merchantIdOrSlug);
+  const rejections: SyncRejection[] = [];
+  let rejected = 0;
+  const rows = new Map<string, Row>();
+  const counts = { matched: 0, partial: 0, unmatched: 0 };
+  const syncId = randomUUID();
+
+  feed.forEach((raw, index) => {
+    const v = validateProductInput(raw);
+    if (!v.ok) {
+      rejected++;
+      if (rejections.length < 1000)
+        rejections.push({ index, merchant_product_id: v.merchantProductId, reason: v.reason });
+      return;
+    }
+    const p = v.product;
+    if (rows.has(p.merchantProductId)) {
+      rejected++;
+      if (rejections.length < 1000) {
+        rejections.push({
+          index,
+          merchant_product_id: p.merchantProductId,
+          reason: 'merchant_product_id appears twice in the feed',
+        });
+      }
+      return;
+    }
+    const c = classify(snapshot, p);
+    rows.set(p.merchantProductId, {
+      merchantId: merchant.id,
+      merchantProductId: p.merchantProductId,
+      name: p.name,
+      house: p.house,
+      price: p.price,
+      currency: p.currency,
+      imageUrl: p.imageUrl,
+      productUrl: p.productUrl,
+      accords: p.accords,
+      notes: p.notes,
+      matchStatus: c.status,
+      sillagePerfumeId: c.match.perfumeId,
+      matchConfidence: c.match.confidence,
+      matchReason: c.match.reason,
+      profile: c.profile,
+      syncId,
+    });
+  });
+
+  return db.transaction(async (tx) => {
+    const list = [...rows.values()];
+    for (let i = 0; i < list.length; i += UPSERT_BATCH) {
+      await tx
+        .insert(merchantProducts)
+        .values(list.slice(i, i + UPSERT_BATCH))
+        .onConflictDoUpdate({
+          target: [merchantProducts.merchantId, merchantProducts.merchantProductId],
+          set: {
+            name: sql`excluded.name`,
+            house: sql`excluded.house`,
+            price: sql`excluded.price`,
+            currency: sql`excluded.currency`,
+            imageUrl: sql`excluded.image_url`,
+            productUrl: sql`excluded.product_url`,
+            accords: sql`excluded.accords`,
+            notes: sql`excluded.notes`,
+            // a match pinned by an operator survives every re-sync
+            matchStatus: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchStatus} else excluded.match_status end`,
+            sillagePerfumeId: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.sillagePerfumeId} else excluded.sillage_perfume_id end`,
+            matchConfidence: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchConfidence} else excluded.match_confidence end`,
+            matchReason: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchReason} else excluded.match_reason end`,
+            profile: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.profile} else excluded.profile end`,
+            syncId: sql`excluded.sync_id`,
+            updatedAt: sql`now()`,
+          },
+        });
+    }
+    let removed = 0;
+    if (opts.replace) {
+      const gone = await tx
+        .delete(merchantProducts)
+        .where(
+          and(eq(merchantProducts.merchantId, merchant.id), sql`${merchantProducts.syncId} is distinct from ${syncId}`),
+        )
+        .returning({ id: merchantProducts.id });
+      removed = gone.length;
+    }
+    // counts as stored: pinned products count as matched whatever the matcher said this time
+    const stored = await tx
+      .select({ status: merchantProducts.matchStatus, n: count() })
+      .from(merchantProducts)
+      .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.syncId, syncId)))
+      .groupBy(merchantProducts.matchStatus);
+    for (const s of stored) if (s.status in counts) counts[s.status as keyof typeof counts] = Number(s.n);
+    const version = await touchMerchantCatalog(tx, merchant.id, true);
+    return {
+      received: feed.length,
+      upserted: list.length,
+      removed,
+      ...counts,
+      rejected,
+      rejections,
+      catalog_version: version,
+    };
+  });
+}
+
+/** Marks the merchant's products changed (score caches key on the version); a sync also records its time. */
+export async function touchMerchantCatalog(db: DbOrTx, merchantId: string, synced: boolean): Promise<number> {
+  const [row] = await db
+    .update(merchants)
+    .set({
+      catalogVersion: sql`${merchants.catalogVersion} + 1`,
+      ...(synced ? { catalogSyncedAt: sql`now()` } : {}),
+    })
+    .where(eq(merchants.id, merchantId))
+    .returning({ version: merchants.catalogVersion });
+  return row?.version ?? 0;
+}
+
+export type ProductRow = typeof merchantProducts.$inferSelect;
+
+export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
+  const perfume = p.sillagePerfumeId ? snapshot.byId.get(p.sillagePerfumeId) : undefined;
+  return {
+    merchant_product_id: p.merchantProductId,
+    name: p.name,
+    house: p.house,
+    price: p.price,
+    currency: p.currency,
+    // the merchant's own image wins; the perfume's is the fallback
+    image_url: p.imageUrl ?? perfume?.imageUrl ?? null,
+    product_url: p.productUrl,
+    accords: p.accords,
+    notes: p.notes,
+    status: p.matchStatus,
+    quality: (p.matchStatus === 'matched' ? 'full' : p.matchStatus === 'partial' ? 'partial' : null) as
+      | 'full'
+      | 'partial'
+      | null,
+    sillage_perfume_id: p.matchStatus === 'matched' ? p.sillagePerfumeId : null,
+    matched_perfume:
+      perfume && p.matchStatus === 'matched'
+        ? { name: perfume.name, name_ar: perfume.nameAr, house: perfume.house, concentration: perfume.concentration }
+        : null,
+    confidence: p.matchConfidence,
+    reason: p.matchReason,
+    pinned: p.matchPinned,
+    updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+export async function listProducts(
+  db: DbOrTx,
+  merchantIdOrSlug: string,
+  opts: { status?: MatchStatus; limit: number; offset: number },
+): Promise<{ rows: ProductRow[]; total: number }> {
+  const merchant = await getMerchant(db, merchantIdOrSlug);
+  const where = opts.status
+    ? and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.matchStatus, opts.status))
+    : eq(merchantProducts.merchantId, merchant.id);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(merchantProducts)
+      .where(where)
+      .orderBy(asc(merchantProducts.merchantProductId))
+      .limit(opts.limit)
+      .offset(opts.offset),
+    db.select({ n: count() }).from(merchantProducts).where(where),
+  ]);
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+async function getProduct(db: DbOrTx, merchantId: string, merchantProductId: string): Promise<ProductRow> {
+  const [row] = await db
+    .select()
+    .from(merchantProducts)
+    .where(and(eq(merchantProducts.merchantId, merchantId), eq(merchantProducts.merchantProductId, merchantProductId)))
+    .limit(1);
+  if (!row) throw notFound('product_not_found', `The merchant has no product "${merchantProductId.slice(0, 200)}"`);
+  return row;
+}
+
+/** Pins a product to a perfume by hand; the pin survives re-syncs until it is removed. */
+export async function pinMatch(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  merchantIdOrSlug: string,
+  merchantProductId: string,
+  perfumeId: string,
+): Promise<ProductRow> {
+  const merchant = await getMerchant(db, merchantIdOrSlug);
+  const perfume = snapshot.byId.get(perfumeId);
+  if (!perfume)
+    throw notFound('perfume_not_found', `No perfume "${perfumeId.slice(0, 120)}" in the catalog (find it with lookup)`);
+  return db.transaction(async (tx) => {
+    const product = await getProduct(tx, merchant.id, merchantProductId);
+    const [row] = await tx
+      .update(merchantProducts)
+      .set({
+        matchStatus: 'matched',
+        sillagePerfumeId: perfume.id,
+        matchConfidence: 1,
+        matchReason: `pinned by hand to ${perfume.name} (${perfume.concentration ?? '?'}) by ${perfume.house}`,
+        matchPinned: true,
+        profile: catalogProfile(perfume),
+        updatedAt: sql`now()`,
+      })
+      .where(eq(merchantProducts.id, product.id))
+      .returning();
+    await touchMerchantCatalog(tx, merchant.id, false);
+    return row as ProductRow;
+  });
+}
+
+/** Removes a hand-made pin and lets the matcher decide again. */
+export async function unpinMatch(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  merchantIdOrSlug: string,
+  merchantProductId: string,
+): Promise<ProductRow> {
+  const merchant = await getMerchant(db, merchantIdOrSlug);
+  return db.transaction(async (tx) => {
+    const product = await getProduct(tx, merchant.id, merchantProductId);
+    const c = classify(snapshot, {
+      name: product.name,
+      house: product.house,
+      accords: product.accords,
+      notes: product.notes,
+    });
+    const [row] = await tx
+      .update(merchantProducts)
+      .set({
+        matchStatus: c.status,
+        sillagePerfumeId: c.match.perfumeId,
+        matchConfidence: c.match.confidence,
+        matchReason: c.match.reason,
+        matchPinned: false,
+        profile: c.profile,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(merchantProducts.id, product.id))
+      .returning();
+    await touchMerchantCatalog(tx, merchant.id, false);
+    return row as ProductRow;
+  });
+}

@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp, verify } from './helper.ts';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await buildTestApp({ REDIS_URL: undefined });
+});
+afterAll(() => closeTestApp(app));
+
+const admin = (method: 'GET' | 'PUT' | 'DELETE', url: string, payload?: object) =>
+  app.inject({ method, url: `/api/admin${url}`, payload, headers: adminHeaders });
+
+const feed = [
+  {
+    merchant_product_id: 'p1',
+    name: 'Dior Sauvage EDP 100ml',
+    house: 'Dior',
+    price: 595,
+    product_url: 'https://shop.example/p1',
+  },
+  { merchant_product_id: 'p2', name: 'خمرة قهوة ١٠٠ مل', house: 'لطافة', price: 155.5, currency: 'aed' },
+  { merchant_product_id: 3, name: 'Musk Tahara', house: 'Local Atelier', accords: ['Musky', 'powdery', 'unicorn'] },
+  { merchant_product_id: 'p4', name: 'Mystery Blend', house: 'Local Atelier' },
+  { merchant_product_id: 'p5', name: 'Sauvage Deodorant Stick', house: 'Dior', price: 160 },
+];
+
+describe('PUT /api/admin/merchants/:id/products — sync', () => {
+  it('stores and matches a feed: matched, partial (hints) and unmatched, with reasons', async () => {
+    const { merchant } = await createMerchantWithKey(app, { slug: 'sync-shop' });
+    const res = await admin('PUT', `/merchants/${merchant.id}/products`, { products: feed });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      received: 5,
+      upserted: 5,
+      removed: 0,
+      matched: 2,
+      partial: 1,
+      unmatched: 2,
+      rejected: 0,
+    });
+
+    const list = (await admin('GET', '/merchants/sync-shop/products')).json();
+    expect(list.total).toBe(5);
+    const by = Object.fromEntries(
+      list.products.map((p: { merchant_product_id: string }) => [p.merchant_product_id, p]),
+    );
+    expect(by.p1).toMatchObject({
+      status: 'matched',
+      quality: 'full',
+      sillage_perfume_id: 'dior-sauvage-edp',
+      currency: 'SAR',
+      pinned: false,
+    });
+    expect(by.p1.matched_perfume).toMatchObject({ name: 'Sauvage', house: 'Dior', concentration: 'edp' });
+    expect(by.p1.confidence).toBeGreaterThanOrEqual(0.8);
+    expect(by.p2).toMatchObject({
+      status: 'matched',
+      sillage_perfume_id: 'lattafa-khamrah-qahwa-edp',
+      currency: 'AED',
+      price: 155.5,
+    });
+    expect(by['3']).toMatchObject({ status: 'partial', quality: 'partial', sillage_perfume_id: null });
+    expect(by.p4).toMatchObject({ status: 'unmatched', quality: null, sillage_perfume_id: null });
+    expect(by.p4.reason).toMatch(/Local Atelier/);
+    expect(by.p5.reason).toMatch(/not a perfume/);
+  });
+
+  it('rejects bad rows with reasons and stores the good ones', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    const res = await admin('PUT', `/merchants/${merchant.slug}/products`, {
+      products: [
+        { merchant_product_id: 'ok', name: 'Aventus', house: 'Creed', price: 1450 },
+        { merchant_product_id: 'no-house', name: 'Aventus' },
+        { merchant_product_id: 'neg', name: 'Aventus', house: 'Creed', price: -5 },
+        { merchant_product_id: 'cur', name: 'Aventus', house: 'Creed', currency: 'XYZ' },
+        { merchant_product_id: 'js', name: 'Aventus', house: 'Creed', product_url: 'javascript:alert(1)' },
+        { merchant_product_id: 'str-price', name: 'Aventus', house: 'Creed', price: '12' },
+        { merchant_product_id: 'ok', name: 'Aventus again', house: 'Creed' },
+        'not an object',
+        { name: 'no id', house: 'Creed' },
+      ],
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ received: 9, upserted: 1, rejected: 8, matched: 1 });
+    const reasons = Object.fromEntries(
+      body.rejections.map((r: { index: number; reason: string }) => [r.index, r.reason]),
+    );
+    expect(reasons[1]).toMatch(/house is required/);
+    expect(reasons[2]).toMatch(/price must be a number ≥ 0/);
+    expect(reasons[3]).toMatch(/ISO 4217/);
+    expect(reasons[4]).toMatch(/http\(s\)/);
+    expect(reasons[5]).toMatch(/price/);
+    expect(reasons[6]).toMatch(/appears twice/);
+    expect(reasons[7]).toMatch(/object/);
+    expect(reasons[8]).toMatch(/merchant_product_id is required/);
+    expect(body.rejections.find((r: { index: number }) => r.index === 2).merchant_product_id).toBe('neg');
+  });
+
+  it('upserts by merchant_product_id, and replace removes products absent from the feed', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    await admin('PUT', `/merchants/${merchant.id}/products`, { products: feed });
+    const again = await admin('PUT', `/merchants/${merchant.id}/products`, {
+      products: [{ merchant_product_id: 'p1', name: 'Dior Sauvage EDP 100ml', house: 'Dior', price: 610 }],
+    });
+    expect(again.json()).toMatchObject({ upserted: 1, removed: 0 });
+    let list = (await admin('GET', `/merchants/${merchant.id}/products`)).json();
+    expect(list.total).toBe(5);
+    expect(list.products.find((p: { merchant_product_id: string }) => p.merchant_product_id === 'p1').price).toBe(610);
+    const replaced = await admin('PUT', `/merchants/${merchant.id}/products`, {
+      products: [{ merchant_product_id: 'p2', name: 'خمرة قهوة', house: 'لطافة' }],
+      replace: true,
+    });
+    expect(replaced.json()).toMatchObject({ upserted: 1, removed: 4 });
+    list = (await admin('GET', `/merchants/${merchant.id}/products`)).json();
+    expect(list.products.map((p: { merchant_product_id: string }) => p.merchant_product_id)).toEqual(['p2']);
+  });
+
+  it('refuses a body that is not a feed, and an unknown merchant, without touching stored products', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    await admin('PUT', `/merchants/${merchant.id}/products`, { products: feed });
+    for (const body of [{}, { products: 'x' }, { products: feed, replace: 'yes' }]) {
+      expect((await admin('PUT', `/merchants/${merchant.id}/products`, body)).statusCode).toBe(400);
+    }
+    expect((await admin('PUT', '/merchants/nobody/products', { products: feed })).statusCode).toBe(404);
+    expect((await admin('GET', `/merchants/${merchant.id}/products`)).json().total).toBe(5);
+  });
+});
+
+describe('listing and manual matches', () => {
+  it('filters by status and pages', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    await admin('PUT', `/merchants/${merchant.id}/products`, { products: feed });
+    const unmatched = (await admin('GET', `/merchants/${merchant.id}/products?status=unmatched`)).json();
+    expect(unmatched.total).toBe(2);
+    expect(
+      unmatched.products.every((p: { status: string; reason: string }) => p.status === 'unmatched' && p.reason),
+    ).toBe(true);
+    const page = (await admin('GET', `/merchants/${merchant.id}/products?limit=2&offset=2`)).json();
+    expect(page.products).toHaveLength(2);
+    expect(page.total).toBe(5);
+    for (const q of ['status=wrong', 'limit=0', 'limit=abc', 'offset=-1']) {
+      expect((await admin('GET', `/merchants/${merchant.id}/products?${q}`)).statusCode, q).toBe(400);
+    }
+  });
+
+  it('a pin survives re-syncs; removing it lets the matcher decide again', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    await admin('PUT', `/merchants/${merchant.id}/products`, { products: feed });
+    const pinned = await admin('PUT', `/merchants/${merchant.id}/products/p4/match`, {
+      sillage_perfume_id: 'amouage-interlude-man-edp',
+    });
+    expect(pinned.statusCode).toBe(200);
+    expect(pinned.json()).toMatchObject({
+      status: 'matched',
+      pinned: true,
+      sillage_perfume_id: 'amouage-interlude-man-edp',
+      confidence: 1,
+    });
+    await admin('PUT', `/merchants/${merchant.id}/products`, { products: feed });
+    const after = (await admin('GET', `/merchants/${merchant.id}/products?status=matched`)).json();
+    expect(after.products.find((p: { merchant_product_id: string }) => p.merchant_product_id === 'p4')).toMatchObject({
+      pinned: true,
+      sillage_perfume_id: 'amouage-interlude-man-edp',
+    });
+    const unpinned = await admin('DELETE', `/merchants/${merchant.id}/products/p4/match`);
+    expect(unpinned.json()).toMatchObject({ status: 'unmatched', pinned: false, sillage_perfume_id: null });
+  });
+
+  it('404 for an unknown perfume or product', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    await admin('PUT', `/merchants/${merchant.id}/products`, { products: feed });
+    const perfume = await admin('PUT', `/merchants/${merchant.id}/products/p4/match`, { sillage_perfume_id: 'nope' });
+    expect(perfume.statusCode).toBe(404);
+    expect(perfume.json().code).toBe('perfume_not_found');
+    const product = await admin('PUT', `/merchants/${merchant.id}/products/nope/match`, {
+      sillage_perfume_id: 'creed-aventus-edp',
+    });
+    expect(product.statusCode).toBe(404);
+    expect(product.json().code).toBe('product_not_found');
+  });
+});
+
+describe('catalog readiness through verify', () => {
+  it('reports total, matched, partial, unmatched, the last sync time and ready', async () => {
+    const { merchant, key } = await createMerchantWithKey(app);
+    expect((await verify(app, { api_key: key })).json().catalog).toMatchObject({
+      total: 0,
+      ready: false,
+      last_synced_at: null,
+    });
+    await admin('PUT', `/merchants/${merchant.id}/products`, { products: feed.slice(3) });
+    let catalog = (await verify(app, { api_key: key })).json().catalog;
+    expect(catalog).toMatchObject({ total: 2, matched: 0, partial: 0, unmatched: 2, ready: false });
+    expect(Date.parse(catalog.last_synced_at)).toBeGreaterThan(Date.now() - 60_000);
+    await admin('PUT', `/merchants/${merchant.id}/products`, { products: feed });
+    catalog = (await verify(app, { api_key: key })).json().catalog;
+    expect(catalog).toMatchObject({ total: 5, matched: 2, partial: 1, unmatched: 2, pending: 0, ready: true });
+  });
+});
