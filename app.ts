@@ -7,7 +7,9 @@ import type { Database } from './db/client.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import databasePlugin from './plugins/app/database.ts';
 import errorsPlugin from './plugins/app/errors.ts';
+import merchantCatalogsPlugin from './plugins/app/merchant-catalogs.ts';
 import redisPlugin from './plugins/app/redis.ts';
+import sessionsPlugin from './plugins/app/sessions.ts';
 import widgetKeyPlugin from './plugins/app/widget-key.ts';
 import rateLimitPlugin from './plugins/external/rate-limit.ts';
 import swaggerPlugin from './plugins/external/swagger.ts';
@@ -80,6 +82,8 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(databasePlugin, { database: opts.database });
   await app.register(redisPlugin);
   await app.register(catalogPlugin);
+  await app.register(merchantCatalogsPlugin);
+  await app.register(sessionsPlugin);
   await app.register(rateLimitPlugin);
   await app.register(widgetKeyPlugin);
   await app.register(swaggerPlugin);

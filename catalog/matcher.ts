@@ -122,6 +122,8 @@ export interface ParsedListing {
   /** the words that name the perfume */
   words: string[];
   concentration: string | null;
+  /** the words read as the concentration: some names contain them ("Dior Homme Cologne") */
+  concentrationWords: string[];
   gender: 'men' | 'women' | null;
   notPerfume: string | null;
 }
@@ -140,7 +142,7 @@ export function parseListing(raw: string): ParsedListing {
     }
   }
   const tokens = searchTokens(name).filter((t) => !/^\d+(ml|oz)$/.test(t));
-  const { tokens: rest, concentration } = extractConcentration(tokens);
+  const { tokens: rest, concentration, removed } = extractConcentration(tokens);
   let gender: 'men' | 'women' | null = null;
   const words: string[] = [];
   for (const t of rest) {
@@ -149,7 +151,7 @@ export function parseListing(raw: string): ParsedListing {
     if (g) gender = gender && gender !== g ? null : g;
     words.push(t);
   }
-  return { words, concentration, gender, notPerfume };
+  return { words, concentration, concentrationWords: removed, gender, notPerfume };
 }
 
 function wordSim(a: string, b: string): number {
@@ -293,7 +295,14 @@ export function matchListing(catalog: MatcherCatalog, listing: { name: string; h
   for (const h of hits) {
     const p = catalog.perfumes[h.doc] as MatchablePerfume;
     let name = 0;
-    for (const v of nameVariants(p)) name = Math.max(name, alignment(parsed.words, v, houseWords));
+    const cw = parsed.concentrationWords;
+    for (const v of nameVariants(p)) {
+      name = Math.max(name, alignment(parsed.words, v, houseWords));
+      // a name holding the concentration words takes them back, and is the more specific reading
+      if (cw.length && cw.every((w) => v.includes(w))) {
+        name = Math.max(name, Math.min(1, alignment([...parsed.words, ...cw], v, houseWords)) + 0.001);
+      }
+    }
     let score = name;
     if (parsed.gender && p.gender && p.gender !== 'unisex' && p.gender !== parsed.gender) score *= 0.6;
     scored.push({ doc: h.doc, p, score, line: normalizeText(p.name) });
@@ -330,7 +339,7 @@ export function matchListing(catalog: MatcherCatalog, listing: { name: string; h
   }
   if (houseVia === 'name') confidence *= 0.97;
 
-  confidence = Math.round(confidence * 1000) / 1000;
+  confidence = Math.min(1, Math.round(confidence * 1000) / 1000);
   if (confidence < MATCH_THRESHOLD) {
     return {
       perfumeId: null,

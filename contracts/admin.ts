@@ -67,6 +67,7 @@ export const SyncProductsBodySchema = Type.Object(
 );
 
 export const SyncSummarySchema = Type.Object({
+  merchant_id: Type.String(),
   received: Type.Integer(),
   upserted: Type.Integer(),
   removed: Type.Integer(),

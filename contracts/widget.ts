@@ -99,3 +99,83 @@ export const LookupResponseSchema = Type.Object({
 
 export type LookupRequest = Static<typeof LookupRequestSchema>;
 export type PerfumeResult = Static<typeof PerfumeResultSchema>;
+
+export const SCORE_MAX_LIMIT = 24;
+export const INLINE_MAX_PRODUCTS = 200;
+
+export const QuizSchema = Type.Object(
+  {
+    families: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
+        maxItems: 15,
+        description: 'Scent families (vocabulary slugs, English or Arabic names and aliases accepted)',
+      }),
+    ),
+    accord_ratings: Type.Optional(
+      Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 20 }), {
+        maxProperties: 90,
+        description: 'Accord → love | like | neutral | dislike | avoid',
+      }),
+    ),
+    season: Type.Optional(Type.String({ maxLength: 40, description: 'spring | summer | autumn (fall) | winter' })),
+    occasion: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          'daily | office | evening | date-night | special-occasion | wedding | eid | gathering | sport | travel',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ScoreRequestSchema = Type.Object(
+  {
+    api_key: Type.Optional(ApiKeyField),
+    quiz: QuizSchema,
+    session_id: Type.Optional(Type.String({ format: 'uuid', description: 'Created by the server when omitted' })),
+    catalog_mode: Type.Optional(Type.Union([Type.Literal('synced'), Type.Literal('inline')], { default: 'synced' })),
+    inline_catalog: Type.Optional(
+      Type.Array(Type.Unknown(), {
+        minItems: 1,
+        maxItems: INLINE_MAX_PRODUCTS,
+        description: 'MerchantProductInput rows, for catalog_mode inline',
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SCORE_MAX_LIMIT, default: 6 })),
+    locale: Type.Optional(Type.Union([Type.Literal('ar'), Type.Literal('en')], { default: 'ar' })),
+  },
+  { additionalProperties: false },
+);
+
+export const RecommendationSchema = Type.Object({
+  merchant_product_id: Type.String(),
+  sillage_perfume_id: Nullable(Type.String({ description: 'null for quality partial (not matched to our catalog)' })),
+  name: Type.String(),
+  house: Type.String(),
+  match_score: Type.Integer({ minimum: 0, maximum: 100 }),
+  match_accords: Type.Array(Type.String()),
+  quality: Type.Union([Type.Literal('full'), Type.Literal('partial')]),
+  price: Nullable(Type.Number()),
+  currency: Type.String(),
+  product_url: Nullable(Type.String()),
+  image_url: Nullable(Type.String()),
+});
+
+export const ScoreResponseSchema = Type.Object({
+  session_id: Type.String(),
+  merchant: MerchantSchema,
+  recommendations: Type.Array(RecommendationSchema),
+  also_explore: Type.Array(RecommendationSchema),
+  taste_summary: Type.Object({
+    dominant_families: Type.Array(Type.String()),
+    top_accords: Type.Array(Type.String()),
+    avoid_accords: Type.Array(Type.String()),
+  }),
+  powered_by: Type.Object({ label: Type.String(), url: Type.String(), logo_svg: Type.String() }),
+  test_mode: Type.Boolean(),
+});
+
+export type ScoreRequest = Static<typeof ScoreRequestSchema>;
+export type ScoreResponse = Static<typeof ScoreResponseSchema>;
+export type Recommendation = Static<typeof RecommendationSchema>;

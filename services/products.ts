@@ -18,6 +18,7 @@ export interface SyncRejection {
 }
 
 export interface SyncSummary {
+  merchant_id: string;
   received: number;
   upserted: number;
   removed: number;
@@ -152,6 +153,7 @@ export async function syncProducts(
     for (const s of stored) if (s.status in counts) counts[s.status as keyof typeof counts] = Number(s.n);
     const version = await touchMerchantCatalog(tx, merchant.id, true);
     return {
+      merchant_id: merchant.id,
       received: feed.length,
       upserted: list.length,
       removed,

@@ -87,6 +87,10 @@ describe('concentrations and flankers', () => {
     expect(id('Aventus for Her 75ml', 'Creed')).toBe('creed-aventus-for-her-edp');
     expect(id('Creed Aventus Women', 'Creed')).toBe('creed-aventus-for-her-edp');
   });
+  it('a concentration word that is part of the name stays part of it ("Dior Homme Cologne")', () => {
+    expect(id('Dior Homme Cologne 125ml', 'Dior')).toBe('dior-dior-homme-cologne-edc');
+    expect(id('Dior Homme Intense EDP', 'Dior')).toBe('dior-dior-homme-intense-edp');
+  });
   it('Khamrah and Khamrah Qahwa', () => {
     expect(id('Khamrah EDP', 'Lattafa')).toBe('lattafa-khamrah-edp');
     expect(id('Khamrah Qahwa EDP', 'Lattafa')).toBe('lattafa-khamrah-qahwa-edp');

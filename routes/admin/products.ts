@@ -32,10 +32,13 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SyncSummarySchema, ...errorResponses },
       },
     },
-    async (request) =>
-      syncProducts(app.db, app.catalog.current(), request.params.id, request.body.products, {
+    async (request) => {
+      const summary = await syncProducts(app.db, app.catalog.current(), request.params.id, request.body.products, {
         replace: request.body.replace ?? false,
-      }),
+      });
+      app.merchantCatalogs.invalidate(summary.merchant_id);
+      return summary;
+    },
   );
 
   app.get(
@@ -84,6 +87,7 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         request.params.merchant_product_id,
         request.body.sillage_perfume_id,
       );
+      app.merchantCatalogs.invalidate(row.merchantId);
       return productView(row, app.catalog.current());
     },
   );

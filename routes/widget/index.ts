@@ -2,6 +2,7 @@ import cors from '@fastify/cors';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../lib/errors.ts';
 import lookup from './lookup.ts';
+import score from './score.ts';
 import verify from './verify.ts';
 
 export const SUPPORTED_WIDGET_VERSIONS = ['v1'] as const;
@@ -40,6 +41,7 @@ const widget: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(verify);
   await app.register(lookup);
+  await app.register(score);
 };
 
 export default widget;

@@ -1,0 +1,107 @@
+import { sql } from 'drizzle-orm';
+import fp from 'fastify-plugin';
+import { widgetSessions } from '../../schema/index.ts';
+
+export interface SessionRecord {
+  id: string;
+  merchantId: string;
+  keyId: string;
+  test: boolean;
+  locale: string;
+  quiz: unknown;
+  shown: {
+    merchant_product_id: string;
+    position: number;
+    match_score: number;
+    list: 'recommendations' | 'also_explore';
+  }[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sessions: {
+      /** queues a scored session for the database; never delays the answer */
+      record(s: SessionRecord): void;
+      flush(): Promise<void>;
+    };
+  }
+}
+
+const FLUSH_MS = 250;
+const FLUSH_AT = 200;
+/** beyond this many waiting (database away), the oldest are dropped, with a warning */
+const MAX_QUEUE = 20_000;
+
+/**
+ * Records each scored session (merchant, key mode, quiz, locale, products
+ * shown with positions) for analytics, in batches written every FLUSH_MS or
+ * FLUSH_AT sessions, so the score answer waits for no database write. A
+ * re-scored session updates its row. Flushed on shutdown.
+ */
+export default fp(
+  async (app) => {
+    let queue: SessionRecord[] = [];
+    let flushing: Promise<void> | null = null;
+
+    async function write(batch: SessionRecord[]) {
+      // the latest answer of a session wins within a batch
+      const byId = new Map(batch.map((s) => [s.id, s]));
+      await app.db
+        .insert(widgetSessions)
+        .values(
+          [...byId.values()].map((s) => ({
+            id: s.id,
+            merchantId: s.merchantId,
+            keyId: s.keyId,
+            test: s.test,
+            locale: s.locale,
+            quiz: s.quiz,
+            shown: s.shown,
+          })),
+        )
+        .onConflictDoUpdate({
+          target: widgetSessions.id,
+          set: { quiz: sql`excluded.quiz`, shown: sql`excluded.shown`, locale: sql`excluded.locale` },
+          // a session id is the client's: never let one merchant's id overwrite another's session
+          setWhere: sql`${widgetSessions.merchantId} = excluded.merchant_id`,
+        });
+    }
+
+    async function flush(): Promise<void> {
+      if (flushing) return flushing;
+      if (queue.length === 0) return;
+      const batch = queue;
+      queue = [];
+      flushing = write(batch)
+        .catch((err) => {
+          app.log.warn({ err, sessions: batch.length }, 'could not record sessions; will retry');
+          queue = batch.concat(queue).slice(-MAX_QUEUE);
+        })
+        .finally(() => {
+          flushing = null;
+        });
+      return flushing;
+    }
+
+    const timer = setInterval(() => void flush(), FLUSH_MS);
+    timer.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(timer);
+      await flush();
+      await flush();
+    });
+
+    app.decorate('sessions', {
+      record(s: SessionRecord) {
+        queue.push(s);
+        if (queue.length > MAX_QUEUE) {
+          queue.splice(0, queue.length - MAX_QUEUE);
+          app.log.warn('session queue full: oldest sessions dropped');
+        }
+        if (queue.length >= FLUSH_AT) void flush();
+      },
+      flush,
+    });
+  },
+  { name: 'sessions', dependencies: ['database'] },
+);

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { catalogProfile, hintProfile, validateProductInput } from '../../catalog/enrich.ts';
+import { matchListing } from '../../catalog/matcher.ts';
+import type { CatalogSnapshot } from '../../catalog/store.ts';
+import { errorResponses } from '../../contracts/common.ts';
+import { ScoreRequestSchema, ScoreResponseSchema } from '../../contracts/widget.ts';
+import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
+import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
+import { poweredBy } from '../../scoring/attribution.ts';
+import { CompiledCatalog, lineOf, type ScoringProduct } from '../../scoring/catalog.ts';
+import { normalizeQuiz } from '../../scoring/quiz.ts';
+
+/** Inline products matched recently: a storefront sends the same products on every quiz. */
+const INLINE_MATCH_CACHE = 20_000;
+const inlineMatches = new Map<string, ReturnType<typeof matchListing>>();
+function cachedMatch(snapshot: CatalogSnapshot, name: string, house: string) {
+  const key = `${snapshot.version}|${house}|${name}`;
+  let hit = inlineMatches.get(key);
+  if (!hit) {
+    hit = matchListing(snapshot, { name, house });
+    if (inlineMatches.size >= INLINE_MATCH_CACHE) {
+      const oldest = inlineMatches.keys().next().value;
+      if (oldest !== undefined) inlineMatches.delete(oldest);
+    }
+    inlineMatches.set(key, hit);
+  }
+  return hit;
+}
+
+/** Validates and matches an inline catalog the way a sync would; a bad row fails the request, naming it. */
+function compileInline(snapshot: CatalogSnapshot, rows: readonly unknown[]): CompiledCatalog {
+  const problems: ErrorDetail[] = [];
+  const products: ScoringProduct[] = [];
+  const seen = new Set<string>();
+  rows.forEach((raw, i) => {
+    const v = validateProductInput(raw);
+    if (!v.ok) {
+      problems.push({ path: `/body/inline_catalog/${i}`, message: v.reason });
+      return;
+    }
+    const p = v.product;
+    if (seen.has(p.merchantProductId)) {
+      problems.push({ path: `/body/inline_catalog/${i}`, message: 'merchant_product_id appears twice' });
+      return;
+    }
+    seen.add(p.merchantProductId);
+    const match = cachedMatch(snapshot, p.name, p.house);
+    const perfume = match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined;
+    const profile = perfume ? catalogProfile(perfume) : hintProfile(p);
+    if (!profile) return; // neither matched nor hinted: never recommended
+    products.push({
+      merchantProductId: p.merchantProductId,
+      perfumeId: perfume?.id ?? null,
+      name: p.name,
+      house: p.house,
+      price: p.price,
+      currency: p.currency,
+      productUrl: p.productUrl,
+      imageUrl: p.imageUrl ?? perfume?.imageUrl ?? null,
+      quality: perfume ? 'full' : 'partial',
+      profile,
+      line: perfume ? lineOf(perfume.house, perfume.name) : `merchant|${lineOf(p.house, p.name)}`,
+      lineHouse: perfume?.house ?? p.house,
+    });
+  });
+  if (problems.length) {
+    throw new AppError(
+      400,
+      'invalid_inline_catalog',
+      `Invalid request: inline_catalog ${problems[0]?.path.split('/').pop()}: ${problems[0]?.message}`,
+      problems.slice(0, 20),
+    );
+  }
+  return new CompiledCatalog(snapshot.version, products);
+}
+
+const score: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/score',
+    {
+      config: { rateLimit: widgetRateLimit('score') },
+      schema: {
+        tags: ['widget'],
+        summary: "Scores quiz answers against the merchant's catalog",
+        description:
+          'Ranked recommendations (at most `limit`, default 6, maximum 24), products from families the shopper did not pick in `also_explore`, a taste summary and the attribution block. `catalog_mode` synced (default) uses the products synced for the merchant; inline uses `inline_catalog` (at most 200 products), matched on the fly. 100 requests a minute per key and client address.',
+        security: [{ widgetKey: [] }],
+        body: ScoreRequestSchema,
+        response: { 200: ScoreResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const key = widgetKeyOf(request);
+      const body = request.body;
+      const normalized = normalizeQuiz(body.quiz);
+      if (!normalized.ok) {
+        const first = normalized.problems[0];
+        throw new AppError(
+          400,
+          'invalid_quiz',
+          `Invalid quiz: ${first?.path.replace('/body/quiz', 'quiz').replace(/^quiz\//, '')} ${first?.message}`,
+          normalized.problems,
+        );
+      }
+      const mode = body.catalog_mode ?? 'synced';
+      if (mode === 'inline' && !body.inline_catalog) {
+        throw new AppError(
+          400,
+          'validation_failed',
+          'Invalid request: inline_catalog is required when catalog_mode is inline',
+          [{ path: '/body/inline_catalog', message: 'is required when catalog_mode is inline' }],
+        );
+      }
+      const limit = body.limit ?? 6;
+      const locale = body.locale ?? 'ar';
+      const sessionId = body.session_id ?? randomUUID();
+
+      const compiled =
+        mode === 'inline'
+          ? compileInline(app.catalog.current(), body.inline_catalog ?? [])
+          : await app.merchantCatalogs.get(key.merchant.id);
+      const answer = compiled.score(normalized.quiz, limit);
+
+      app.sessions.record({
+        id: sessionId,
+        merchantId: key.merchant.id,
+        keyId: key.id,
+        test: key.mode === 'test',
+        locale,
+        quiz: { ...normalized.quiz, catalog_mode: mode },
+        shown: [
+          ...answer.recommendations.map((r, i) => ({
+            merchant_product_id: r.merchant_product_id,
+            position: i + 1,
+            match_score: r.match_score,
+            list: 'recommendations' as const,
+          })),
+          ...answer.also_explore.map((r, i) => ({
+            merchant_product_id: r.merchant_product_id,
+            position: i + 1,
+            match_score: r.match_score,
+            list: 'also_explore' as const,
+          })),
+        ],
+      });
+
+      return {
+        session_id: sessionId,
+        merchant: key.merchant,
+        recommendations: answer.recommendations,
+        also_explore: answer.also_explore,
+        taste_summary: answer.taste_summary,
+        powered_by: poweredBy(app.config.poweredByUrl, locale, key.merchant.slug, sessionId),
+        test_mode: key.mode === 'test',
+      };
+    },
+  );
+};
+
+export default score;

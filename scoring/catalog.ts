@@ -1,0 +1,83 @@
+/**
+ * A merchant's recommendable products, compiled for the engine, with an LRU of
+ * answers for quizzes it has already scored: the same quiz on the same catalog
+ * version is answered without scoring again.
+ */
+import type { Recommendation } from '../contracts/widget.ts';
+import { normalizeText } from '../lib/text.ts';
+import type { ProductProfile } from '../schema/catalog.ts';
+import { buildProductMatrix, buildTaste, matchAccords, type ProductMatrix, rank, tasteSummary } from './engine.ts';
+import { type Quiz, quizKey } from './quiz.ts';
+
+export interface ScoringProduct {
+  merchantProductId: string;
+  perfumeId: string | null;
+  name: string;
+  house: string;
+  price: number | null;
+  currency: string;
+  productUrl: string | null;
+  imageUrl: string | null;
+  quality: 'full' | 'partial';
+  profile: ProductProfile;
+  /** perfume line (house + perfume name) for diversity; the product's own name when unmatched */
+  line: string;
+  lineHouse: string;
+}
+
+export interface ScoredAnswer {
+  recommendations: Omit<Recommendation, never>[];
+  also_explore: Recommendation[];
+  taste_summary: ReturnType<typeof tasteSummary>;
+}
+
+const ANSWER_CACHE = 500;
+
+export class CompiledCatalog {
+  readonly matrix: ProductMatrix;
+  private readonly answers = new Map<string, ScoredAnswer>();
+
+  constructor(
+    readonly version: number,
+    readonly products: readonly ScoringProduct[],
+  ) {
+    this.matrix = buildProductMatrix(products.map((p) => ({ profile: p.profile, line: p.line, house: p.lineHouse })));
+  }
+
+  score(quiz: Quiz, limit: number): ScoredAnswer {
+    const key = `${limit}|${quizKey(quiz)}`;
+    const hit = this.answers.get(key);
+    if (hit) return hit;
+    const taste = buildTaste(quiz);
+    const ranking = rank(this.matrix, taste, limit);
+    const view = (i: number, score: number): Recommendation => {
+      const p = this.products[i] as ScoringProduct;
+      return {
+        merchant_product_id: p.merchantProductId,
+        sillage_perfume_id: p.perfumeId,
+        name: p.name,
+        house: p.house,
+        match_score: score,
+        match_accords: matchAccords(this.matrix, taste, i),
+        quality: p.quality,
+        price: p.price,
+        currency: p.currency,
+        product_url: p.productUrl,
+        image_url: p.imageUrl,
+      };
+    };
+    const answer: ScoredAnswer = {
+      recommendations: ranking.recommendations.map((r) => view(r.index, r.score)),
+      also_explore: ranking.alsoExplore.map((r) => view(r.index, r.score)),
+      taste_summary: tasteSummary(quiz, taste),
+    };
+    if (this.answers.size >= ANSWER_CACHE) {
+      const oldest = this.answers.keys().next().value;
+      if (oldest !== undefined) this.answers.delete(oldest);
+    }
+    this.answers.set(key, answer);
+    return answer;
+  }
+}
+
+export const lineOf = (house: string, name: string) => `${normalizeText(house)}|${normalizeText(name)}`;

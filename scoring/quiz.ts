@@ -1,0 +1,97 @@
+/**
+ * Quiz answers: validation against the vocabulary and a canonical form.
+ * Pure; shared by the score route and (later) the widget.
+ */
+import {
+  type AccordSlug,
+  type FamilySlug,
+  type OccasionSlug,
+  type RatingSlug,
+  resolveTerm,
+  type SeasonSlug,
+  slugsOf,
+} from '../vocabulary/index.ts';
+
+export interface QuizInput {
+  families?: string[];
+  accord_ratings?: Record<string, string>;
+  season?: string;
+  occasion?: string;
+}
+
+export interface Quiz {
+  families: FamilySlug[];
+  ratings: [AccordSlug, RatingSlug][];
+  season: SeasonSlug | null;
+  occasion: OccasionSlug | null;
+}
+
+export interface QuizProblem {
+  path: string;
+  message: string;
+}
+
+const list = (xs: readonly string[]) => xs.join(', ');
+
+/** Resolves every name (aliases and Arabic names allowed) or names what is wrong. */
+export function normalizeQuiz(input: QuizInput): { ok: true; quiz: Quiz } | { ok: false; problems: QuizProblem[] } {
+  const problems: QuizProblem[] = [];
+  const families: FamilySlug[] = [];
+  for (const [i, f] of (input.families ?? []).entries()) {
+    const slug = resolveTerm('family', f);
+    if (!slug)
+      problems.push({
+        path: `/body/quiz/families/${i}`,
+        message: `unknown family "${f.slice(0, 40)}"; allowed: ${list(slugsOf('family'))}`,
+      });
+    else if (!families.includes(slug)) families.push(slug);
+  }
+  const ratings = new Map<AccordSlug, RatingSlug>();
+  for (const [accord, rating] of Object.entries(input.accord_ratings ?? {})) {
+    const a = resolveTerm('accord', accord);
+    const r = typeof rating === 'string' ? resolveTerm('rating', rating) : null;
+    const path = `/body/quiz/accord_ratings/${accord.slice(0, 40)}`;
+    if (!a)
+      problems.push({ path, message: `unknown accord "${accord.slice(0, 40)}"; allowed: ${list(slugsOf('accord'))}` });
+    else if (!r)
+      problems.push({
+        path,
+        message: `unknown rating "${String(rating).slice(0, 20)}"; allowed: ${list(slugsOf('rating'))}`,
+      });
+    else ratings.set(a, r);
+  }
+  let season: SeasonSlug | null = null;
+  if (input.season !== undefined && input.season !== '') {
+    season = resolveTerm('season', input.season);
+    if (!season)
+      problems.push({
+        path: '/body/quiz/season',
+        message: `unknown season "${input.season.slice(0, 40)}"; allowed: ${list(slugsOf('season'))}`,
+      });
+  }
+  let occasion: OccasionSlug | null = null;
+  if (input.occasion !== undefined && input.occasion !== '') {
+    occasion = resolveTerm('occasion', input.occasion);
+    if (!occasion)
+      problems.push({
+        path: '/body/quiz/occasion',
+        message: `unknown occasion "${input.occasion.slice(0, 40)}"; allowed: ${list(slugsOf('occasion'))}`,
+      });
+  }
+  if (problems.length === 0 && families.length === 0 && ratings.size === 0) {
+    problems.push({ path: '/body/quiz', message: 'choose at least one family or rate at least one accord' });
+  }
+  if (problems.length) return { ok: false, problems };
+  // canonical order, so equal quizzes are equal keys
+  return {
+    ok: true,
+    quiz: {
+      families: [...families].sort(),
+      ratings: [...ratings.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+      season,
+      occasion,
+    },
+  };
+}
+
+export const quizKey = (q: Quiz): string => JSON.stringify(q);

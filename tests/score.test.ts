@@ -1,0 +1,263 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { widgetSessions } from '../schema/index.ts';
+import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
+
+let app: TestApp;
+let key: string;
+let testKey: string;
+let merchantId: string;
+const quiz = {
+  families: ['oud', 'amber'],
+  accord_ratings: { oud: 'love', citrus: 'avoid' },
+  season: 'winter',
+  occasion: 'evening',
+};
+const feed = [
+  {
+    merchant_product_id: 'oud-1',
+    name: 'Oud Wood 100ml',
+    house: 'Tom Ford',
+    price: 1290,
+    product_url: 'https://shop.example/oud-1',
+  },
+  { merchant_product_id: 'oud-2', name: 'Black Aoud EDP', house: 'Montale', price: 540 },
+  { merchant_product_id: 'amb-1', name: 'Grand Soir', house: 'MFK', price: 1150, currency: 'AED' },
+  { merchant_product_id: 'cit-1', name: 'Dior Homme Cologne', house: 'Dior', price: 400 },
+  { merchant_product_id: 'fresh-1', name: 'Acqua di Gio EDT', house: 'Armani', price: 430 },
+  { merchant_product_id: 'sw-1', name: 'Khamrah', house: 'Lattafa', price: 145 },
+  { merchant_product_id: 'sw-2', name: 'Khamrah Qahwa', house: 'Lattafa', price: 155 },
+  { merchant_product_id: 'rose-1', name: 'Kalemat', house: 'Arabian Oud', price: 420 },
+  { merchant_product_id: 'hint-1', name: 'Musk Tahara', house: 'Local Atelier', accords: ['musky', 'powdery'] },
+  { merchant_product_id: 'none-1', name: 'Gift wrapping', house: 'Local Atelier' },
+];
+
+beforeAll(async () => {
+  app = await buildTestApp({ REDIS_URL: undefined });
+  const m = await createMerchantWithKey(app, { slug: 'score-shop', origins: ['https://shop.example'] });
+  key = m.key;
+  merchantId = m.merchant.id;
+  const t = await (await import('../services/keys.ts')).createKey(app.db, merchantId, {
+    mode: 'test',
+    allowedOrigins: [],
+  });
+  testKey = t.key;
+  const res = await app.inject({
+    method: 'PUT',
+    url: `/api/admin/merchants/${merchantId}/products`,
+    payload: { products: feed },
+    headers: adminHeaders,
+  });
+  expect(res.json().matched).toBe(8);
+});
+afterAll(() => closeTestApp(app));
+
+const score = (body: object, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: key, ...body }, headers });
+
+describe('POST /api/widget/score — the interface rules', () => {
+  it('answers ranked recommendations, also_explore, the taste summary, attribution and test_mode', async () => {
+    const res = await score({ quiz });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.merchant).toEqual({ id: merchantId, name: 'Shop score-shop', slug: 'score-shop' });
+    expect(body.test_mode).toBe(false);
+    expect(body.recommendations.length).toBeGreaterThan(0);
+    const [first] = body.recommendations;
+    expect(['oud-1', 'oud-2', 'amb-1']).toContain(first.merchant_product_id);
+    expect(first).toMatchObject({ quality: 'full', currency: expect.any(String) });
+    expect(Number.isInteger(first.match_score)).toBe(true);
+    expect(first.match_accords.length).toBeGreaterThan(0);
+    const scores = body.recommendations.map((r: { match_score: number }) => r.match_score);
+    expect([...scores].sort((a: number, b: number) => b - a)).toEqual(scores);
+    expect(body.taste_summary).toEqual({
+      dominant_families: expect.arrayContaining(['amber', 'oud']),
+      top_accords: expect.arrayContaining(['oud']),
+      avoid_accords: ['citrus'],
+    });
+    expect(body.powered_by.label).toMatch(/[\u0600-\u06FF]/);
+    expect(body.powered_by.url).toContain('merchant=score-shop');
+    expect(body.powered_by.logo_svg).toMatch(/^<svg/);
+    expect(Array.isArray(body.also_explore)).toBe(true);
+  });
+
+  it('rule 1: creates a UUID session_id when omitted, echoes a given one', async () => {
+    const created = (await score({ quiz })).json().session_id;
+    expect(created).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const mine = '2f1c3a8e-5b7d-4c2a-9e1f-0a1b2c3d4e5f';
+    expect((await score({ quiz, session_id: mine })).json().session_id).toBe(mine);
+    const bad = await score({ quiz, session_id: 'not-a-uuid' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().details[0].path).toBe('/body/session_id');
+  });
+
+  it('rule 2: synced mode uses the connected products; never recommends what cannot be', async () => {
+    const ids = (await score({ quiz, limit: 24 }))
+      .json()
+      .recommendations.map((r: { merchant_product_id: string }) => r.merchant_product_id);
+    expect(ids).not.toContain('none-1');
+    expect(ids.length).toBe(9);
+    expect(ids).toContain('hint-1');
+  });
+
+  it('rule 3: inline mode uses the products passed, each needing id, name and house', async () => {
+    const res = await score({
+      quiz,
+      catalog_mode: 'inline',
+      inline_catalog: [
+        { merchant_product_id: 'i1', name: 'Shaghaf Oud', house: 'Swiss Arabian', price: 260 },
+        { merchant_product_id: 'i2', name: 'Light Blue', house: 'Dolce & Gabbana', price: 390 },
+      ],
+    });
+    expect(res.statusCode).toBe(200);
+    const recs = res.json().recommendations;
+    expect(recs.map((r: { merchant_product_id: string }) => r.merchant_product_id)).toEqual(['i1', 'i2']);
+    expect(recs[0]).toMatchObject({
+      sillage_perfume_id: 'swiss-arabian-shaghaf-oud-edp',
+      quality: 'full',
+      currency: 'SAR',
+    });
+    const missing = await score({ quiz, catalog_mode: 'inline' });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error).toMatch(/inline_catalog/);
+    const bad = await score({
+      quiz,
+      catalog_mode: 'inline',
+      inline_catalog: [{ merchant_product_id: 'x', name: 'No house' }],
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'invalid_inline_catalog', details: [{ path: '/body/inline_catalog/0' }] });
+    expect(bad.json().error).toMatch(/house is required/);
+    const tooMany = await score({
+      quiz,
+      catalog_mode: 'inline',
+      inline_catalog: Array.from({ length: 201 }, (_, i) => ({
+        merchant_product_id: `p${i}`,
+        name: 'Aventus',
+        house: 'Creed',
+      })),
+    });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().details[0].path).toBe('/body/inline_catalog');
+  });
+
+  it('rule 4: at most limit recommendations (default 6); limit 0 or above 24 is 400', async () => {
+    expect((await score({ quiz })).json().recommendations).toHaveLength(6);
+    expect((await score({ quiz, limit: 2 })).json().recommendations).toHaveLength(2);
+    for (const limit of [0, 25, 2.5, '6']) {
+      const res = await score({ quiz, limit });
+      expect(res.statusCode, String(limit)).toBe(400);
+      expect(res.json().details[0].path).toBe('/body/limit');
+    }
+  });
+
+  it('rule 5: a product without currency is in SAR', async () => {
+    const recs = (await score({ quiz, limit: 24 })).json().recommendations;
+    expect(recs.find((r: { merchant_product_id: string }) => r.merchant_product_id === 'oud-2').currency).toBe('SAR');
+    expect(recs.find((r: { merchant_product_id: string }) => r.merchant_product_id === 'amb-1').currency).toBe('AED');
+  });
+
+  it('rule 6: an invalid quiz is 400 with a clear error', async () => {
+    const cases: [object, RegExp][] = [
+      [{ quiz: {} }, /at least one family or rate/],
+      [{ quiz: { families: [] } }, /at least one family/],
+      [{ quiz: { families: ['citrusy-ish'] } }, /unknown family "citrusy-ish"; allowed: floral, woody/],
+      [{ quiz: { accord_ratings: { unicorn: 'love' } } }, /unknown accord "unicorn"/],
+      [
+        { quiz: { accord_ratings: { oud: 'adore' } } },
+        /unknown rating "adore"; allowed: love, like, neutral, dislike, avoid/,
+      ],
+      [{ quiz: { families: ['oud'], season: 'monsoon' } }, /unknown season/],
+      [{ quiz: { families: ['oud'], occasion: 'funeral' } }, /unknown occasion/],
+      [{ quiz: { families: 'oud' } }, /families must be array/],
+      [{ quiz: { accord_ratings: { oud: 5 } } }, /must be string/],
+      [{ quiz: 'oud lover' }, /quiz must be object/],
+      [{}, /quiz/],
+      [{ quiz, locale: 'fr' }, /locale/],
+      [{ quiz, catalog_mode: 'both' }, /catalog_mode/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await score(body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json().error, JSON.stringify(body)).toMatch(message);
+      expect(typeof res.json().code).toBe('string');
+    }
+  });
+
+  it('English locale labels the attribution in English', async () => {
+    expect((await score({ quiz, locale: 'en' })).json().powered_by.label).toBe('Powered by Sillage');
+  });
+
+  it('a test key answers test_mode true', async () => {
+    expect((await score({ quiz }, {})).json().test_mode).toBe(false);
+    const res = await app.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: testKey, quiz } });
+    expect(res.json().test_mode).toBe(true);
+  });
+});
+
+describe('keys, origins, versions and limits on score', () => {
+  it('401, 403 and version like every widget operation', async () => {
+    expect((await app.inject({ method: 'POST', url: '/api/widget/score', payload: { quiz } })).statusCode).toBe(401);
+    expect((await score({ quiz }, { origin: 'https://elsewhere.example' })).statusCode).toBe(403);
+    expect((await score({ quiz }, { origin: 'https://shop.example' })).statusCode).toBe(200);
+    expect((await score({ quiz }, { 'x-widget-version': 'v1' })).statusCode).toBe(200);
+    expect((await score({ quiz }, { 'x-widget-version': 'v0' })).statusCode).toBe(400);
+  });
+
+  it('allows 100 a minute per key and address, then 429 with Retry-After', async () => {
+    const m = await createMerchantWithKey(app);
+    const call = () => app.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: m.key, quiz } });
+    for (let i = 0; i < 100; i++) expect((await call()).statusCode).toBe(200);
+    const res = await call();
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toMatch(/^\d+$/);
+  });
+});
+
+describe('caching and sessions', () => {
+  it('a sync is visible to the next score at once (the compiled catalog is dropped)', async () => {
+    const m = await createMerchantWithKey(app);
+    const before = await app.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: m.key, quiz } });
+    expect(before.json().recommendations).toEqual([]);
+    await app.inject({
+      method: 'PUT',
+      url: `/api/admin/merchants/${m.merchant.id}/products`,
+      payload: { products: feed.slice(0, 2) },
+      headers: adminHeaders,
+    });
+    const after = await app.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: m.key, quiz } });
+    expect(
+      after
+        .json()
+        .recommendations.map((r: { merchant_product_id: string }) => r.merchant_product_id)
+        .sort(),
+    ).toEqual(['oud-1', 'oud-2']);
+  });
+
+  it('records each scored session with the products shown and their positions', async () => {
+    const session = '11111111-2222-4333-8444-555555555555';
+    const res = await score({ quiz, session_id: session, locale: 'en' });
+    await app.sessions.flush();
+    const [row] = await app.db.select().from(widgetSessions).where(eq(widgetSessions.id, session));
+    expect(row).toMatchObject({ merchantId, test: false, locale: 'en' });
+    const shown = row?.shown as { merchant_product_id: string; position: number; list: string }[];
+    const recs = res.json().recommendations;
+    expect(shown.filter((s) => s.list === 'recommendations').map((s) => s.merchant_product_id)).toEqual(
+      recs.map((r: { merchant_product_id: string }) => r.merchant_product_id),
+    );
+    expect(shown[0]?.position).toBe(1);
+    expect(row?.quiz).toMatchObject({ families: ['amber', 'oud'], catalog_mode: 'synced' });
+  });
+
+  it('test-key sessions are stored as test', async () => {
+    const session = '21111111-2222-4333-8444-555555555555';
+    await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: { api_key: testKey, quiz, session_id: session },
+    });
+    await app.sessions.flush();
+    const [row] = await app.db.select().from(widgetSessions).where(eq(widgetSessions.id, session));
+    expect(row?.test).toBe(true);
+  });
+});

@@ -1,0 +1,307 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { loadBundledCatalog } from '../catalog/bundled.ts';
+import { catalogProfile } from '../catalog/enrich.ts';
+import { LOGO_SVG, poweredBy } from '../scoring/attribution.ts';
+import { CompiledCatalog, lineOf, type ScoringProduct } from '../scoring/catalog.ts';
+import { buildProductMatrix, buildTaste, DOMINANT_WEIGHT, rank, scoreProducts } from '../scoring/engine.ts';
+import { normalizeQuiz, type Quiz, type QuizInput } from '../scoring/quiz.ts';
+import { slugsOf } from '../vocabulary/index.ts';
+
+const ACCORDS = slugsOf('accord');
+const FAMILIES = slugsOf('family');
+const RATINGS = slugsOf('rating');
+
+const quizOf = (input: QuizInput): Quiz => {
+  const r = normalizeQuiz(input);
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.quiz;
+};
+
+// ---- arbitraries ---------------------------------------------------------
+const profileArb = fc.record({
+  families: fc.uniqueArray(fc.constantFrom(...FAMILIES), { minLength: 1, maxLength: 3 }),
+  accords: fc
+    .uniqueArray(fc.constantFrom(...ACCORDS), { minLength: 1, maxLength: 8 })
+    .chain((names) =>
+      fc
+        .tuple(...names.map(() => fc.integer({ min: 5, max: 100 })))
+        .map((ws) => names.map((name, i) => ({ name, weight: (ws[i] as number) / 100 }))),
+    ),
+  seasons: fc.uniqueArray(fc.constantFrom(...slugsOf('season')), { maxLength: 4 }),
+  times: fc.uniqueArray(fc.constantFrom(...slugsOf('time')), { maxLength: 2 }),
+  occasions: fc.uniqueArray(fc.constantFrom(...slugsOf('occasion')), { maxLength: 4 }),
+});
+const productsArb = fc
+  .array(profileArb, { minLength: 1, maxLength: 30 })
+  .map((profiles) => profiles.map((profile, i) => ({ profile, line: `line-${i % 7}`, house: `house-${i % 4}` })));
+const quizInputArb = fc
+  .record(
+    {
+      families: fc.uniqueArray(fc.constantFrom(...FAMILIES), { maxLength: 4 }),
+      accord_ratings: fc.dictionary(fc.constantFrom(...ACCORDS), fc.constantFrom(...RATINGS), { maxKeys: 6 }),
+      season: fc.constantFrom(...slugsOf('season')),
+      occasion: fc.constantFrom(...slugsOf('occasion')),
+    },
+    { requiredKeys: ['families'] },
+  )
+  .filter((q) => q.families.length > 0 || Object.keys(q.accord_ratings ?? {}).length > 0);
+
+const scoresOf = (
+  products: {
+    profile: ScoringProduct['profile'] | Parameters<typeof buildProductMatrix>[0][number]['profile'];
+    line: string;
+    house: string;
+  }[],
+  quiz: Quiz,
+) => scoreProducts(buildProductMatrix(products), buildTaste(quiz));
+
+// ---- properties ----------------------------------------------------------
+describe('scoring properties (for all quizzes and products)', () => {
+  it('scores are integers from 0 to 100', () => {
+    fc.assert(
+      fc.property(productsArb, quizInputArb, (products, q) => {
+        for (const s of scoresOf(products, quizOf(q)).scores) {
+          expect(Number.isInteger(s)).toBe(true);
+          expect(s).toBeGreaterThanOrEqual(0);
+          expect(s).toBeLessThanOrEqual(100);
+        }
+      }),
+    );
+  });
+
+  it('loving an accord never lowers the score of a product that has it; avoiding it never raises it', () => {
+    fc.assert(
+      fc.property(productsArb, quizInputArb, fc.nat(), (products, q, pick) => {
+        const p = products[pick % products.length] as (typeof products)[number];
+        const accord = (p.profile.accords[pick % p.profile.accords.length] as { name: string }).name;
+        const i = products.indexOf(p);
+        const base = scoresOf(products, quizOf(q)).scores[i] as number;
+        const loved = scoresOf(products, quizOf({ ...q, accord_ratings: { ...q.accord_ratings, [accord]: 'love' } }))
+          .scores[i] as number;
+        const avoided = scoresOf(products, quizOf({ ...q, accord_ratings: { ...q.accord_ratings, [accord]: 'avoid' } }))
+          .scores[i] as number;
+        expect(loved).toBeGreaterThanOrEqual(base);
+        expect(avoided).toBeLessThanOrEqual(base);
+      }),
+    );
+  });
+
+  it('adding a product to the catalog never changes the scores of the others', () => {
+    fc.assert(
+      fc.property(productsArb, profileArb, quizInputArb, (products, extra, q) => {
+        const quiz = quizOf(q);
+        const before = scoresOf(products, quiz).scores;
+        const after = scoresOf([...products, { profile: extra, line: 'new', house: 'new' }], quiz).scores;
+        expect([...after.slice(0, products.length)]).toEqual([...before]);
+      }),
+    );
+  });
+
+  it('is deterministic and never answers more than the limit', () => {
+    fc.assert(
+      fc.property(productsArb, quizInputArb, fc.integer({ min: 1, max: 24 }), (products, q, limit) => {
+        const m = buildProductMatrix(products);
+        const quiz = quizOf(q);
+        const a = rank(m, buildTaste(quiz), limit);
+        const b = rank(buildProductMatrix(products), buildTaste(quizOf(q)), limit);
+        expect(a).toEqual(b);
+        expect(a.recommendations.length).toBe(Math.min(limit, products.length));
+        expect(new Set(a.recommendations.map((r) => r.index)).size).toBe(a.recommendations.length);
+      }),
+    );
+  });
+
+  it('a product dominated by an avoided accord ranks below every product without it', () => {
+    fc.assert(
+      fc.property(productsArb, quizInputArb, fc.constantFrom(...ACCORDS), (products, q, avoid) => {
+        const quiz = quizOf({ ...q, accord_ratings: { ...q.accord_ratings, [avoid]: 'avoid' } });
+        const ranking = rank(buildProductMatrix(products), buildTaste(quiz), 24);
+        const dominated = (i: number) =>
+          (products[i]?.profile.accords ?? []).some((a) => a.name === avoid && a.weight >= DOMINANT_WEIGHT);
+        let seenDominated = false;
+        for (const r of ranking.recommendations) {
+          if (dominated(r.index)) seenDominated = true;
+          else expect(seenDominated, 'a clean product after a dominated one').toBe(false);
+        }
+      }),
+    );
+  });
+});
+
+// ---- scenarios on the real catalog -----------------------------------------
+const { perfumes } = loadBundledCatalog();
+const shopProducts: ScoringProduct[] = perfumes.map((p) => ({
+  merchantProductId: p.id,
+  perfumeId: p.id,
+  name: p.name,
+  house: p.house,
+  price: 100,
+  currency: 'SAR',
+  productUrl: `https://shop.example/${p.id}`,
+  imageUrl: null,
+  quality: 'full',
+  profile: catalogProfile({ ...p, accords: Object.entries(p.accords).map(([name, w]) => ({ name, weight: w / 100 })) }),
+  line: lineOf(p.house, p.name),
+  lineHouse: p.house,
+}));
+const shop = new CompiledCatalog(1, shopProducts);
+const byId = new Map(shopProducts.map((p) => [p.merchantProductId, p]));
+const weightOf = (id: string, accord: string) =>
+  byId.get(id)?.profile.accords.find((a) => a.name === accord)?.weight ?? 0;
+const topOf = (q: QuizInput, n = 6) => shop.score(quizOf(q), n).recommendations.map((r) => r.merchant_product_id);
+const strongest = (id: string) => byId.get(id)?.profile.accords[0]?.name;
+
+describe('scenarios on the shipped catalog', () => {
+  it('an oud and amber lover who avoids citrus, in winter evenings: oud and amber first, no fresh citrus in the top 3', () => {
+    const top = topOf({
+      families: ['oud', 'amber'],
+      accord_ratings: { oud: 'love', amber: 'like', citrus: 'avoid' },
+      season: 'winter',
+      occasion: 'evening',
+    });
+    for (const id of top.slice(0, 3)) {
+      expect(weightOf(id, 'oud') + weightOf(id, 'amber'), id).toBeGreaterThan(0.5);
+      expect(weightOf(id, 'citrus'), id).toBeLessThan(0.3);
+    }
+  });
+
+  it('a fresh citrus summer office profile gets the opposite: citrus and fresh first, no oud in the top 3', () => {
+    const top = topOf({
+      families: ['citrus', 'fresh'],
+      accord_ratings: { citrus: 'love', oud: 'avoid' },
+      season: 'summer',
+      occasion: 'office',
+    });
+    for (const id of top.slice(0, 3)) {
+      expect(weightOf(id, 'citrus') + weightOf(id, 'fresh'), id).toBeGreaterThan(0.8);
+      expect(weightOf(id, 'oud'), id).toBe(0);
+    }
+  });
+
+  it('a gourmand lover gets vanilla and caramel perfumes', () => {
+    const top = topOf({
+      families: ['gourmand'],
+      accord_ratings: { vanilla: 'love', caramel: 'love' },
+      season: 'winter',
+    });
+    for (const id of top)
+      expect(weightOf(id, 'vanilla') + weightOf(id, 'caramel') + weightOf(id, 'sweet'), id).toBeGreaterThan(0.8);
+  });
+
+  it('a rose lover dressing for a wedding gets rose perfumes', () => {
+    const top = topOf({ families: ['floral'], accord_ratings: { rose: 'love' }, occasion: 'wedding' });
+    for (const id of top.slice(0, 4)) expect(weightOf(id, 'rose'), id).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('a sporty summer shopper gets aquatic and marine freshness', () => {
+    const top = topOf({
+      families: ['aquatic'],
+      accord_ratings: { aquatic: 'love', sweet: 'avoid' },
+      season: 'summer',
+      occasion: 'sport',
+    });
+    for (const id of top.slice(0, 3))
+      expect(weightOf(id, 'aquatic') + weightOf(id, 'marine') + weightOf(id, 'ozonic'), id).toBeGreaterThan(0.6);
+  });
+
+  it('a leather and tobacco lover in autumn evenings gets leather and tobacco', () => {
+    const top = topOf({
+      families: ['leather'],
+      accord_ratings: { leather: 'love', tobacco: 'love' },
+      season: 'autumn',
+      occasion: 'evening',
+    });
+    for (const id of top.slice(0, 3))
+      expect(weightOf(id, 'leather') + weightOf(id, 'tobacco'), id).toBeGreaterThan(0.6);
+  });
+
+  it('a white-floral spring shopper gets white florals', () => {
+    const top = topOf({
+      families: ['floral'],
+      accord_ratings: { 'white floral': 'love', oud: 'dislike' },
+      season: 'spring',
+      occasion: 'daily',
+    });
+    for (const id of top.slice(0, 3)) expect(weightOf(id, 'white floral'), id).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('loving woods but avoiding sweetness keeps sweet-dominated perfumes out of the list', () => {
+    const top = topOf({ families: ['woody'], accord_ratings: { woody: 'love', sweet: 'avoid', vanilla: 'avoid' } });
+    for (const id of top) {
+      expect(weightOf(id, 'sweet'), id).toBeLessThan(DOMINANT_WEIGHT);
+      expect(weightOf(id, 'vanilla'), id).toBeLessThan(DOMINANT_WEIGHT);
+    }
+  });
+
+  it('an iris and powder office profile gets powdery iris perfumes', () => {
+    const top = topOf({ families: ['powdery'], accord_ratings: { iris: 'love' }, occasion: 'office' });
+    for (const id of top.slice(0, 3)) expect(weightOf(id, 'iris') + weightOf(id, 'powdery'), id).toBeGreaterThan(0.6);
+  });
+
+  it('Arabic and alias answers mean the same as the English slugs', () => {
+    expect(
+      topOf({
+        families: ['عود', 'شرقي'],
+        accord_ratings: { عود: 'love', حمضيات: 'avoid' },
+        season: 'fall',
+        occasion: 'night out',
+      }),
+    ).toEqual(
+      topOf({
+        families: ['oud', 'amber'],
+        accord_ratings: { oud: 'love', citrus: 'avoid' },
+        season: 'autumn',
+        occasion: 'evening',
+      }),
+    );
+  });
+
+  it('keeps the list diverse: one product per perfume line, at most two per house', () => {
+    for (const q of [{ families: ['amber'] }, { families: ['fresh'] }, { families: ['oud'] }] as QuizInput[]) {
+      const top = topOf(q, 6);
+      const lines = top.map((id) => byId.get(id)?.line);
+      expect(new Set(lines).size).toBe(6);
+      const houses = top.map((id) => byId.get(id)?.house);
+      for (const h of new Set(houses)) expect(houses.filter((x) => x === h).length).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('also_explore holds good products from families the shopper did not pick', () => {
+    const answer = shop.score(quizOf({ families: ['oud'], accord_ratings: { oud: 'love' } }), 6);
+    expect(answer.also_explore.length).toBeGreaterThan(0);
+    for (const r of answer.also_explore) {
+      expect(byId.get(r.merchant_product_id)?.profile.families).not.toContain('oud');
+      expect(r.match_score).toBeGreaterThanOrEqual(55);
+    }
+  });
+
+  it('scores read like a match percentage: a fit near the top, a clash near the bottom', () => {
+    const answer = shop.score(
+      quizOf({ families: ['citrus'], accord_ratings: { citrus: 'love', oud: 'avoid' }, season: 'summer' }),
+      6,
+    );
+    expect(answer.recommendations[0]?.match_score).toBeGreaterThanOrEqual(85);
+    const ouds = shopProducts.map((p, i) => ({ p, i })).filter(({ p }) => strongest(p.merchantProductId) === 'oud');
+    const { scores } = scoreProducts(
+      shop.matrix,
+      buildTaste(quizOf({ families: ['citrus'], accord_ratings: { citrus: 'love', oud: 'avoid' }, season: 'summer' })),
+    );
+    for (const { i } of ouds) expect(scores[i]).toBeLessThan(35);
+  });
+});
+
+describe('attribution', () => {
+  it('labels in the locale and links with ref, merchant and session', () => {
+    const ar = poweredBy('https://sillage.app/powered-by', 'ar', 'oud-house', 's-1');
+    expect(ar.label).toMatch(/[\u0600-\u06FF]/);
+    expect(poweredBy('https://sillage.app/powered-by', 'en', 'x', 'y').label).toBe('Powered by Sillage');
+    const url = new URL(ar.url);
+    expect(Object.fromEntries(url.searchParams)).toEqual({ ref: 'widget', merchant: 'oud-house', session: 's-1' });
+  });
+  it('the logo is a small, valid, script-free SVG', () => {
+    expect(LOGO_SVG).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>.*<\/svg>$/s);
+    expect(LOGO_SVG).not.toMatch(/<script|\son\w+=|javascript:|href=/i);
+    expect(LOGO_SVG.length).toBeLessThan(1024);
+  });
+});
