@@ -50,8 +50,21 @@ export function hashKey(key: string): string {
 
 export type ParsedKey = { ok: true; mode: KeyMode; hash: string } | { ok: false };
 
+/** A busy storefront sends one key thousands of times a minute: its parse is remembered. */
+const PARSED_CACHE = 10_000;
+const parsed = new Map<string, ParsedKey>();
+
 /** Checks the shape and checksum only; whether the key exists is the store's question. */
 export function parseKey(key: string): ParsedKey {
+  const hit = parsed.get(key);
+  if (hit) return hit;
+  const result = parseUncached(key);
+  if (parsed.size >= PARSED_CACHE) parsed.clear();
+  parsed.set(key, result);
+  return result;
+}
+
+function parseUncached(key: string): ParsedKey {
   const m = KEY_PATTERN.exec(key);
   if (!m) return { ok: false };
   const [, mode, random, sum] = m;

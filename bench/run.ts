@@ -4,14 +4,18 @@
  * Figures and method are recorded in docs/benchmarks.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { runEngineBench } from './engine.ts';
 import { runImportBench } from './import.ts';
 import { runLookupBench } from './lookup.ts';
 import { runMatchBench } from './match.ts';
+import { runEndpointBench } from './score-endpoint.ts';
 
 const benches: Record<string, () => Promise<unknown>> = {
   lookup: () => runLookupBench(),
   import: () => runImportBench(),
   match: () => runMatchBench(),
+  engine: () => runEngineBench(),
+  endpoint: () => runEndpointBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -9,10 +9,20 @@ export const LOGO_SVG =
 
 const LABELS = { ar: 'بدعم من Sillage', en: 'Powered by Sillage' } as const;
 
+/** base + merchant → the URL up to the session parameter: parsed once, not per answer */
+const prefixes = new Map<string, string>();
+
 export function poweredBy(base: string, locale: 'ar' | 'en', merchantSlug: string, sessionId: string) {
-  const url = new URL(base);
-  url.searchParams.set('ref', 'widget');
-  url.searchParams.set('merchant', merchantSlug);
-  url.searchParams.set('session', sessionId);
-  return { label: LABELS[locale], url: url.toString(), logo_svg: LOGO_SVG };
+  const memo = `${base}\u0000${merchantSlug}`;
+  let prefix = prefixes.get(memo);
+  if (!prefix) {
+    const url = new URL(base);
+    url.searchParams.set('ref', 'widget');
+    url.searchParams.set('merchant', merchantSlug);
+    url.searchParams.set('session', '');
+    prefix = url.toString();
+    if (prefixes.size >= 10_000) prefixes.clear();
+    prefixes.set(memo, prefix);
+  }
+  return { label: LABELS[locale], url: prefix + encodeURIComponent(sessionId), logo_svg: LOGO_SVG };
 }

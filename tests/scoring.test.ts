@@ -117,8 +117,9 @@ describe('scoring properties (for all quizzes and products)', () => {
       fc.property(productsArb, quizInputArb, fc.constantFrom(...ACCORDS), (products, q, avoid) => {
         const quiz = quizOf({ ...q, accord_ratings: { ...q.accord_ratings, [avoid]: 'avoid' } });
         const ranking = rank(buildProductMatrix(products), buildTaste(quiz), 24);
+        const avoided = new Set(quiz.ratings.filter(([, r]) => r === 'avoid').map(([a]) => a as string));
         const dominated = (i: number) =>
-          (products[i]?.profile.accords ?? []).some((a) => a.name === avoid && a.weight >= DOMINANT_WEIGHT);
+          (products[i]?.profile.accords ?? []).some((a) => avoided.has(a.name) && a.weight >= DOMINANT_WEIGHT);
         let seenDominated = false;
         for (const r of ranking.recommendations) {
           if (dominated(r.index)) seenDominated = true;

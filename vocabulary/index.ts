@@ -410,8 +410,16 @@ function lookupFor(kind: VocabularyKind): Map<string, string> {
  * `توابل دافئة`, `oriental`), or null when the vocabulary has no such term.
  */
 export function resolveTerm<K extends VocabularyKind>(kind: K, name: string): SlugOf<K> | null {
-  return (lookupFor(kind).get(normalizeText(name)) as SlugOf<K> | undefined) ?? null;
+  const memo = `${kind}\u0000${name}`;
+  const hit = resolved.get(memo);
+  if (hit !== undefined) return hit as SlugOf<K> | null;
+  const slug = (lookupFor(kind).get(normalizeText(name)) as SlugOf<K> | undefined) ?? null;
+  // quizzes repeat the same few hundred names: remember them (bounded, any input is accepted)
+  if (resolved.size >= 5000) resolved.clear();
+  resolved.set(memo, slug);
+  return slug;
 }
+const resolved = new Map<string, string | null>();
 
 export function slugsOf<K extends VocabularyKind>(kind: K): SlugOf<K>[] {
   return (VOCABULARY[kind] as readonly Term[]).map((t) => t.slug) as SlugOf<K>[];

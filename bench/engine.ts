@@ -1,0 +1,83 @@
+/**
+ * The scoring engine alone: score and rank 10,000 products for one quiz.
+ *   npm run bench -- engine
+ * Products: the shipped catalog's real profiles, repeated to 10,000 as
+ * distinct products (each its own line). Quizzes: 40 generated from the
+ * vocabulary with a fixed seed. Each quiz is ranked cold (no answer cache):
+ * the median over all quizzes of 5 timed runs each.
+ */
+import { loadBundledCatalog } from '../catalog/bundled.ts';
+import { catalogProfile } from '../catalog/enrich.ts';
+import { buildProductMatrix, buildTaste, rank } from '../scoring/engine.ts';
+import { normalizeQuiz, type Quiz } from '../scoring/quiz.ts';
+import { slugsOf } from '../vocabulary/index.ts';
+import { median, quantile } from './stats.ts';
+import { rng } from './synthetic.ts';
+
+export function benchQuizzes(n: number, seed = 5): Quiz[] {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)] as T;
+  const out: Quiz[] = [];
+  while (out.length < n) {
+    const ratings: Record<string, string> = {};
+    for (let i = 0; i < 1 + Math.floor(r() * 5); i++) ratings[pick(slugsOf('accord'))] = pick(slugsOf('rating'));
+    const q = normalizeQuiz({
+      families: Array.from({ length: 1 + Math.floor(r() * 3) }, () => pick(slugsOf('family'))),
+      accord_ratings: ratings,
+      season: pick(slugsOf('season')),
+      occasion: pick(slugsOf('occasion')),
+    });
+    if (q.ok) out.push(q.quiz);
+  }
+  return out;
+}
+
+export function engineProducts(count: number) {
+  const { perfumes } = loadBundledCatalog();
+  return Array.from({ length: count }, (_, i) => {
+    const p = perfumes[i % perfumes.length] as (typeof perfumes)[number];
+    return {
+      profile: catalogProfile({
+        ...p,
+        accords: Object.entries(p.accords).map(([name, w]) => ({ name, weight: w / 100 })),
+      }),
+      line: `line-${i}`,
+      house: `${p.house}-${Math.floor(i / perfumes.length)}`,
+    };
+  });
+}
+
+export async function runEngineBench(log: (s: string) => void = console.log) {
+  const N = 10_000;
+  const products = engineProducts(N);
+  let t = performance.now();
+  const matrix = buildProductMatrix(products);
+  const compileMs = performance.now() - t;
+  const quizzes = benchQuizzes(40);
+  for (const q of quizzes.slice(0, 10)) rank(matrix, buildTaste(q), 6); // warm-up
+  const perQuiz: number[] = [];
+  for (const q of quizzes) {
+    const runs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      t = performance.now();
+      rank(matrix, buildTaste(q), 6);
+      runs.push(performance.now() - t);
+    }
+    perQuiz.push(median(runs));
+  }
+  const med = median(perQuiz);
+  const result = {
+    products: N,
+    compileMs,
+    medianMs: med,
+    p95Ms: quantile(perQuiz, 0.95),
+    productsPerSecond: N / (med / 1000),
+  };
+  log(`engine: ${N} products compiled in ${compileMs.toFixed(1)} ms (once per catalog version)`);
+  log('| products | median ms per quiz (score + rank) | p95 ms | products scored per second |');
+  log('|---|---|---|---|');
+  log(
+    `| ${N} | ${med.toFixed(3)} | ${result.p95Ms.toFixed(3)} | ${Math.round(result.productsPerSecond).toLocaleString('en')} |`,
+  );
+  return result;
+}

@@ -1,0 +1,146 @@
+/**
+ * POST /api/widget/score under load, beside a bare Fastify route:
+ *   npm run bench -- endpoint
+ * The service and the bare route each run in their own process; autocannon
+ * (this process) sends 50 concurrent connections for 10 s, three rounds
+ * alternating bare and score; figures are the medians of the rounds. Score
+ * requests cycle through 50 quizzes and 20,000 shopper addresses
+ * (X-Forwarded-For from a trusted proxy), so the per-key-and-address rate
+ * limit is exercised but not hit: one shop key, many shoppers. The bare route
+ * answers a fixed body of the same size as a score answer.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { benchQuizzes } from './engine.ts';
+import { median } from './stats.ts';
+
+function start(
+  mode: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/score-server.ts', mode], {
+      cwd: join(import.meta.dirname, '..'),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ child, info: JSON.parse(line) });
+    });
+    child.on('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+}
+
+const QUIZ_ANSWERS = benchQuizzes(50, 11).map((q) => ({
+  families: q.families,
+  accord_ratings: Object.fromEntries(q.ratings),
+  ...(q.season ? { season: q.season } : {}),
+  ...(q.occasion ? { occasion: q.occasion } : {}),
+}));
+
+function run(opts: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+export async function runEndpointBench(log: (s: string) => void = console.log, seconds = 10, rounds = 3) {
+  const service = await start('service');
+  const { port, key } = service.info as { port: number; key: string };
+  const base = `http://127.0.0.1:${port}/api/widget/score`;
+  const sample = await fetch(base, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-widget-version': 'v1' },
+    body: JSON.stringify({ api_key: key, quiz: QUIZ_ANSWERS[0] }),
+  });
+  const sampleBody = await sample.text();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  writeFileSync(join(dir, 'body.json'), sampleBody);
+  const bare = await start('bare', { BARE_BODY_FILE: join(dir, 'body.json') });
+  const barePort = (bare.info as { port: number }).port;
+
+  let n = 0;
+  const scoreOpts: autocannon.Options = {
+    url: base,
+    connections: 50,
+    duration: seconds,
+    method: 'POST',
+    requests: [
+      {
+        setupRequest: (req) => {
+          n++;
+          return {
+            ...req,
+            headers: {
+              'content-type': 'application/json',
+              'x-widget-version': 'v1',
+              'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${(n % 20_000) & 255}`,
+            },
+            body: JSON.stringify({
+              api_key: key,
+              quiz: QUIZ_ANSWERS[n % QUIZ_ANSWERS.length],
+              locale: n % 3 ? 'ar' : 'en',
+            }),
+          };
+        },
+      },
+    ],
+  };
+  const bareOpts: autocannon.Options = {
+    url: `http://127.0.0.1:${barePort}/bare`,
+    connections: 50,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: key, quiz: QUIZ_ANSWERS[0] }),
+  };
+  const rows: { kind: string; rps: number; p50: number; p99: number; non2xx: number }[] = [];
+  try {
+    await run({ ...scoreOpts, duration: 2 }); // warm-up: compile the catalog, fill caches, JIT
+    await run({ ...bareOpts, duration: 2 });
+    for (let r = 0; r < rounds; r++) {
+      for (const [kind, opts] of [
+        ['bare', bareOpts],
+        ['score', scoreOpts],
+      ] as const) {
+        const res = await run(opts);
+        rows.push({
+          kind,
+          rps: res.requests.average,
+          p50: res.latency.p50,
+          p99: res.latency.p99,
+          non2xx: res.non2xx + res.errors,
+        });
+      }
+    }
+  } finally {
+    service.child.kill('SIGTERM');
+    bare.child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const of = (kind: string, f: (r: (typeof rows)[number]) => number) =>
+    median(rows.filter((r) => r.kind === kind).map(f));
+  const result = {
+    bodyBytes: Buffer.byteLength(sampleBody),
+    bare: { rps: of('bare', (r) => r.rps), p50: of('bare', (r) => r.p50), p99: of('bare', (r) => r.p99) },
+    score: { rps: of('score', (r) => r.rps), p50: of('score', (r) => r.p50), p99: of('score', (r) => r.p99) },
+    score_non2xx: rows.filter((r) => r.kind === 'score').reduce((a, r) => a + r.non2xx, 0),
+    rounds: rows,
+  };
+  const ratio = result.score.rps / result.bare.rps;
+  log(
+    `endpoint: 50 connections, ${seconds} s x ${rounds} rounds, answer ${result.bodyBytes} bytes, 1,000 synced products`,
+  );
+  log('| route | requests/s (median) | p50 ms | p99 ms |');
+  log('|---|---|---|---|');
+  log(`| bare Fastify, fixed body | ${Math.round(result.bare.rps)} | ${result.bare.p50} | ${result.bare.p99} |`);
+  log(`| POST /api/widget/score | ${Math.round(result.score.rps)} | ${result.score.p50} | ${result.score.p99} |`);
+  log(`ratio score/bare: ${ratio.toFixed(2)}; non-2xx answers during score runs: ${result.score_non2xx}`);
+  return { ...result, ratio };
+}

@@ -1,0 +1,51 @@
+/**
+ * Child process of bench/score-endpoint.ts.
+ *   service: the whole service (in-memory PGlite, or BENCH_DATABASE_URL), a
+ *            merchant with 1,000 synced products; prints {port, key}.
+ *   bare:    a bare Fastify route answering a fixed JSON body (read from the
+ *            file named by BARE_BODY_FILE); prints {port}.
+ */
+import { readFileSync } from 'node:fs';
+import Fastify from 'fastify';
+import { buildApp } from '../app.ts';
+import { loadBundledCatalog } from '../catalog/bundled.ts';
+import { loadConfig } from '../config.ts';
+import { createKey } from '../services/keys.ts';
+import { createMerchant } from '../services/merchants.ts';
+import { syncProducts } from '../services/products.ts';
+
+const mode = process.argv[2];
+if (mode === 'bare') {
+  const body = readFileSync(process.env.BARE_BODY_FILE as string, 'utf8');
+  const app = Fastify({ logger: false });
+  app.post('/bare', async (_req, reply) => reply.type('application/json').send(body));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`);
+} else {
+  const config = loadConfig({
+    DATABASE_URL: process.env.BENCH_DATABASE_URL || 'memory:',
+    LOG_LEVEL: 'warn',
+    TRUST_PROXY: '127.0.0.1',
+    SEED_DEMO: 'false',
+  });
+  const app = await buildApp({ config });
+  await app.ready();
+  const merchant = await createMerchant(app.db, { name: 'Bench Store', slug: `bench-${process.pid}` });
+  const key = await createKey(app.db, merchant.id, { mode: 'live', allowedOrigins: ['https://bench.example'] });
+  const { perfumes } = loadBundledCatalog();
+  const products = Array.from({ length: 1000 }, (_, i) => {
+    const p = perfumes[i % perfumes.length] as (typeof perfumes)[number];
+    return {
+      merchant_product_id: `sku-${i}`,
+      name: `${p.name} ${i < perfumes.length ? '' : 'Tester'}`.trim(),
+      house: p.house,
+      price: 100 + (i % 900),
+      product_url: `https://bench.example/p/${i}`,
+    };
+  });
+  const summary = await syncProducts(app.db, app.catalog.current(), merchant.id, products);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  process.stdout.write(
+    `${JSON.stringify({ port: (app.server.address() as { port: number }).port, key: key.key, matched: summary.matched })}\n`,
+  );
+}
