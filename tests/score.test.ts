@@ -261,3 +261,32 @@ describe('caching and sessions', () => {
     expect(row?.test).toBe(true);
   });
 });
+
+describe('several instances on one database', () => {
+  it('a sync through one instance is seen by score on another at its next version check', async () => {
+    const { buildApp } = await import('../app.ts');
+    const { testConfig } = await import('./helper.ts');
+    // a second instance on the same database (not closing it: the first owns it)
+    const other = await buildApp({
+      config: testConfig({ REDIS_URL: undefined }),
+      database: { ...app.database, close: async () => {}, migrate: async () => {} },
+      logger: false,
+    });
+    await other.ready();
+    const m = await createMerchantWithKey(app);
+    const ask = () => other.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: m.key, quiz } });
+    expect((await ask()).json().recommendations).toEqual([]); // compiled and cached on the other instance
+    await app.inject({
+      method: 'PUT',
+      url: `/api/admin/merchants/${m.merchant.id}/products`,
+      payload: { products: feed.slice(0, 1) },
+      headers: adminHeaders,
+    });
+    expect((await ask()).json().recommendations).toEqual([]); // still its cached catalog
+    await other.merchantCatalogs.checkVersions(); // what its timer does every 500 ms
+    expect(
+      (await ask()).json().recommendations.map((r: { merchant_product_id: string }) => r.merchant_product_id),
+    ).toEqual(['oud-1']);
+    await other.close();
+  });
+});

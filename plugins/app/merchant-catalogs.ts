@@ -11,6 +11,8 @@ declare module 'fastify' {
       get(merchantId: string): Promise<CompiledCatalog>;
       /** drops the merchant's compiled catalog here (a sync or pin on this instance) */
       invalidate(merchantId: string): void;
+      /** reads the cached merchants' versions now and drops the changed ones (also run every MERCHANT_POLL_MS) */
+      checkVersions(): Promise<void>;
     };
   }
 }
@@ -94,26 +96,28 @@ export default fp(
       return pending;
     }
 
-    const timer = setInterval(async () => {
+    async function checkVersions(): Promise<void> {
       if (cache.size === 0) return;
-      try {
-        const ids = [...cache.keys()];
-        const rows = await app.db
-          .select({ id: merchants.id, version: merchants.catalogVersion })
-          .from(merchants)
-          .where(inArray(merchants.id, ids));
-        const current = new Map(rows.map((r) => [r.id, r.version]));
-        for (const id of ids) {
-          if (current.get(id) !== cache.get(id)?.version) cache.delete(id);
-        }
-      } catch (err) {
-        app.log.warn({ err }, 'merchant catalog version check failed; cached catalogs kept');
+      const ids = [...cache.keys()];
+      const rows = await app.db
+        .select({ id: merchants.id, version: merchants.catalogVersion })
+        .from(merchants)
+        .where(inArray(merchants.id, ids));
+      const current = new Map(rows.map((r) => [r.id, r.version]));
+      for (const id of ids) {
+        if (current.get(id) !== cache.get(id)?.version) cache.delete(id);
       }
+    }
+
+    const timer = setInterval(() => {
+      checkVersions().catch((err) =>
+        app.log.warn({ err }, 'merchant catalog version check failed; cached catalogs kept'),
+      );
     }, MERCHANT_POLL_MS);
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
 
-    app.decorate('merchantCatalogs', { get, invalidate: (id: string) => void cache.delete(id) });
+    app.decorate('merchantCatalogs', { get, invalidate: (id: string) => void cache.delete(id), checkVersions });
   },
   { name: 'merchant-catalogs', dependencies: ['database', 'catalog'] },
 );
