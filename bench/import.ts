@@ -5,12 +5,11 @@
  * fresh database is created and dropped). Peak memory is the largest RSS
  * sampled every 50 ms during the import, minus the RSS before it.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { createDatabase, type Database } from '../db/client.ts';
+import { createScratchDatabase } from '../db/scratch.ts';
 import { CSV_COLUMNS, importCatalog, readRows } from '../services/catalog-import.ts';
 import { syntheticPerfumes } from './synthetic.ts';
 
@@ -81,18 +80,12 @@ export async function runImportBench(log: (s: string) => void = console.log, row
     await lite.close();
     const url = process.env.BENCH_DATABASE_URL;
     if (url) {
-      const name = `sillage_bench_${randomBytes(4).toString('hex')}`;
-      const admin = postgres(url, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`create database ${name}`);
-      const u = new URL(url);
-      u.pathname = `/${name}`;
-      const pg = await createDatabase({ database: { kind: 'postgres', url: u.toString() } });
+      const scratch = await createScratchDatabase(url, 'sillage_bench');
       try {
-        results.postgres = await timedImport(pg, file);
+        results.postgres = await timedImport(scratch.database, file);
       } finally {
-        await pg.close();
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
-        await admin.end();
+        await scratch.database.close();
+        await scratch.drop();
       }
     }
   } finally {

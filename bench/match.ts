@@ -10,9 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import postgres from 'postgres';
 import { matchListing } from '../catalog/matcher.ts';
 import { createDatabase, type Database } from '../db/client.ts';
+import { createScratchDatabase } from '../db/scratch.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
@@ -76,18 +76,12 @@ export async function runMatchBench(log: (s: string) => void = console.log) {
   await pglite.close();
   const url = process.env.BENCH_DATABASE_URL;
   if (url) {
-    const name = `sillage_bench_${randomBytes(4).toString('hex')}`;
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    const u = new URL(url);
-    u.pathname = `/${name}`;
-    const pg = await createDatabase({ database: { kind: 'postgres', url: u.toString() } });
+    const scratch = await createScratchDatabase(url, 'sillage_bench');
     try {
-      results.postgres = await timedSync(pg);
+      results.postgres = await timedSync(scratch.database);
     } finally {
-      await pg.close();
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await scratch.database.close();
+      await scratch.drop();
     }
   }
   log('| database | products | first sync (s) | re-sync (s) |');

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { createDatabase, type Database } from '../db/client.ts';
+import { createScratchDatabase } from '../db/scratch.ts';
 import { createKey } from '../services/keys.ts';
 import { createMerchant } from '../services/merchants.ts';
 
@@ -35,20 +35,7 @@ export async function createTestDatabase(): Promise<{
     const database = await createDatabase({ database: { kind: 'pglite', dataDir: null } });
     return { database, url: null, drop: async () => {} };
   }
-  const name = `sillage_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  const database = await createDatabase({ database: { kind: 'postgres', url: url.toString() } });
-  return {
-    database,
-    url: url.toString(),
-    drop: async () => {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
+  return createScratchDatabase(TEST_DATABASE_URL, 'sillage_test');
 }
 
 export type TestApp = Awaited<ReturnType<typeof buildApp>> & { dropDatabase: () => Promise<void> };
