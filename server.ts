@@ -68,6 +68,7 @@ if (demo) {
       : []),
     '  try it:',
     `    curl -s ${base}/api/widget/verify -H 'content-type: application/json' -d '{"api_key":"${demo.key}"}'`,
+    `    curl -s ${base}/api/widget/score -H 'content-type: application/json' -d '{"api_key":"${demo.key}","locale":"en","quiz":{"families":["oud","amber"],"accord_ratings":{"oud":"love","citrus":"avoid"},"season":"winter","occasion":"evening"}}'`,
   );
 }
 if (!config.adminToken) lines.push('  admin API: off (set ADMIN_TOKEN to enable it)');

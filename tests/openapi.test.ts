@@ -16,6 +16,8 @@ describe('OpenAPI and health', () => {
     const verify = doc.paths['/api/widget/verify'].post;
     expect(verify.requestBody.content['application/json'].schema.properties.api_key).toBeDefined();
     expect(Object.keys(verify.responses)).toEqual(expect.arrayContaining(['200', '4XX', '5XX']));
+    const score = doc.paths['/api/widget/score'].post;
+    expect(score.responses['200'].content['application/json'].schema.properties.recommendations).toBeDefined();
     for (const path of [
       '/api/admin/merchants',
       '/api/admin/merchants/{id}/keys',

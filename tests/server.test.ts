@@ -55,6 +55,7 @@ describe('npm start on the embedded default', () => {
     await waitFor(() => /test key: pk_test_\w+/.test(s.output()), 45_000);
     const key = /test key: (pk_test_\w+)/.exec(s.output())?.[1];
     expect(s.output()).toContain(`curl -s http://127.0.0.1:${port}/api/widget/verify`);
+    expect(s.output()).toMatch(/demo product feed: 46 products, \d+ matched/);
 
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(await health.json()).toEqual({ status: 'ok' });
@@ -65,6 +66,18 @@ describe('npm start on the embedded default', () => {
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { merchant: { slug: string } }).merchant.slug).toBe('demo');
+
+    // the curl line it prints for a recommendation works too
+    const line = /curl -s (\S+\/api\/widget\/score) .* -d '(.+)'/.exec(s.output());
+    const scored = await fetch(line?.[1] ?? '', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: line?.[2],
+    });
+    expect(scored.status).toBe(200);
+    const answer = (await scored.json()) as { recommendations: unknown[]; test_mode: boolean };
+    expect(answer.recommendations.length).toBe(6);
+    expect(answer.test_mode).toBe(true);
 
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
