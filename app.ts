@@ -7,6 +7,8 @@ import type { Database } from './db/client.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import databasePlugin from './plugins/app/database.ts';
 import errorsPlugin from './plugins/app/errors.ts';
+import eventWriterPlugin from './plugins/app/event-writer.ts';
+import leadsPlugin from './plugins/app/leads.ts';
 import merchantCatalogsPlugin from './plugins/app/merchant-catalogs.ts';
 import redisPlugin from './plugins/app/redis.ts';
 import sessionsPlugin from './plugins/app/sessions.ts';
@@ -28,6 +30,8 @@ export interface BuildAppOptions {
   /** an already open database; the app closes it on close */
   database?: Database;
   logger?: FastifyServerOptions['logger'];
+  /** production logging (level and redaction) into this stream, for tests that read the log */
+  logStream?: { write(line: string): void };
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -43,8 +47,20 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   const app = Fastify({
     logger: opts.logger ?? {
       level: config.logLevel,
+      ...(opts.logStream ? { stream: opts.logStream } : {}),
       redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'body.api_key', 'body.email', 'body.phone'],
+        // contact details and keys never reach a log line
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'body.api_key',
+          'body.email',
+          'body.phone',
+          'body.events[*].email',
+          'body.events[*].phone',
+          'email',
+          'phone',
+        ],
         censor: '[redacted]',
       },
     },
@@ -84,6 +100,8 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(catalogPlugin);
   await app.register(merchantCatalogsPlugin);
   await app.register(sessionsPlugin);
+  await app.register(leadsPlugin);
+  await app.register(eventWriterPlugin);
   await app.register(rateLimitPlugin);
   await app.register(widgetKeyPlugin);
   await app.register(swaggerPlugin);

@@ -31,6 +31,8 @@ export const EnvSchema = Type.Object({
       description: '32 bytes as 64 hex characters or base64',
     }),
   ),
+  LEAD_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 365 }),
+  ATTRIBUTION_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -54,7 +56,10 @@ export interface Config {
   trustProxy: string[];
   publicBaseUrl: string;
   poweredByUrl: string;
+  /** AES-256 key for shopper contact details; on the embedded database a local one is made when unset */
   leadEncryptionKey: Buffer | null;
+  leadRetentionDays: number;
+  attributionWindowDays: number;
   /** create the demo merchant, key and feed at start-up */
   seedDemo: boolean;
   logLevel: string;
@@ -126,6 +131,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { kind: 'pglite', dataDir: null }
         : { kind: 'postgres', url };
 
+  if (database.kind === 'postgres' && !leadKey) {
+    throw new ConfigError(
+      "Invalid configuration: LEAD_ENCRYPTION_KEY is required with PostgreSQL: shoppers' contact details are stored encrypted (generate one: node -e \"console.log(require('crypto').randomBytes(32).toString('hex'))\")",
+    );
+  }
+
   const shownHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
   const publicBaseUrl = (
     e.PUBLIC_BASE_URL ?? `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${e.PORT}`
@@ -141,6 +152,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     poweredByUrl: e.POWERED_BY_URL,
     leadEncryptionKey: leadKey,
+    leadRetentionDays: e.LEAD_RETENTION_DAYS,
+    attributionWindowDays: e.ATTRIBUTION_WINDOW_DAYS,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',
     logLevel: e.LOG_LEVEL,
   };

@@ -27,6 +27,7 @@ if (mode === 'bare') {
     LOG_LEVEL: 'warn',
     TRUST_PROXY: '127.0.0.1',
     SEED_DEMO: 'false',
+    LEAD_ENCRYPTION_KEY: 'ab'.repeat(32),
   });
   const app = await buildApp({ config });
   await app.ready();

@@ -5,9 +5,13 @@ import { KEY_INVALIDATION_CHANNEL } from '../auth/key-store.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
+import { createLeadCipher } from '../lib/lead-crypto.ts';
+import { resolveLeadKey } from '../lib/lead-key.ts';
+import { merchantAnalytics } from '../services/analytics.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { importCatalog, readRows } from '../services/catalog-import.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
+import { eraseLeadsByEmail, exportLeads, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
 import { createMerchant, listMerchants, merchantView } from '../services/merchants.ts';
 import { readProductFeed } from '../services/product-feed.ts';
 import { listProducts, pinMatch, productView, syncProducts, unpinMatch } from '../services/products.ts';
@@ -30,6 +34,11 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   products:pin <merchant> <merchant-product-id> <perfume-id>
                                              matches a product by hand (find the id with lookup)
   products:unpin <merchant> <merchant-product-id>
+  analytics <merchant> [--from <date>] [--to <date>] [--test]
+                                             the widget's funnel, rates and attributed revenue (default: last 30 days, live)
+  leads:export <merchant> [--csv]            contact details given with consent (decrypted)
+  leads:erase <merchant> --email <email>     right to erasure
+  leads:purge                                removes leads older than LEAD_RETENTION_DAYS
   catalog:import <file.json|file.jsonl|file.csv>
                                              adds or updates perfumes by id (format: docs/catalog.md)
 
@@ -80,6 +89,13 @@ function progressBar(label: string) {
   };
 }
 
+/** The lead key as the service uses it (configured, or the embedded database's local one). */
+function leadCipherFor(config: Config) {
+  const key = resolveLeadKey(config, false);
+  if (!key) throw new AppError(400, 'usage', 'no lead key: set LEAD_ENCRYPTION_KEY (the one the service uses)');
+  return createLeadCipher(key);
+}
+
 /** Tells running instances to drop a changed key from their caches. */
 async function broadcastKeyChange(config: Config, hash: string) {
   if (!config.redisUrl) return;
@@ -107,6 +123,11 @@ export async function run(argv: string[], config: Config, database: Database): P
       replace: { type: 'boolean', default: false },
       status: { type: 'string' },
       limit: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      test: { type: 'boolean', default: false },
+      csv: { type: 'boolean', default: false },
+      email: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -224,6 +245,73 @@ export async function run(argv: string[], config: Config, database: Database): P
       const row = await unpinMatch(db, snapshot, need(args[0], '<merchant>'), need(args[1], '<merchant-product-id>'));
       const view = productView(row, snapshot);
       print(out, view, [view], ['merchant_product_id', 'name', 'status', 'sillage_perfume_id', 'pinned', 'reason']);
+      return 0;
+    }
+    case 'analytics': {
+      const to = values.to ? new Date(values.to) : new Date();
+      const from = values.from ? new Date(values.from) : new Date(to.getTime() - 30 * 24 * 3600 * 1000);
+      if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from >= to) {
+        throw new AppError(400, 'usage', '--from and --to must be dates, from before to');
+      }
+      const a = await merchantAnalytics(db, need(args[0], '<merchant>'), {
+        from,
+        to,
+        test: values.test ?? false,
+        attributionWindowDays: config.attributionWindowDays,
+      });
+      if (out.json) {
+        print(out, a);
+        return 0;
+      }
+      const pct = (r: number | null) => (r === null ? '-' : `${(r * 100).toFixed(1)}%`);
+      process.stdout.write(
+        `${a.merchant.name} (${a.merchant.slug}), ${a.traffic} traffic, ${a.from.slice(0, 10)} to ${a.to.slice(0, 10)}\n\n`,
+      );
+      print(
+        out,
+        a.funnel,
+        Object.entries(a.funnel).map(([step, count]) => ({ step, count })),
+      );
+      process.stdout.write(
+        `\nclick-through ${pct(a.click_through_rate)}, conversion ${pct(a.conversion_rate)}; orders ${a.orders.total}, attributed ${a.orders.attributed} (window ${a.attribution_window_days} days)\n\n`,
+      );
+      print(out, a.attributed_revenue, a.attributed_revenue, ['currency', 'orders', 'revenue']);
+      process.stdout.write('\ntop recommended\n');
+      print(out, a.top_recommended, a.top_recommended);
+      process.stdout.write('\ntop clicked\n');
+      print(out, a.top_clicked, a.top_clicked);
+      process.stdout.write('\nloved accords\n');
+      print(out, a.loved_accords, a.loved_accords);
+      process.stdout.write('\navoided accords\n');
+      print(out, a.avoided_accords, a.avoided_accords);
+      return 0;
+    }
+    case 'leads:export': {
+      const rows = await exportLeads(db, leadCipherFor(config), need(args[0], '<merchant>'));
+      if (values.csv) process.stdout.write(leadsCsv(rows));
+      else
+        print(out, rows, rows as unknown as Record<string, unknown>[], [
+          'email',
+          'phone',
+          'consent_at',
+          'consent_version',
+          'test',
+        ]);
+      return 0;
+    }
+    case 'leads:erase': {
+      const deleted = await eraseLeadsByEmail(
+        db,
+        leadCipherFor(config),
+        need(args[0], '<merchant>'),
+        need(values.email, '--email'),
+      );
+      process.stdout.write(`${deleted} lead(s) erased\n`);
+      return 0;
+    }
+    case 'leads:purge': {
+      const purged = await purgeExpiredLeads(db, config.leadRetentionDays);
+      process.stdout.write(`${purged} lead(s) older than ${config.leadRetentionDays} days purged\n`);
       return 0;
     }
     case 'catalog:import': {

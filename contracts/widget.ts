@@ -179,3 +179,30 @@ export const ScoreResponseSchema = Type.Object({
 export type ScoreRequest = Static<typeof ScoreRequestSchema>;
 export type ScoreResponse = Static<typeof ScoreResponseSchema>;
 export type Recommendation = Static<typeof RecommendationSchema>;
+
+export const EventRequestSchema = Type.Object(
+  {
+    api_key: Type.Optional(ApiKeyField),
+    session_id: Type.Optional(Type.String({ format: 'uuid', description: 'Session of the events that name none' })),
+    events: Type.Optional(
+      Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'Batch form: 1–50 events. Or send one event inline: its type and fields at the top level.',
+      }),
+    ),
+    type: Type.Optional(Type.String({ description: 'Single form: the event type' })),
+  },
+  {
+    additionalProperties: true,
+    description:
+      'Types — lifecycle: widget_loaded, widget_opened, quiz_started, quiz_completed, results_viewed, widget_closed, widget_error (message, code); click: recommendation_clicked and also_explore_clicked (merchant_product_id, position), powered_by_clicked; lead: lead_submitted (email and/or phone, consent: true, consent_version); purchase: purchase_completed (order_id, total, currency, items: [{merchant_product_id, quantity, price}]). Each may carry event_id (dedup key), occurred_at and session_id.',
+  },
+);
+
+export const EventResponseSchema = Type.Object({
+  accepted: Type.Integer({ description: 'Events stored by this request' }),
+  duplicates: Type.Integer({
+    description: 'Events already stored (same event_id, or a purchase order_id seen before)',
+  }),
+});

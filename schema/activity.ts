@@ -90,6 +90,7 @@ export const purchases = pgTable(
     sessionId: uuid('session_id'),
     test: boolean('test').notNull(),
     orderId: text('order_id').notNull(),
+    eventId: text('event_id'),
     total: numeric('total', { precision: 14, scale: 2, mode: 'number' }).notNull(),
     currency: text('currency').notNull(),
     items: jsonb('items').notNull().default([]),

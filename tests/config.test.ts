@@ -24,10 +24,17 @@ describe('configuration', () => {
 
   it('derives the database from DATABASE_URL; no demo data on PostgreSQL unless asked', () => {
     expect(loadConfig({ DATABASE_URL: 'memory:' }).database).toEqual({ kind: 'pglite', dataDir: null });
-    const pg = loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x' });
+    const key = 'ab'.repeat(32);
+    const pg = loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', LEAD_ENCRYPTION_KEY: key });
     expect(pg.database).toEqual({ kind: 'postgres', url: 'postgres://u@db:5432/x' });
     expect(pg.seedDemo).toBe(false);
-    expect(loadConfig({ DATABASE_URL: 'postgres://u@db/x', SEED_DEMO: 'true' }).seedDemo).toBe(true);
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://u@db/x', SEED_DEMO: 'true', LEAD_ENCRYPTION_KEY: key }).seedDemo,
+    ).toBe(true);
+  });
+
+  it("refuses to start on PostgreSQL without a key for shoppers' contact details", () => {
+    expect(errorOf({ DATABASE_URL: 'postgres://u@db/x' })).toMatch(/LEAD_ENCRYPTION_KEY is required with PostgreSQL/);
   });
 
   it('names the variable in one line for each bad value', () => {

@@ -14,12 +14,14 @@ import { createMerchant } from '../services/merchants.ts';
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const LEAD_KEY = 'cd'.repeat(32);
 
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
   return loadConfig({
     DATABASE_URL: 'memory:',
     LOG_LEVEL: 'silent',
     ADMIN_TOKEN,
+    LEAD_ENCRYPTION_KEY: LEAD_KEY,
     ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),
     ...env,
   });

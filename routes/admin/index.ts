@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../lib/errors.ts';
+import activity from './activity.ts';
 import keys from './keys.ts';
 import merchants from './merchants.ts';
 import products from './products.ts';
@@ -31,6 +32,7 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(merchants);
   await app.register(keys);
   await app.register(products);
+  await app.register(activity);
 };
 
 export default admin;

@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../lib/errors.ts';
+import event from './event.ts';
 import lookup from './lookup.ts';
 import score from './score.ts';
 import verify from './verify.ts';
@@ -42,6 +43,7 @@ const widget: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(verify);
   await app.register(lookup);
   await app.register(score);
+  await app.register(event);
 };
 
 export default widget;

@@ -1,0 +1,1 @@
+ALTER TABLE "purchases" ADD COLUMN "event_id" text;

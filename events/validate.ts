@@ -1,0 +1,233 @@
+/**
+ * Widget events: the types, their fields, and validation of a request's
+ * events one by one. Pure.
+ */
+import { FormatRegistry, type TSchema, Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+
+export const LIFECYCLE = [
+  'widget_loaded',
+  'widget_opened',
+  'quiz_started',
+  'quiz_completed',
+  'results_viewed',
+  'widget_closed',
+  'widget_error',
+] as const;
+export const CLICKS = ['recommendation_clicked', 'also_explore_clicked', 'powered_by_clicked'] as const;
+export const EVENT_TYPES = [...LIFECYCLE, ...CLICKS, 'lead_submitted', 'purchase_completed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const MAX_EVENTS = 50;
+export const MAX_EVENT_BYTES = 32 * 1024;
+export const MAX_REQUEST_BYTES = 64 * 1024;
+/** occurred_at is kept within [now − 7 days, now + 5 minutes]: client clocks drift, replayed queues age */
+export const OCCURRED_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+export const OCCURRED_MAX_AHEAD_MS = 5 * 60 * 1000;
+
+// TypeBox's compiler knows no string formats until told
+if (!FormatRegistry.Has('date-time')) {
+  FormatRegistry.Set(
+    'date-time',
+    (v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i.test(v) && !Number.isNaN(Date.parse(v)),
+  );
+}
+if (!FormatRegistry.Has('uuid')) {
+  FormatRegistry.Set('uuid', (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v));
+}
+
+const Common = {
+  type: Type.String(),
+  event_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Client id: a resent event with the same id is stored once',
+    }),
+  ),
+  occurred_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 40 })),
+  session_id: Type.Optional(Type.String({ format: 'uuid' })),
+};
+const ProductRef = {
+  merchant_product_id: Type.String({ minLength: 1, maxLength: 200 }),
+  position: Type.Integer({ minimum: 1, maximum: 100 }),
+};
+const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
+const Phone = Type.String({ maxLength: 32, pattern: '^\\+?[0-9][0-9 ()-]{5,30}$' });
+
+export const EventSchemas: Record<EventType, TSchema> = {
+  ...Object.fromEntries(
+    LIFECYCLE.map((t) => [
+      t,
+      Type.Object({ ...Common, data: Type.Optional(Type.Object({}, { additionalProperties: true })) }),
+    ]),
+  ),
+  widget_error: Type.Object({
+    ...Common,
+    message: Type.Optional(Type.String({ maxLength: 500 })),
+    code: Type.Optional(Type.String({ maxLength: 100 })),
+  }),
+  recommendation_clicked: Type.Object({ ...Common, ...ProductRef }),
+  also_explore_clicked: Type.Object({ ...Common, ...ProductRef }),
+  powered_by_clicked: Type.Object({ ...Common }),
+  lead_submitted: Type.Object({
+    ...Common,
+    email: Type.Optional(Email),
+    phone: Type.Optional(Phone),
+    consent: Type.Literal(true, { description: 'The shopper ticked the consent box' }),
+    consent_version: Type.String({ minLength: 1, maxLength: 50, description: 'Version of the consent wording shown' }),
+  }),
+  purchase_completed: Type.Object({
+    ...Common,
+    order_id: Type.String({ minLength: 1, maxLength: 100 }),
+    total: Type.Number({ minimum: 0, maximum: 1e9 }),
+    currency: Type.String({ pattern: '^[A-Za-z]{3}$' }),
+    items: Type.Array(
+      Type.Object({
+        merchant_product_id: Type.String({ minLength: 1, maxLength: 200 }),
+        quantity: Type.Integer({ minimum: 1, maximum: 10_000 }),
+        price: Type.Number({ minimum: 0, maximum: 1e9 }),
+      }),
+      { minItems: 1, maxItems: 200 },
+    ),
+  }),
+} as unknown as Record<EventType, TSchema>;
+
+const checkers = new Map(Object.entries(EventSchemas).map(([t, s]) => [t, TypeCompiler.Compile(s)]));
+
+export interface NormalizedEvent {
+  type: EventType;
+  eventId: string | null;
+  occurredAt: Date;
+  sessionId: string | null;
+  /** the type's fields, contact details excluded */
+  data: Record<string, unknown>;
+  lead?: { email: string | null; phone: string | null; consentVersion: string };
+  purchase?: {
+    orderId: string;
+    total: number;
+    currency: string;
+    items: { merchant_product_id: string; quantity: number; price: number }[];
+  };
+}
+
+export interface EventProblem {
+  path: string;
+  message: string;
+}
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/**
+ * The request's events in the batch or the single form, each checked against
+ * its type. Any problem refuses the whole request: a client never has to
+ * wonder which half landed.
+ */
+export function validateEvents(
+  body: Record<string, unknown>,
+  now: Date,
+): { ok: true; events: NormalizedEvent[] } | { ok: false; problems: EventProblem[] } {
+  const batch = Array.isArray(body.events);
+  const raw: unknown[] = batch ? (body.events as unknown[]) : [body];
+  if (batch && body.type !== undefined)
+    return {
+      ok: false,
+      problems: [{ path: '/body', message: 'send either events: [...] or one event inline, not both' }],
+    };
+  if (!batch && typeof body.type !== 'string') {
+    return {
+      ok: false,
+      problems: [{ path: '/body', message: 'send events: [1–50 events] or one event with its type' }],
+    };
+  }
+  if (raw.length === 0 || raw.length > MAX_EVENTS) {
+    return { ok: false, problems: [{ path: '/body/events', message: `must hold 1 to ${MAX_EVENTS} events` }] };
+  }
+  const defaultSession = typeof body.session_id === 'string' ? body.session_id : null;
+  const problems: EventProblem[] = [];
+  const events: NormalizedEvent[] = [];
+  raw.forEach((e, i) => {
+    const base = batch ? `/body/events/${i}` : '/body';
+    if (!e || typeof e !== 'object' || Array.isArray(e)) {
+      problems.push({ path: base, message: 'an event must be an object' });
+      return;
+    }
+    const ev = { ...(e as Record<string, unknown>) };
+    if (!batch) delete ev.api_key;
+    if (JSON.stringify(ev).length > MAX_EVENT_BYTES) {
+      problems.push({ path: base, message: `an event may be at most ${MAX_EVENT_BYTES / 1024} KB` });
+      return;
+    }
+    const type = ev.type;
+    if (typeof type !== 'string' || !checkers.has(type)) {
+      problems.push({
+        path: `${base}/type`,
+        message: `unknown event type "${String(type).slice(0, 40)}"; allowed: ${EVENT_TYPES.join(', ')}`,
+      });
+      return;
+    }
+    const checker = checkers.get(type) as ReturnType<typeof TypeCompiler.Compile>;
+    const first = checker.Errors(ev).First();
+    if (first) {
+      const missing = /Expected required property/.test(first.message);
+      const field = first.path.slice(1);
+      const message = missing
+        ? `${type} needs ${field}`
+        : field === 'consent'
+          ? "must be true: a lead is stored only with the shopper's consent"
+          : first.message.replace(/^Expected /, 'expected ');
+      problems.push({ path: `${base}${first.path}`, message });
+      return;
+    }
+    const t = type as EventType;
+    const sessionId = (typeof ev.session_id === 'string' ? ev.session_id : null) ?? defaultSession;
+    let occurredAt = now;
+    if (typeof ev.occurred_at === 'string') {
+      const at = Date.parse(ev.occurred_at);
+      if (Number.isNaN(at)) {
+        problems.push({ path: `${base}/occurred_at`, message: 'is not a date-time' });
+        return;
+      }
+      occurredAt = new Date(
+        Math.min(now.getTime() + OCCURRED_MAX_AHEAD_MS, Math.max(now.getTime() - OCCURRED_MAX_AGE_MS, at)),
+      );
+    }
+    const { type: _t, event_id, occurred_at: _o, session_id: _s, email, phone, ...data } = ev;
+    const out: NormalizedEvent = {
+      type: t,
+      eventId: typeof event_id === 'string' ? event_id : null,
+      occurredAt,
+      sessionId,
+      data,
+    };
+    if (t === 'lead_submitted') {
+      if (typeof email !== 'string' && typeof phone !== 'string') {
+        problems.push({ path: base, message: 'lead_submitted needs an email or a phone' });
+        return;
+      }
+      out.lead = {
+        email: typeof email === 'string' ? email.trim() : null,
+        phone: typeof phone === 'string' ? phone.replace(/[\s()-]/g, '') : null,
+        consentVersion: String(data.consent_version),
+      };
+      out.data = {
+        consent_version: data.consent_version,
+        has_email: typeof email === 'string',
+        has_phone: typeof phone === 'string',
+      };
+    }
+    if (t === 'purchase_completed') {
+      const currency = String(data.currency).toUpperCase();
+      if (!CURRENCIES.has(currency)) {
+        problems.push({ path: `${base}/currency`, message: 'must be an ISO 4217 code such as SAR' });
+        return;
+      }
+      const p = data as unknown as NonNullable<NormalizedEvent['purchase']> & { order_id: string };
+      out.purchase = { orderId: p.order_id, total: p.total, currency, items: p.items };
+      out.data = { order_id: p.order_id, total: p.total, currency, items: p.items.length };
+    }
+    events.push(out);
+  });
+  if (!batch && typeof body.session_id === 'string' && events[0]) events[0].sessionId = body.session_id;
+  return problems.length ? { ok: false, problems } : { ok: true, events };
+}

@@ -1,0 +1,137 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { MerchantIdParams } from '../../contracts/admin.ts';
+import { errorResponses, Nullable } from '../../contracts/common.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { merchantAnalytics } from '../../services/analytics.ts';
+import { eraseLeadsByEmail, exportLeads, leadsCsv } from '../../services/leads.ts';
+
+const security = [{ adminToken: [] }];
+const DAY = 24 * 3600 * 1000;
+
+const Counted = (key: string) => Type.Array(Type.Object({ merchant_product_id: Type.String(), [key]: Type.Integer() }));
+
+const AnalyticsSchema = Type.Object({
+  merchant: Type.Object({ id: Type.String(), slug: Type.String(), name: Type.String() }),
+  from: Type.String(),
+  to: Type.String(),
+  traffic: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  funnel: Type.Object({
+    widget_loaded: Type.Integer(),
+    widget_opened: Type.Integer(),
+    quiz_started: Type.Integer(),
+    quiz_completed: Type.Integer(),
+    results_viewed: Type.Integer(),
+    recommendation_clicked: Type.Integer(),
+    purchased: Type.Integer({ description: 'Orders attributed to the widget' }),
+  }),
+  scored_sessions: Type.Integer(),
+  click_through_rate: Nullable(Type.Number({ description: 'recommendation clicks / results viewed' })),
+  conversion_rate: Nullable(Type.Number({ description: 'attributed orders / quizzes completed' })),
+  orders: Type.Object({ total: Type.Integer(), attributed: Type.Integer() }),
+  attributed_revenue: Type.Array(
+    Type.Object({ currency: Type.String(), orders: Type.Integer(), revenue: Type.Number() }),
+  ),
+  top_recommended: Counted('times'),
+  top_clicked: Counted('clicks'),
+  loved_accords: Type.Array(Type.Object({ accord: Type.String(), sessions: Type.Integer() })),
+  avoided_accords: Type.Array(Type.Object({ accord: Type.String(), sessions: Type.Integer() })),
+  attribution_window_days: Type.Integer(),
+});
+
+const LeadSchema = Type.Object({
+  email: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  consent_at: Type.String(),
+  consent_version: Type.String(),
+  session_id: Nullable(Type.String()),
+  test: Type.Boolean(),
+  created_at: Type.String(),
+});
+
+const activity: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/merchants/:id/analytics',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Funnel, click-through, conversion and attributed revenue over a period',
+        description:
+          '`from` and `to` are ISO dates or date-times (default: the last 30 days); `traffic` is live (default) or test, never mixed.',
+        security,
+        params: MerchantIdParams,
+        querystring: Type.Object(
+          {
+            from: Type.Optional(Type.String({ format: 'date-time' })),
+            to: Type.Optional(Type.String({ format: 'date-time' })),
+            traffic: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: AnalyticsSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const to = request.query.to ? new Date(request.query.to) : new Date();
+      const from = request.query.from ? new Date(request.query.from) : new Date(to.getTime() - 30 * DAY);
+      if (from >= to) throw badRequest('invalid_period', 'from must be before to');
+      return merchantAnalytics(app.db, request.params.id, {
+        from,
+        to,
+        test: request.query.traffic === 'test',
+        attributionWindowDays: app.config.attributionWindowDays,
+      });
+    },
+  );
+
+  app.get(
+    '/merchants/:id/leads',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "Exports a merchant's leads (decrypted), as JSON or CSV",
+        security,
+        params: MerchantIdParams,
+        querystring: Type.Object(
+          { format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ leads: Type.Array(LeadSchema) }), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const rows = await exportLeads(app.db, app.leadCipher, request.params.id);
+      request.log.info({ merchant: request.params.id, leads: rows.length }, 'leads exported');
+      if (request.query.format === 'csv') {
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', 'attachment; filename="leads.csv"')
+          .serializer((x: unknown) => x as string)
+          .send(leadsCsv(rows) as never);
+      }
+      return { leads: rows };
+    },
+  );
+
+  app.delete(
+    '/merchants/:id/leads',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Erases every lead of the merchant with this email (right to erasure)',
+        security,
+        params: MerchantIdParams,
+        querystring: Type.Object(
+          { email: Type.String({ minLength: 3, maxLength: 254 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ deleted: Type.Integer() }), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      deleted: await eraseLeadsByEmail(app.db, app.leadCipher, request.params.id, request.query.email),
+    }),
+  );
+};
+
+export default activity;

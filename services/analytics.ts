@@ -1,0 +1,125 @@
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client.ts';
+import { events, purchases, widgetSessions } from '../schema/index.ts';
+import { getMerchant } from './merchants.ts';
+
+export const FUNNEL = [
+  'widget_loaded',
+  'widget_opened',
+  'quiz_started',
+  'quiz_completed',
+  'results_viewed',
+  'recommendation_clicked',
+] as const;
+
+const rowsOf = <T>(result: unknown): T[] =>
+  Array.isArray(result) ? (result as T[]) : (((result as { rows?: T[] }).rows ?? []) as T[]);
+const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
+const rate = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 10_000) / 10_000 : null);
+
+export interface AnalyticsOptions {
+  from: Date;
+  to: Date;
+  test: boolean;
+  attributionWindowDays: number;
+}
+
+/**
+ * What the widget did for a merchant over a period, live or test traffic
+ * (never mixed): the funnel, click-through and conversion, orders and revenue
+ * attributed to it (docs/analytics.md gives the rule), the products it showed
+ * and that shoppers clicked, and the accords shoppers love and avoid.
+ */
+export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o: AnalyticsOptions) {
+  const merchant = await getMerchant(db, merchantIdOrSlug);
+  const m = merchant.id;
+  const from = o.from.toISOString();
+  const to = o.to.toISOString();
+  const inRange = sql`${events.merchantId} = ${m} and ${events.test} = ${o.test} and ${events.occurredAt} >= ${from} and ${events.occurredAt} < ${to}`;
+
+  const [counts, sessions, attributed, purchased, shown, clicked, accords] = await Promise.all([
+    db.execute(
+      sql`select ${events.type} as type, count(*) as n from ${events} where ${inRange} group by ${events.type}`,
+    ),
+    db.execute(sql`
+      select count(*) as n from ${widgetSessions}
+      where ${widgetSessions.merchantId} = ${m} and ${widgetSessions.test} = ${o.test}
+        and ${widgetSessions.createdAt} >= ${from} and ${widgetSessions.createdAt} < ${to}`),
+    // a purchase counts for the widget when its session clicked, within the window before it,
+    // a recommended product that is in the order; only those items' value is attributed
+    db.execute(sql`
+      select p.currency, count(distinct p.id) as orders, sum(i.quantity * i.price) as revenue
+      from ${purchases} p
+      cross join lateral jsonb_to_recordset(p.items) as i(merchant_product_id text, quantity int, price numeric)
+      where p.merchant_id = ${m} and p.test = ${o.test} and p.occurred_at >= ${from} and p.occurred_at < ${to}
+        and p.session_id is not null
+        and exists (
+          select 1 from ${events} e
+          where e.merchant_id = p.merchant_id and e.session_id = p.session_id
+            and e.type in ('recommendation_clicked', 'also_explore_clicked')
+            and e.data->>'merchant_product_id' = i.merchant_product_id
+            and e.occurred_at <= p.occurred_at
+            and e.occurred_at >= p.occurred_at - make_interval(days => ${o.attributionWindowDays}))
+      group by p.currency order by p.currency`),
+    db.execute(sql`
+      select count(*) as orders from ${purchases} p
+      where p.merchant_id = ${m} and p.test = ${o.test} and p.occurred_at >= ${from} and p.occurred_at < ${to}`),
+    db.execute(sql`
+      select s.item->>'merchant_product_id' as id, count(*) as n
+      from ${widgetSessions} ws cross join lateral jsonb_array_elements(ws.shown) as s(item)
+      where ws.merchant_id = ${m} and ws.test = ${o.test} and ws.created_at >= ${from} and ws.created_at < ${to}
+        and s.item->>'list' = 'recommendations'
+      group by 1 order by 2 desc, 1 limit 10`),
+    db.execute(sql`
+      select ${events.data}->>'merchant_product_id' as id, count(*) as n from ${events}
+      where ${inRange} and ${events.type} in ('recommendation_clicked', 'also_explore_clicked')
+      group by 1 order by 2 desc, 1 limit 10`),
+    db.execute(sql`
+      select r.item->>0 as accord, r.item->>1 as rating, count(*) as n
+      from ${widgetSessions} ws cross join lateral jsonb_array_elements(ws.quiz->'ratings') as r(item)
+      where ws.merchant_id = ${m} and ws.test = ${o.test} and ws.created_at >= ${from} and ws.created_at < ${to}
+        and r.item->>1 in ('love', 'avoid')
+      group by 1, 2 order by 3 desc, 1`),
+  ]);
+
+  const byType = new Map(rowsOf<{ type: string; n: unknown }>(counts).map((r) => [r.type, num(r.n)]));
+  const attributedOrders = rowsOf<{ currency: string; orders: unknown; revenue: unknown }>(attributed).map((r) => ({
+    currency: r.currency,
+    orders: num(r.orders),
+    revenue: Math.round(num(r.revenue) * 100) / 100,
+  }));
+  const ordersAttributed = attributedOrders.reduce((a, r) => a + r.orders, 0);
+  const funnel = Object.fromEntries(FUNNEL.map((t) => [t, byType.get(t) ?? 0])) as Record<
+    (typeof FUNNEL)[number],
+    number
+  >;
+  const accordRows = rowsOf<{ accord: string; rating: string; n: unknown }>(accords);
+  const top = (rating: string) =>
+    accordRows
+      .filter((r) => r.rating === rating)
+      .slice(0, 10)
+      .map((r) => ({ accord: r.accord, sessions: num(r.n) }));
+  return {
+    merchant: { id: merchant.id, slug: merchant.slug, name: merchant.name },
+    from,
+    to,
+    traffic: o.test ? ('test' as const) : ('live' as const),
+    funnel: { ...funnel, purchased: ordersAttributed },
+    scored_sessions: num(rowsOf<{ n: unknown }>(sessions)[0]?.n),
+    click_through_rate: rate(funnel.recommendation_clicked, funnel.results_viewed || funnel.quiz_completed),
+    conversion_rate: rate(ordersAttributed, funnel.quiz_completed),
+    orders: { total: num(rowsOf<{ orders: unknown }>(purchased)[0]?.orders), attributed: ordersAttributed },
+    attributed_revenue: attributedOrders,
+    top_recommended: rowsOf<{ id: string; n: unknown }>(shown).map((r) => ({
+      merchant_product_id: r.id,
+      times: num(r.n),
+    })),
+    top_clicked: rowsOf<{ id: string; n: unknown }>(clicked).map((r) => ({
+      merchant_product_id: r.id,
+      clicks: num(r.n),
+    })),
+    loved_accords: top('love'),
+    avoided_accords: top('avoid'),
+    attribution_window_days: o.attributionWindowDays,
+  };
+}
