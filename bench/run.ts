@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { runEngineBench } from './engine.ts';
+import { runEventsBench } from './events.ts';
 import { runImportBench } from './import.ts';
 import { runLookupBench } from './lookup.ts';
 import { runMatchBench } from './match.ts';
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   match: () => runMatchBench(),
   engine: () => runEngineBench(),
   endpoint: () => runEndpointBench(),
+  events: () => runEventsBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

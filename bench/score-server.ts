@@ -15,12 +15,30 @@ import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
 
 const mode = process.argv[2];
+const ADMIN = 'bench-admin-token-0123456789abcdef';
 if (mode === 'bare') {
   const body = readFileSync(process.env.BARE_BODY_FILE as string, 'utf8');
   const app = Fastify({ logger: false });
   app.post('/bare', async (_req, reply) => reply.type('application/json').send(body));
   await app.listen({ port: 0, host: '127.0.0.1' });
   process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`);
+} else if (mode === 'events') {
+  const config = loadConfig({
+    DATABASE_URL: process.env.BENCH_EVENTS_DATABASE_URL || 'memory:',
+    LOG_LEVEL: 'warn',
+    TRUST_PROXY: '127.0.0.1',
+    SEED_DEMO: 'false',
+    ADMIN_TOKEN: ADMIN,
+    LEAD_ENCRYPTION_KEY: 'ab'.repeat(32),
+  });
+  const app = await buildApp({ config });
+  await app.ready();
+  const merchant = await createMerchant(app.db, { name: 'Events Bench', slug: `events-${process.pid}` });
+  const key = await createKey(app.db, merchant.id, { mode: 'live', allowedOrigins: [] });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  process.stdout.write(
+    `${JSON.stringify({ port: (app.server.address() as { port: number }).port, key: key.key, merchant: merchant.id, admin: ADMIN })}\n`,
+  );
 } else {
   const config = loadConfig({
     DATABASE_URL: process.env.BENCH_DATABASE_URL || 'memory:',

@@ -8,11 +8,12 @@ import { AppError } from '../lib/errors.ts';
 import { createLeadCipher } from '../lib/lead-crypto.ts';
 import { resolveLeadKey } from '../lib/lead-key.ts';
 import { merchantAnalytics } from '../services/analytics.ts';
+import { attributePurchases } from '../services/attribution.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { importCatalog, readRows } from '../services/catalog-import.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
 import { eraseLeadsByEmail, exportLeads, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
-import { createMerchant, listMerchants, merchantView } from '../services/merchants.ts';
+import { createMerchant, getMerchant, listMerchants, merchantView } from '../services/merchants.ts';
 import { readProductFeed } from '../services/product-feed.ts';
 import { listProducts, pinMatch, productView, syncProducts, unpinMatch } from '../services/products.ts';
 import { table } from './format.ts';
@@ -36,6 +37,7 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   products:unpin <merchant> <merchant-product-id>
   analytics <merchant> [--from <date>] [--to <date>] [--test]
                                              the widget's funnel, rates and attributed revenue (default: last 30 days, live)
+  analytics:reattribute <merchant>           recomputes attribution (after ATTRIBUTION_WINDOW_DAYS changed)
   leads:export <merchant> [--csv]            contact details given with consent (decrypted)
   leads:erase <merchant> --email <email>     right to erasure
   leads:purge                                removes leads older than LEAD_RETENTION_DAYS
@@ -284,6 +286,14 @@ export async function run(argv: string[], config: Config, database: Database): P
       print(out, a.loved_accords, a.loved_accords);
       process.stdout.write('\navoided accords\n');
       print(out, a.avoided_accords, a.avoided_accords);
+      return 0;
+    }
+    case 'analytics:reattribute': {
+      const merchant = await getMerchant(db, need(args[0], '<merchant>'));
+      await attributePurchases(db, merchant.id, null, config.attributionWindowDays);
+      process.stdout.write(
+        `purchases of ${merchant.slug} re-attributed with a ${config.attributionWindowDays}-day window\n`,
+      );
       return 0;
     }
     case 'leads:export': {

@@ -53,6 +53,10 @@ export const events = pgTable(
     uniqueIndex('events_merchant_event_id_uq').on(t.merchantId, t.eventId).where(sql`${t.eventId} is not null`),
     index('events_merchant_occurred_idx').on(t.merchantId, t.test, t.occurredAt),
     index('events_session_idx').on(t.sessionId),
+    // attribution looks up a session's clicks on a product
+    index('events_clicks_idx')
+      .on(t.merchantId, t.sessionId, sql`(${t.data}->>'merchant_product_id')`, t.occurredAt)
+      .where(sql`${t.type} in ('recommendation_clicked', 'also_explore_clicked')`),
   ],
 );
 
@@ -94,11 +98,16 @@ export const purchases = pgTable(
     total: numeric('total', { precision: 14, scale: 2, mode: 'number' }).notNull(),
     currency: text('currency').notNull(),
     items: jsonb('items').notNull().default([]),
+    /** a recommendation clicked in its session is in the order (docs/analytics.md) */
+    attributed: boolean('attributed').notNull().default(false),
+    /** the value of the order's items that were clicked recommendations */
+    attributedRevenue: numeric('attributed_revenue', { precision: 14, scale: 2, mode: 'number' }).notNull().default(0),
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('purchases_merchant_order_uq').on(t.merchantId, t.test, t.orderId),
     index('purchases_merchant_occurred_idx').on(t.merchantId, t.test, t.occurredAt),
+    index('purchases_session_idx').on(t.merchantId, t.sessionId),
   ],
 );

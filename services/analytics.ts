@@ -45,22 +45,12 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
       select count(*) as n from ${widgetSessions}
       where ${widgetSessions.merchantId} = ${m} and ${widgetSessions.test} = ${o.test}
         and ${widgetSessions.createdAt} >= ${from} and ${widgetSessions.createdAt} < ${to}`),
-    // a purchase counts for the widget when its session clicked, within the window before it,
-    // a recommended product that is in the order; only those items' value is attributed
+    // attribution is computed when purchases and clicks are stored (plugins/app/event-writer.ts)
     db.execute(sql`
-      select p.currency, count(distinct p.id) as orders, sum(i.quantity * i.price) as revenue
-      from ${purchases} p
-      cross join lateral jsonb_to_recordset(p.items) as i(merchant_product_id text, quantity int, price numeric)
-      where p.merchant_id = ${m} and p.test = ${o.test} and p.occurred_at >= ${from} and p.occurred_at < ${to}
-        and p.session_id is not null
-        and exists (
-          select 1 from ${events} e
-          where e.merchant_id = p.merchant_id and e.session_id = p.session_id
-            and e.type in ('recommendation_clicked', 'also_explore_clicked')
-            and e.data->>'merchant_product_id' = i.merchant_product_id
-            and e.occurred_at <= p.occurred_at
-            and e.occurred_at >= p.occurred_at - make_interval(days => ${o.attributionWindowDays}))
-      group by p.currency order by p.currency`),
+      select currency, count(*) as orders, sum(attributed_revenue) as revenue from ${purchases}
+      where ${purchases.merchantId} = ${m} and ${purchases.test} = ${o.test}
+        and ${purchases.occurredAt} >= ${from} and ${purchases.occurredAt} < ${to} and ${purchases.attributed}
+      group by currency order by currency`),
     db.execute(sql`
       select count(*) as orders from ${purchases} p
       where p.merchant_id = ${m} and p.test = ${o.test} and p.occurred_at >= ${from} and p.occurred_at < ${to}`),

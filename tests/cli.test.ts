@@ -115,3 +115,25 @@ describe('admin CLI: products', () => {
     expect(JSON.parse(unpin.out)).toMatchObject({ pinned: false, status: 'partial' });
   });
 });
+
+describe('admin CLI: analytics and leads', () => {
+  it('prints the analytics tables, re-attributes, exports, erases and purges leads', async () => {
+    await cli('merchants:create', '--name', 'Stats Shop', '--slug', 'stats-shop');
+    const a = await cli('analytics', 'stats-shop');
+    expect(a.code).toBe(0);
+    expect(a.out).toMatch(/Stats Shop \(stats-shop\), live traffic/);
+    expect(a.out).toMatch(/step\s+count/);
+    expect(a.out).toMatch(/quiz_completed\s+0/);
+    const json = JSON.parse((await cli('analytics', 'stats-shop', '--test', '--json')).out);
+    expect(json).toMatchObject({ traffic: 'test', orders: { total: 0, attributed: 0 } });
+    expect((await cli('analytics:reattribute', 'stats-shop')).out).toMatch(/re-attributed with a 30-day window/);
+    expect((await cli('leads:export', 'stats-shop', '--csv')).out).toBe(
+      'email,phone,consent_at,consent_version,session_id,test,created_at\n',
+    );
+    expect((await cli('leads:erase', 'stats-shop', '--email', 'x@example.com')).out).toBe('0 lead(s) erased\n');
+    expect((await cli('leads:purge')).out).toMatch(/older than 365 days purged/);
+    await expect(cli('analytics', 'stats-shop', '--from', 'yesterday')).rejects.toThrow(
+      /--from and --to must be dates/,
+    );
+  });
+});

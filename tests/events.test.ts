@@ -446,6 +446,29 @@ describe('attribution and analytics', () => {
     expect(JSON.stringify(a)).not.toMatch(/@/);
   });
 
+  it('a click stored after its purchase (out of order) still attributes it', async () => {
+    const m = await createMerchantWithKey(app);
+    const s = session();
+    const ev = (body: object) =>
+      app.inject({ method: 'POST', url: '/api/widget/event', payload: { api_key: m.key, session_id: s, ...body } });
+    const bought = new Date(Date.now() - 60_000).toISOString();
+    await ev({ ...purchase('late', [{ merchant_product_id: 'Z', quantity: 3, price: 10 }]), occurred_at: bought });
+    let a = (
+      await app.inject({ method: 'GET', url: `/api/admin/merchants/${m.merchant.id}/analytics`, headers: adminHeaders })
+    ).json();
+    expect(a.orders.attributed).toBe(0);
+    await ev({
+      type: 'recommendation_clicked',
+      merchant_product_id: 'Z',
+      position: 1,
+      occurred_at: new Date(Date.now() - 120_000).toISOString(),
+    });
+    a = (
+      await app.inject({ method: 'GET', url: `/api/admin/merchants/${m.merchant.id}/analytics`, headers: adminHeaders })
+    ).json();
+    expect(a.attributed_revenue).toEqual([{ currency: 'SAR', orders: 1, revenue: 30 }]);
+  });
+
   it('reports what the score operation showed and the accords shoppers love and avoid', async () => {
     const m = await createMerchantWithKey(app);
     await app.inject({

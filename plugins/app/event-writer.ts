@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { NormalizedEvent } from '../../events/validate.ts';
 import { AppError, isDatabaseUnavailable } from '../../lib/errors.ts';
 import { events, leads, purchases } from '../../schema/index.ts';
+import { attributePurchases } from '../../services/attribution.ts';
 
 export interface EventBatch {
   merchantId: string;
@@ -146,6 +147,24 @@ export default fp(
             });
           }
         });
+        // attribution: purchases of the sessions this batch touched (a new purchase, or a click
+        // arriving after its purchase) take the value of their items clicked as recommendations
+        const touched = new Map<string, Set<string>>();
+        for (const r of eventRows) {
+          if (!r.session_id) continue;
+          if (
+            r.type === 'purchase_completed' ||
+            r.type === 'recommendation_clicked' ||
+            r.type === 'also_explore_clicked'
+          ) {
+            const set = touched.get(r.merchant_id as string) ?? new Set<string>();
+            set.add(r.session_id as string);
+            touched.set(r.merchant_id as string, set);
+          }
+        }
+        for (const [merchantId, sessions] of touched) {
+          await attributePurchases(tx, merchantId, [...sessions], app.config.attributionWindowDays);
+        }
         if (leadRows.length) {
           await tx.execute(sql`
             insert into ${leads} (merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, consent_at, consent_version)
