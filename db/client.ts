@@ -55,6 +55,10 @@ function createPostgres(url: string): Database {
     // fail fast so a request during an outage gets a 503, not a hang
     connect_timeout: 5,
     idle_timeout: 30,
+    // The type lookup postgres.js runs on each new connection only serves custom array
+    // types (ours are built-in); killed mid-lookup during an outage, it rejects where
+    // nothing can catch it, which would take the process down.
+    fetch_types: false,
     onnotice: () => {},
   });
   const db = drizzlePostgres(client, { schema });

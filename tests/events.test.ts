@@ -12,18 +12,21 @@ import {
   createMerchantWithKey,
   createTestDatabase,
   LEAD_KEY,
+  TEST_DATABASE_URL,
   type TestApp,
   testConfig,
 } from './helper.ts';
 
 let app: TestApp;
+let testDbUrl: string | null = null;
 let key: string;
 let testKey: string;
 let merchantId: string;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  const { database, drop } = await createTestDatabase();
+  const { database, drop, url } = await createTestDatabase();
+  testDbUrl = url;
   const built = await buildApp({
     config: testConfig({ REDIS_URL: undefined, LOG_LEVEL: 'trace' }),
     database,
@@ -271,6 +274,66 @@ describe('durability: 202 only after commit', () => {
     } finally {
       (app.db as { transaction: unknown }).transaction = original;
     }
+  });
+});
+
+describe.runIf(TEST_DATABASE_URL)('durability on PostgreSQL: connections killed mid-batch', () => {
+  it('every event answered 202 is in the database afterwards', async () => {
+    const postgres = (await import('postgres')).default;
+    const { createDatabase } = await import('../db/client.ts');
+    // a second instance with a pool of its own, told apart by its application name,
+    // so killing its connections leaves the other tests' pool alone
+    const url = new URL(testDbUrl as string);
+    url.searchParams.set('application_name', 'sillage-kill-test');
+    const victimDb = await createDatabase({ database: { kind: 'postgres', url: url.toString() } });
+    const victim = await buildApp({
+      config: testConfig({ REDIS_URL: undefined }),
+      database: { ...victimDb, migrate: async () => {} },
+      logger: false,
+    });
+    await victim.ready();
+    const killer = postgres(TEST_DATABASE_URL as string, { max: 1, onnotice: () => {} });
+    const s = session();
+    const acknowledged: string[] = [];
+    let refused = 0;
+    let stop = false;
+    const kill = (async () => {
+      while (!stop) {
+        await killer`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'sillage-kill-test'`;
+        await new Promise((r) => setTimeout(r, 15));
+      }
+    })();
+    try {
+      for (let round = 0; round < 30; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => {
+            const id = `kill-${s}-${round}-${i}`;
+            return victim
+              .inject({
+                method: 'POST',
+                url: '/api/widget/event',
+                payload: { api_key: key, session_id: s, type: 'widget_loaded', event_id: id },
+              })
+              .then((r) => ({ id, r }));
+          }),
+        );
+        for (const { id, r } of answers) {
+          if (r.statusCode === 202) acknowledged.push(id);
+          else if (r.statusCode === 503) refused++;
+          else throw new Error(`unexpected ${r.statusCode} ${r.body}`);
+        }
+      }
+    } finally {
+      stop = true;
+      await kill;
+      await killer.end();
+      await victim.close();
+    }
+    expect(refused).toBeGreaterThan(0); // the kills did land mid-batch
+    const rows = await stored(sql`${events.sessionId} = ${s}`);
+    const storedIds = new Set(rows.map((r) => r.eventId));
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(acknowledged.filter((id) => !storedIds.has(id))).toEqual([]);
   });
 });
 
