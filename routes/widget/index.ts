@@ -13,10 +13,11 @@ export const SUPPORTED_WIDGET_VERSIONS = ['v1'] as const;
  * (CORS, version header, key and origin check). Rate limits are per route.
  */
 const widget: FastifyPluginAsyncTypebox = async (app) => {
-  // Preflight answers any origin: the key travels in the body, invisible to a
-  // preflight. The real request is then checked against the key's origins.
+  // Any origin may call (no cookies are ever involved, so "*" is allowed): the
+  // key travels in the body, invisible to a preflight, and the key plugin then
+  // checks the request's Origin against the key's allowed origins.
   await app.register(cors, {
-    origin: true,
+    origin: '*',
     methods: ['POST', 'OPTIONS'],
     allowedHeaders: ['Content-Type', 'X-Widget-Version', 'Authorization', 'X-Request-Id'],
     exposedHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'],
