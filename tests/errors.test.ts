@@ -49,6 +49,23 @@ describe('every error answers JSON { error, code }', () => {
     expect(expectErrorShape(res).code).toBe('invalid_json');
   });
 
+  it('refuses prototype-poisoning keys with a JSON 400 (Fastify reports them as invalid JSON)', async () => {
+    for (const payload of [
+      '{"api_key":"x","__proto__":{"admin":true}}',
+      '{"api_key":"x","constructor":{"prototype":{"admin":true}}}',
+    ]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/widget/verify',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
+      expect(res.statusCode).toBe(400);
+      expect(expectErrorShape(res).code).toBe('invalid_json');
+    }
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
   it('400 validation_failed with details naming the field', async () => {
     const res = await verify(app, { api_key: 42 });
     expect(res.statusCode).toBe(400);
