@@ -1,44 +1,11 @@
-/**
- * Event ingestion and analytics:
- *   npm run bench -- events
- * 1. ingestion over HTTP: the service in its own process (in-memory PGlite,
- *    and a fresh PostgreSQL database when BENCH_DATABASE_URL is set),
- *    autocannon at 50 connections for 10 s, once with batches of 10 events a
- *    request and once with single events; shopper addresses rotate (as many
- *    shoppers send events); every event has a new event_id. Afterwards the
- *    stored events are counted through the analytics route and compared with
- *    the events acknowledged (202): none may be missing.
- * 2. analytics over 1,000,000 generated events (PostgreSQL, BENCH_DATABASE_URL):
- *    the admin analytics query over 30 days, median of 5 runs.
- */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { createScratchDatabase } from '../db/scratch.ts';
 import { merchantAnalytics } from '../services/analytics.ts';
 import { attributePurchases } from '../services/attribution.ts';
 import { createMerchant } from '../services/merchants.ts';
+import { startBenchServer } from './child.ts';
 import { median } from './stats.ts';
-
-function startService(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; info: { port: number; key: string; merchant: string; admin: string } }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/score-server.ts', 'events'], {
-      cwd: join(import.meta.dirname, '..'),
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, info: JSON.parse(line) });
-    });
-    child.on('exit', (code) => reject(new Error(`events service exited with ${code}`)));
-  });
-}
 
 async function ingest(info: { port: number; key: string }, perRequest: number, seconds: number) {
   let n = 0;
@@ -100,7 +67,10 @@ export async function runEventsBench(log: (s: string) => void = console.log, sec
   );
   log('|---|---|---|---|---|---|---|---|');
   for (const [name, env, cleanup] of targets) {
-    const { child, info } = await startService(env);
+    const { child, info } = await startBenchServer<{ port: number; key: string; merchant: string; admin: string }>(
+      'events',
+      env,
+    );
     try {
       let acknowledged = 0;
       for (const per of [10, 1]) {

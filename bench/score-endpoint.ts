@@ -9,33 +9,13 @@
  * limit is exercised but not hit: one shop key, many shoppers. The bare route
  * answers a fixed body of the same size as a score answer.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { startBenchServer } from './child.ts';
 import { benchQuizzes } from './engine.ts';
 import { median } from './stats.ts';
-
-function start(
-  mode: string,
-  env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/score-server.ts', mode], {
-      cwd: join(import.meta.dirname, '..'),
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, info: JSON.parse(line) });
-    });
-    child.on('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
-  });
-}
 
 const QUIZ_ANSWERS = benchQuizzes(50, 11).map((q) => ({
   families: q.families,
@@ -51,8 +31,8 @@ function run(opts: autocannon.Options): Promise<autocannon.Result> {
 }
 
 export async function runEndpointBench(log: (s: string) => void = console.log, seconds = 10, rounds = 3) {
-  const service = await start('service');
-  const { port, key } = service.info as { port: number; key: string };
+  const service = await startBenchServer<{ port: number; key: string }>('service');
+  const { port, key } = service.info;
   const base = `http://127.0.0.1:${port}/api/widget/score`;
   const sample = await fetch(base, {
     method: 'POST',
@@ -62,8 +42,8 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   const sampleBody = await sample.text();
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   writeFileSync(join(dir, 'body.json'), sampleBody);
-  const bare = await start('bare', { BARE_BODY_FILE: join(dir, 'body.json') });
-  const barePort = (bare.info as { port: number }).port;
+  const bare = await startBenchServer<{ port: number }>('bare', { BARE_BODY_FILE: join(dir, 'body.json') });
+  const barePort = bare.info.port;
 
   let n = 0;
   const scoreOpts: autocannon.Options = {

@@ -22,6 +22,10 @@ export type Db = PostgresJsDatabase<typeof schema>;
 /** A transaction or the database itself: repository functions accept either. */
 export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 
+/** `db.execute` answers rows as an array (postgres.js) or as `{rows}` (PGlite). */
+export const rowsOf = <T>(result: unknown): T[] =>
+  Array.isArray(result) ? (result as T[]) : (((result as { rows?: T[] }).rows ?? []) as T[]);
+
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client.ts';
+import { type DbOrTx, rowsOf } from '../db/client.ts';
 import { events, purchases, widgetSessions } from '../schema/index.ts';
 import { getMerchant } from './merchants.ts';
 
@@ -12,8 +12,6 @@ export const FUNNEL = [
   'recommendation_clicked',
 ] as const;
 
-const rowsOf = <T>(result: unknown): T[] =>
-  Array.isArray(result) ? (result as T[]) : (((result as { rows?: T[] }).rows ?? []) as T[]);
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 const rate = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 10_000) / 10_000 : null);
 

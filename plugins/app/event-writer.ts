@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fp from 'fastify-plugin';
+import { rowsOf } from '../../db/client.ts';
 import type { NormalizedEvent } from '../../events/validate.ts';
 import { AppError, isDatabaseUnavailable } from '../../lib/errors.ts';
 import { events, leads, purchases } from '../../schema/index.ts';
@@ -31,10 +32,6 @@ interface Pending extends EventBatch {
   resolve: (r: { accepted: number; duplicates: number }) => void;
   reject: (err: unknown) => void;
 }
-
-/** `db.execute` answers rows as an array (postgres.js) or as `{rows}` (PGlite). */
-const rowsOf = <T>(result: unknown): T[] =>
-  Array.isArray(result) ? (result as T[]) : (((result as { rows?: T[] }).rows ?? []) as T[]);
 
 /**
  * Stores events with group commit: concurrent requests' events go into one
