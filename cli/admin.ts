@@ -15,7 +15,14 @@ import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/ke
 import { eraseLeadsByEmail, exportLeads, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
 import { createMerchant, getMerchant, listMerchants, merchantView } from '../services/merchants.ts';
 import { readProductFeed } from '../services/product-feed.ts';
-import { listProducts, pinMatch, productView, syncProducts, unpinMatch } from '../services/products.ts';
+import {
+  listProducts,
+  pinMatch,
+  productView,
+  rematchProducts,
+  syncProducts,
+  unpinMatch,
+} from '../services/products.ts';
 import { table } from './format.ts';
 
 const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
@@ -32,6 +39,7 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   products:sync <merchant> <file.json|file.csv> [--replace]
                                              stores and matches a product feed (format: docs/merchant-catalog.md)
   products:list <merchant> [--status matched|partial|unmatched] [--limit N]
+  products:rematch <merchant>                 matches stored products again after a catalog import (pins kept)
   products:pin <merchant> <merchant-product-id> <perfume-id>
                                              matches a product by hand (find the id with lookup)
   products:unpin <merchant> <merchant-product-id>
@@ -228,6 +236,11 @@ export async function run(argv: string[], config: Config, database: Database): P
         ]);
         process.stdout.write(`${views.length} of ${total}\n`);
       }
+      return 0;
+    }
+    case 'products:rematch': {
+      const summary = await rematchProducts(db, await loadSnapshot(db), need(args[0], '<merchant>'));
+      print(out, summary, [{ ...summary }]);
       return 0;
     }
     case 'products:pin': {

@@ -307,3 +307,77 @@ export async function unpinMatch(
     return row as ProductRow;
   });
 }
+
+/** JSON with object keys sorted: jsonb gives keys back in its own order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
+      : v,
+  );
+}
+
+export interface RematchSummary {
+  merchant_id: string;
+  checked: number;
+  changed: number;
+  matched: number;
+  partial: number;
+  unmatched: number;
+  catalog_version: number;
+}
+
+/**
+ * Matches a merchant's stored products again, after our catalog changed (an
+ * import): products pinned by hand are left alone; the others take what the
+ * matcher says now. Only rows whose match changed are written.
+ */
+export async function rematchProducts(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  merchantIdOrSlug: string,
+): Promise<RematchSummary> {
+  const merchant = await getMerchant(db, merchantIdOrSlug);
+  const rows = await db
+    .select()
+    .from(merchantProducts)
+    .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.matchPinned, false)));
+  const counts = { matched: 0, partial: 0, unmatched: 0 };
+  const changes: { id: string; c: ReturnType<typeof classify> }[] = [];
+  for (const row of rows) {
+    const c = classify(snapshot, { name: row.name, house: row.house, accords: row.accords, notes: row.notes });
+    if (c.status in counts) counts[c.status as keyof typeof counts]++;
+    const same =
+      c.status === row.matchStatus &&
+      c.match.perfumeId === row.sillagePerfumeId &&
+      canonical(c.profile) === canonical(row.profile);
+    if (!same) changes.push({ id: row.id, c });
+  }
+  return db.transaction(async (tx) => {
+    for (const { id, c } of changes) {
+      await tx
+        .update(merchantProducts)
+        .set({
+          matchStatus: c.status,
+          sillagePerfumeId: c.match.perfumeId,
+          matchConfidence: c.match.confidence,
+          matchReason: c.match.reason,
+          profile: c.profile,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(merchantProducts.id, id));
+    }
+    const version = changes.length ? await touchMerchantCatalog(tx, merchant.id, false) : merchant.catalogVersion;
+    return {
+      merchant_id: merchant.id,
+      checked: rows.length,
+      changed: changes.length,
+      ...counts,
+      catalog_version: version,
+    };
+  });
+}

@@ -113,6 +113,8 @@ describe('admin CLI: products', () => {
     expect(JSON.parse(pin.out)).toMatchObject({ pinned: true, sillage_perfume_id: 'amouage-lyric-woman-edp' });
     const unpin = await cli('products:unpin', 'csv-shop', 'a2', '--json');
     expect(JSON.parse(unpin.out)).toMatchObject({ pinned: false, status: 'partial' });
+    const rematch = await cli('products:rematch', 'csv-shop', '--json');
+    expect(JSON.parse(rematch.out)).toMatchObject({ checked: 2, changed: 0, matched: 1, partial: 1 });
   });
 });
 

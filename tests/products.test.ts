@@ -198,3 +198,35 @@ describe('catalog readiness through verify', () => {
     expect(catalog).toMatchObject({ total: 5, matched: 2, partial: 1, unmatched: 2, pending: 0, ready: true });
   });
 });
+
+describe('matching again after our catalog grows', () => {
+  it('a product of a house we lacked is matched once the catalog has it; pins are kept', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    await admin('PUT', `/merchants/${merchant.id}/products`, {
+      products: [
+        { merchant_product_id: 'new-1', name: 'Citrus Day EDT 100ml', house: 'Test House' },
+        { merchant_product_id: 'pin-1', name: 'Mystery', house: 'Test House' },
+      ],
+    });
+    await admin('PUT', `/merchants/${merchant.id}/products/pin-1/match`, { sillage_perfume_id: 'creed-aventus-edp' });
+    const { importCatalog, readRows } = await import('../services/catalog-import.ts');
+    await importCatalog(app.db, readRows(new URL('./fixtures/catalog-import.csv', import.meta.url).pathname));
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/admin/merchants/${merchant.id}/products/rematch`,
+      headers: adminHeaders,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ checked: 1, changed: 1, matched: 1 });
+    const list = (await admin('GET', `/merchants/${merchant.id}/products`)).json().products;
+    const by = Object.fromEntries(list.map((p: { merchant_product_id: string }) => [p.merchant_product_id, p]));
+    expect(by['new-1']).toMatchObject({ status: 'matched', sillage_perfume_id: 'test-house-citrus-day-edt' });
+    expect(by['pin-1']).toMatchObject({ pinned: true, sillage_perfume_id: 'creed-aventus-edp' });
+    const again = await app.inject({
+      method: 'POST',
+      url: `/api/admin/merchants/${merchant.id}/products/rematch`,
+      headers: adminHeaders,
+    });
+    expect(again.json()).toMatchObject({ checked: 1, changed: 0 });
+  });
+});

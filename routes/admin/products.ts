@@ -10,7 +10,14 @@ import {
   SyncSummarySchema,
 } from '../../contracts/admin.ts';
 import { errorResponses } from '../../contracts/common.ts';
-import { listProducts, pinMatch, productView, syncProducts, unpinMatch } from '../../services/products.ts';
+import {
+  listProducts,
+  pinMatch,
+  productView,
+  rematchProducts,
+  syncProducts,
+  unpinMatch,
+} from '../../services/products.ts';
 
 const security = [{ adminToken: [] }];
 /** 50,000 products of a few hundred bytes each */
@@ -36,6 +43,36 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
       const summary = await syncProducts(app.db, app.catalog.current(), request.params.id, request.body.products, {
         replace: request.body.replace ?? false,
       });
+      app.merchantCatalogs.invalidate(summary.merchant_id);
+      return summary;
+    },
+  );
+
+  app.post(
+    '/merchants/:id/products/rematch',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "Matches a merchant's products again after our catalog changed (pins are kept)",
+        security,
+        params: MerchantIdParams,
+        response: {
+          200: Type.Object({
+            merchant_id: Type.String(),
+            checked: Type.Integer(),
+            changed: Type.Integer(),
+            matched: Type.Integer(),
+            partial: Type.Integer(),
+            unmatched: Type.Integer(),
+            catalog_version: Type.Integer(),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const snapshot = await app.catalog.refresh();
+      const summary = await rematchProducts(app.db, snapshot, request.params.id);
       app.merchantCatalogs.invalidate(summary.merchant_id);
       return summary;
     },
