@@ -140,3 +140,13 @@ export const PinMatchBodySchema = Type.Object(
   { sillage_perfume_id: Type.String({ minLength: 1, maxLength: 120 }) },
   { additionalProperties: false },
 );
+
+export const RematchSummarySchema = Type.Object({
+  merchant_id: Type.String(),
+  checked: Type.Integer({ description: 'Products not pinned by hand, matched again' }),
+  changed: Type.Integer({ description: 'Products whose match changed' }),
+  matched: Type.Integer(),
+  partial: Type.Integer(),
+  unmatched: Type.Integer(),
+  catalog_version: Type.Integer(),
+});

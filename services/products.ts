@@ -45,6 +45,16 @@ export function classify(
   return { status: hinted ? 'partial' : 'unmatched', match, profile: hinted };
 }
 
+/** The columns a match result sets on a stored product. */
+const matchColumns = (c: ReturnType<typeof classify>) => ({
+  matchStatus: c.status,
+  sillagePerfumeId: c.match.perfumeId,
+  matchConfidence: c.match.confidence,
+  matchReason: c.match.reason,
+  profile: c.profile,
+  updatedAt: sql`now()`,
+});
+
 /**
  * Stores a merchant's feed and matches every product. Bad rows are reported
  * and skipped; good rows are upserted by merchant_product_id in one
@@ -292,15 +302,7 @@ export async function unpinMatch(
     });
     const [row] = await tx
       .update(merchantProducts)
-      .set({
-        matchStatus: c.status,
-        sillagePerfumeId: c.match.perfumeId,
-        matchConfidence: c.match.confidence,
-        matchReason: c.match.reason,
-        matchPinned: false,
-        profile: c.profile,
-        updatedAt: sql`now()`,
-      })
+      .set({ ...matchColumns(c), matchPinned: false })
       .where(eq(merchantProducts.id, product.id))
       .returning();
     await touchMerchantCatalog(tx, merchant.id, false);
@@ -359,17 +361,7 @@ export async function rematchProducts(
   }
   return db.transaction(async (tx) => {
     for (const { id, c } of changes) {
-      await tx
-        .update(merchantProducts)
-        .set({
-          matchStatus: c.status,
-          sillagePerfumeId: c.match.perfumeId,
-          matchConfidence: c.match.confidence,
-          matchReason: c.match.reason,
-          profile: c.profile,
-          updatedAt: sql`now()`,
-        })
-        .where(eq(merchantProducts.id, id));
+      await tx.update(merchantProducts).set(matchColumns(c)).where(eq(merchantProducts.id, id));
     }
     const version = changes.length ? await touchMerchantCatalog(tx, merchant.id, false) : merchant.catalogVersion;
     return {

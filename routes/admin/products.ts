@@ -6,6 +6,7 @@ import {
   MerchantIdParams,
   PinMatchBodySchema,
   ProductParams,
+  RematchSummarySchema,
   SyncProductsBodySchema,
   SyncSummarySchema,
 } from '../../contracts/admin.ts';
@@ -57,15 +58,7 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         security,
         params: MerchantIdParams,
         response: {
-          200: Type.Object({
-            merchant_id: Type.String(),
-            checked: Type.Integer(),
-            changed: Type.Integer(),
-            matched: Type.Integer(),
-            partial: Type.Integer(),
-            unmatched: Type.Integer(),
-            catalog_version: Type.Integer(),
-          }),
+          200: RematchSummarySchema,
           ...errorResponses,
         },
       },
