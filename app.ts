@@ -6,6 +6,7 @@ import { ErrorSchema } from './contracts/common.ts';
 import type { Database } from './db/client.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import databasePlugin from './plugins/app/database.ts';
+import demoPlugin from './plugins/app/demo.ts';
 import errorsPlugin from './plugins/app/errors.ts';
 import eventWriterPlugin from './plugins/app/event-writer.ts';
 import leadsPlugin from './plugins/app/leads.ts';
@@ -16,6 +17,7 @@ import widgetKeyPlugin from './plugins/app/widget-key.ts';
 import rateLimitPlugin from './plugins/external/rate-limit.ts';
 import swaggerPlugin from './plugins/external/swagger.ts';
 import adminRoutes from './routes/admin/index.ts';
+import demoRoutes from './routes/demo/index.ts';
 import healthRoutes from './routes/health.ts';
 import widgetRoutes from './routes/widget/index.ts';
 
@@ -104,11 +106,13 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(eventWriterPlugin);
   await app.register(rateLimitPlugin);
   await app.register(widgetKeyPlugin);
+  await app.register(demoPlugin);
   await app.register(swaggerPlugin);
 
   await app.register(healthRoutes);
   await app.register(widgetRoutes, { prefix: '/api/widget' });
   await app.register(adminRoutes, { prefix: '/api/admin' });
+  await app.register(demoRoutes, { prefix: '/demo' });
 
   return app;
 }

@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError } from './db/client.ts';
-import { type DemoInfo, ensureDemo } from './services/demo.ts';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
@@ -30,15 +28,6 @@ try {
   fail(`Start-up failed: ${(err as Error).message}`);
 }
 
-let demo: DemoInfo | null = null;
-if (config.seedDemo) {
-  const keyFile =
-    config.database.kind === 'pglite' && config.database.dataDir
-      ? join(config.database.dataDir, '..', 'demo-key')
-      : null;
-  demo = await ensureDemo(app.db, config, keyFile, app.catalog.current());
-}
-
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'closing after an uncaught error');
   else app.log.info({ signal }, 'shutting down');
@@ -52,6 +41,8 @@ try {
 }
 
 const base = config.publicBaseUrl;
+// seeded by the demo plugin while the app got ready (SEED_DEMO); null when the demo is off
+const demo = app.demo.info();
 const lines = [
   '',
   `Sillage widget service is running at ${base}`,
@@ -60,6 +51,7 @@ const lines = [
 ];
 if (demo) {
   lines.push(
+    `  demo storefront: ${base}/demo (English: ${base}/demo?lang=en)`,
     `  demo merchant "${demo.merchant.slug}", test key: ${demo.key}`,
     ...(demo.feed
       ? [

@@ -1,15 +1,16 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { parseKey } from '../auth/keys.ts';
+import { originAllowed } from '../auth/origins.ts';
 import { DATA_DIR } from '../catalog/bundled.ts';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { merchantProducts } from '../schema/index.ts';
-import { createKey, findKeyByHash } from './keys.ts';
+import { createKey, findKeyByHash, revokeKey } from './keys.ts';
 import { createMerchant, findMerchant } from './merchants.ts';
-import { type SyncSummary, syncProducts } from './products.ts';
+import { type ProductRow, type SyncSummary, syncProducts } from './products.ts';
 
 export const DEMO_SLUG = 'demo';
 export const DEMO_NAME = 'Sillage Demo Store';
@@ -52,13 +53,17 @@ export async function ensureDemoFeed(
 
 /** Origins the demo key accepts: the service's own pages (the demo storefront). */
 export function demoOrigins(config: Pick<Config, 'publicBaseUrl' | 'port'>): string[] {
-  return [...new Set([config.publicBaseUrl, `http://localhost:${config.port}`, `http://127.0.0.1:${config.port}`])];
+  // an origin has no path: PUBLIC_BASE_URL may be https://example.com/sillage behind a proxy
+  const own = new URL(config.publicBaseUrl).origin;
+  return [...new Set([own, `http://localhost:${config.port}`, `http://127.0.0.1:${config.port}`])];
 }
 
 /**
  * Makes sure the demo merchant and a working test key exist. The key's
  * plaintext is kept in a local file (mode 600) beside the embedded database so
- * the next start can print it again; a missing or revoked key is replaced.
+ * the next start can print it again; a missing or revoked key is replaced, and
+ * so is one that no longer accepts every demo origin (PORT or PUBLIC_BASE_URL
+ * changed since it was made), or the demo storefront's widget would be refused.
  */
 export async function ensureDemo(
   db: Db,
@@ -77,7 +82,12 @@ export async function ensureDemo(
       const parsed = parseKey(saved);
       const existing = parsed.ok ? await findKeyByHash(db, parsed.hash) : null;
       if (existing && !existing.revoked && existing.merchant.id === merchant.id) {
-        return { merchant: pick(merchant), key: saved, created: false, feed };
+        const origins = existing.allowedOrigins;
+        if (demoOrigins(config).every((o) => originAllowed(o, origins))) {
+          return { merchant: pick(merchant), key: saved, created: false, feed };
+        }
+        // revoked, not left behind: the demo merchant keeps one working key instead of a pile of them
+        await revokeKey(db, existing.id);
       }
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -91,6 +101,31 @@ export async function ensureDemo(
     chmodSync(keyFile, 0o600);
   }
   return { merchant: pick(merchant), key: created.key, created: true, feed };
+}
+
+/** Most products the demo storefront lists; the demo feed has 46, a merchant feed could have 50,000. */
+export const DEMO_SHOP_LIMIT = 200;
+
+/** The demo merchant's products for the shop page: matched first, then partial, then the rest. */
+export async function listDemoProducts(db: Db, merchantId: string): Promise<ProductRow[]> {
+  return db
+    .select()
+    .from(merchantProducts)
+    .where(eq(merchantProducts.merchantId, merchantId))
+    .orderBy(
+      sql`case ${merchantProducts.matchStatus} when 'matched' then 0 when 'partial' then 1 else 2 end`,
+      asc(merchantProducts.merchantProductId),
+    )
+    .limit(DEMO_SHOP_LIMIT);
+}
+
+export async function findDemoProduct(db: Db, merchantId: string, merchantProductId: string) {
+  const [row] = await db
+    .select()
+    .from(merchantProducts)
+    .where(and(eq(merchantProducts.merchantId, merchantId), eq(merchantProducts.merchantProductId, merchantProductId)))
+    .limit(1);
+  return row ?? null;
 }
 
 const pick = (m: { id: string; slug: string; name: string }) => ({ id: m.id, slug: m.slug, name: m.name });

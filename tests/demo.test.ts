@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SLUG, ensureDemo } from '../services/demo.ts';
+import { DEMO_SLUG, demoOrigins, ensureDemo } from '../services/demo.ts';
 import { listKeys, revokeKey } from '../services/keys.ts';
 import { buildTestApp, closeTestApp, type TestApp, verify } from './helper.ts';
 
@@ -43,6 +43,31 @@ describe('demo data on the embedded default', () => {
     const next = await ensureDemo(app.db, app.config, keyFile);
     expect(next.created).toBe(true);
     expect((await verify(app, { api_key: next.key })).statusCode).toBe(200);
+  });
+
+  it('replaces a saved key that no longer accepts every demo origin (PORT changed), revoking the old one', async () => {
+    const before = readFileSync(keyFile, 'utf8').trim();
+    const moved = { ...app.config, port: 4321, publicBaseUrl: 'http://127.0.0.1:4321' };
+    expect(demoOrigins(moved).every((o) => o.endsWith(':4321'))).toBe(true);
+    const next = await ensureDemo(app.db, moved, keyFile);
+    expect(next.created).toBe(true);
+    expect(next.key).not.toBe(before);
+    expect(readFileSync(keyFile, 'utf8').trim()).toBe(next.key);
+    // the widget on the storefront's new origin works; the old key is revoked, not left behind
+    expect((await verify(app, { api_key: next.key }, { origin: 'http://localhost:4321' })).statusCode).toBe(200);
+    const keys = await listKeys(app.db, DEMO_SLUG);
+    expect(keys.find((k) => before.startsWith(k.prefix))?.revoked).toBe(true);
+    expect(keys.filter((k) => !k.revoked)).toHaveLength(1);
+    // and the next start on the same port keeps it
+    expect(await ensureDemo(app.db, moved, keyFile)).toMatchObject({ key: next.key, created: false });
+  });
+
+  it('uses only the origin of a PUBLIC_BASE_URL with a path', () => {
+    expect(demoOrigins({ publicBaseUrl: 'https://shop.example/sillage', port: 3000 })).toEqual([
+      'https://shop.example',
+      'http://localhost:3000',
+      'http://127.0.0.1:3000',
+    ]);
   });
 });
 

@@ -20,6 +20,8 @@ export function testConfig(env: Record<string, string | undefined> = {}): Config
   return loadConfig({
     DATABASE_URL: 'memory:',
     LOG_LEVEL: 'silent',
+    // the demo merchant and its 46 products would show up in every test's data; a test asks for them
+    SEED_DEMO: 'false',
     ADMIN_TOKEN,
     LEAD_ENCRYPTION_KEY: LEAD_KEY,
     ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),

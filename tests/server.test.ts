@@ -56,6 +56,12 @@ describe('npm start on the embedded default', () => {
     const key = /test key: (pk_test_\w+)/.exec(s.output())?.[1];
     expect(s.output()).toContain(`curl -s http://127.0.0.1:${port}/api/widget/verify`);
     expect(s.output()).toMatch(/demo product feed: 46 products, \d+ matched/);
+    expect(s.output()).toContain(
+      `demo storefront: http://127.0.0.1:${port}/demo (English: http://127.0.0.1:${port}/demo?lang=en)`,
+    );
+    const shop = await fetch(`http://127.0.0.1:${port}/demo?lang=en`);
+    expect(shop.status).toBe(200);
+    expect(await shop.text()).toContain(`data-key="${key}"`);
 
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(await health.json()).toEqual({ status: 'ok' });
