@@ -1,0 +1,301 @@
+/**
+ * The headless Sillage client: the four widget operations for browsers and
+ * for Node 20 server code. No runtime dependencies; types come from the
+ * server's own TypeBox contracts (type-only imports, erased at build).
+ *
+ * It never throws into the host page: every call resolves to a result that is
+ * either `{ ok: true, data }` or `{ ok: false, error, … }`. It never retries in
+ * a loop: after a 429 the operation stays closed for Retry-After seconds (60
+ * when absent), and queued events wait for the next flush.
+ */
+
+import type { Static } from '@sinclair/typebox';
+import type {
+  LookupRequest,
+  LookupResponseSchema,
+  ScoreRequest,
+  ScoreResponse,
+  VerifyResponse,
+} from '../contracts/widget.ts';
+
+export const WIDGET_VERSION = 'v1';
+export const DEFAULT_TIMEOUT_MS = 4000;
+export const DEFAULT_RETRY_AFTER_S = 60;
+/** The server takes up to 50 events a request; smaller batches stay far below its 64 KB body limit. */
+export const MAX_BATCH = 20;
+/** Events kept while the service is unreachable; the oldest are dropped beyond this. */
+export const MAX_QUEUE = 100;
+export const UNAVAILABLE = 'The recommendation service is unavailable right now.';
+
+export type Operation = 'score' | 'event' | 'verify' | 'lookup';
+export type LookupResponse = Static<typeof LookupResponseSchema>;
+
+export interface Failure {
+  ok: false;
+  /** HTTP status; 0 when no answer came (network error, timeout, blocked by a 429 earlier) */
+  status: number;
+  /** the server's `error` sentence, or a generic unavailability message */
+  error: string;
+  /** the server's `code`, or `timeout` / `network` / `rate_limited` / `unavailable` */
+  code: string;
+  /** seconds until the operation may be called again, after a 429 */
+  retryAfter?: number;
+}
+export interface Success<T> {
+  ok: true;
+  status: number;
+  data: T;
+}
+export type Result<T> = Success<T> | Failure;
+
+type ProductRef = { merchant_product_id: string; position: number };
+type Lifecycle =
+  | 'widget_loaded'
+  | 'widget_opened'
+  | 'quiz_started'
+  | 'quiz_completed'
+  | 'results_viewed'
+  | 'widget_closed';
+export interface PurchaseInput {
+  order_id: string;
+  total: number;
+  currency: string;
+  items: { merchant_product_id: string; quantity: number; price: number }[];
+}
+/** One event as the client reports it; `event_id`, `occurred_at` and `session_id` are filled in. */
+export type WidgetEvent = (
+  | { type: Lifecycle; data?: Record<string, unknown> }
+  | { type: 'widget_error'; message?: string; code?: string }
+  | ({ type: 'recommendation_clicked' | 'also_explore_clicked' } & ProductRef)
+  | { type: 'powered_by_clicked' }
+  | { type: 'lead_submitted'; email?: string; phone?: string; consent: true; consent_version: string }
+  | ({ type: 'purchase_completed' } & PurchaseInput)
+) & { event_id?: string; occurred_at?: string; session_id?: string };
+
+export interface EventAck {
+  accepted: number;
+  duplicates: number;
+}
+
+export interface ClientOptions {
+  /** the service's base URL, e.g. https://reco.example.com */
+  baseUrl: string;
+  apiKey: string;
+  /** per request; default 4 s */
+  timeoutMs?: number;
+  /** the session the events and scores belong to; one is made when omitted */
+  sessionId?: string;
+  fetch?: typeof fetch;
+  /** navigator.sendBeacon where there is one; used to flush on page hide */
+  sendBeacon?: ((url: string, body: Blob | string) => boolean) | null;
+  /** how long queued events wait before they are sent; default 2 s */
+  flushDelayMs?: number;
+  now?: () => number;
+}
+
+export function randomId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (b: Uint8Array) => unknown } })
+    .crypto;
+  if (c?.randomUUID) return c.randomUUID();
+  const b = new Uint8Array(16);
+  if (c?.getRandomValues) c.getRandomValues(b);
+  else for (let i = 0; i < 16; i++) b[i] = Math.floor(Math.random() * 256);
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** Retry-After in whole seconds (delta form or an HTTP date); 60 when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number): number {
+  if (value) {
+    const s = value.trim();
+    if (/^\d+$/.test(s)) return Math.max(1, Number(s));
+    const at = Date.parse(s);
+    if (!Number.isNaN(at)) return Math.max(1, Math.ceil((at - now) / 1000));
+  }
+  return DEFAULT_RETRY_AFTER_S;
+}
+
+export function createSillageClient(options: ClientOptions) {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const flushDelayMs = options.flushDelayMs ?? 2000;
+  const now = options.now ?? Date.now;
+  const doFetch = options.fetch ?? (globalThis.fetch ? globalThis.fetch.bind(globalThis) : undefined);
+  const beacon = options.sendBeacon ?? null;
+  let sessionId = options.sessionId ?? randomId();
+
+  /** operation → time (ms) before which it is not called again, after a 429 */
+  const closedUntil: Partial<Record<Operation, number>> = {};
+  const queue: WidgetEvent[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let flushing: Promise<unknown> | null = null;
+
+  function blocked(op: Operation): Failure | null {
+    const until = closedUntil[op];
+    if (until === undefined) return null;
+    const left = until - now();
+    if (left <= 0) {
+      delete closedUntil[op];
+      return null;
+    }
+    return {
+      ok: false,
+      status: 429,
+      code: 'rate_limited',
+      error: 'Too many requests; try again later.',
+      retryAfter: Math.ceil(left / 1000),
+    };
+  }
+
+  async function call<T>(op: Operation, body: Record<string, unknown>, keepalive = false): Promise<Result<T>> {
+    const closed = blocked(op);
+    if (closed) return closed;
+    if (!doFetch) return { ok: false, status: 0, code: 'unavailable', error: UNAVAILABLE };
+    const controller = typeof AbortController === 'function' ? new AbortController() : null;
+    let timedOut = false;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      controller?.abort();
+    }, timeoutMs);
+    try {
+      const res = await doFetch(`${base}/api/widget/${op}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-widget-version': WIDGET_VERSION },
+        body: JSON.stringify({ ...body, api_key: options.apiKey }),
+        signal: controller?.signal,
+        keepalive,
+        credentials: 'omit',
+      } as RequestInit);
+      let payload: unknown = null;
+      try {
+        payload = await res.json();
+      } catch {
+        payload = null; // not JSON: the generic message below
+      }
+      if (res.ok) return { ok: true, status: res.status, data: payload as T };
+      const p = (payload && typeof payload === 'object' ? payload : {}) as { error?: unknown; code?: unknown };
+      const failure: Failure = {
+        ok: false,
+        status: res.status,
+        error: typeof p.error === 'string' && p.error ? p.error : UNAVAILABLE,
+        code: typeof p.code === 'string' ? p.code : 'unavailable',
+      };
+      if (res.status === 429) {
+        failure.retryAfter = parseRetryAfter(res.headers.get('retry-after'), now());
+        failure.code = typeof p.code === 'string' ? p.code : 'rate_limited';
+        closedUntil[op] = now() + failure.retryAfter * 1000;
+      }
+      return failure;
+    } catch {
+      return timedOut
+        ? { ok: false, status: 0, code: 'timeout', error: UNAVAILABLE }
+        : { ok: false, status: 0, code: 'network', error: UNAVAILABLE };
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  function stamp(e: WidgetEvent): WidgetEvent {
+    return {
+      ...e,
+      event_id: e.event_id ?? randomId(),
+      occurred_at: e.occurred_at ?? new Date(now()).toISOString(),
+      session_id: e.session_id ?? sessionId,
+    };
+  }
+
+  function schedule() {
+    if (timer !== null || queue.length === 0) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void flush();
+    }, flushDelayMs);
+  }
+
+  /**
+   * Sends queued events. With `beacon` (page hide) they go by sendBeacon as
+   * text/plain JSON — what a page being unloaded can still send, without a
+   * preflight — and fall back to fetch keepalive. A batch the service could
+   * not take for a passing reason (network, 5xx, 429) goes back to the queue;
+   * event ids make a resend harmless.
+   */
+  async function flush(opts: { beacon?: boolean } = {}): Promise<void> {
+    if (timer !== null) {
+      clearTimeout(timer);
+      timer = null;
+    }
+    if (flushing && !opts.beacon) await flushing;
+    while (queue.length > 0) {
+      const batch = queue.splice(0, MAX_BATCH);
+      if (opts.beacon && beacon && !blocked('event')) {
+        const body = JSON.stringify({ api_key: options.apiKey, events: batch });
+        let sent = false;
+        try {
+          sent = beacon(`${base}/api/widget/event`, body);
+        } catch {
+          sent = false;
+        }
+        if (sent) continue;
+      }
+      const run = call<EventAck>('event', { events: batch }, true);
+      flushing = run;
+      const result = await run;
+      flushing = null;
+      if (!result.ok && (result.status === 0 || result.status === 429 || result.status >= 500)) {
+        queue.unshift(...batch);
+        queue.splice(MAX_QUEUE);
+        if (!opts.beacon) {
+          // next try after Retry-After or the usual delay; never at once
+          const wait = result.retryAfter ? result.retryAfter * 1000 : flushDelayMs * 5;
+          timer = setTimeout(() => {
+            timer = null;
+            void flush();
+          }, wait);
+        }
+        return;
+      }
+    }
+  }
+
+  return {
+    get sessionId() {
+      return sessionId;
+    },
+    set sessionId(id: string) {
+      sessionId = id;
+    },
+    /** Checks the key and the merchant's catalog readiness. */
+    verify: () => call<VerifyResponse>('verify', {}),
+    /** Searches our perfume catalog. */
+    lookup: (req: Omit<LookupRequest, 'api_key'>) => call<LookupResponse>('lookup', req),
+    /** Scores quiz answers; the session defaults to the client's. */
+    score: (req: Omit<ScoreRequest, 'api_key'>) =>
+      call<ScoreResponse>('score', { session_id: sessionId, ...req } as Record<string, unknown>),
+    /** Sends events now and resolves with the service's acknowledgement. */
+    event: (events: WidgetEvent | WidgetEvent[]) =>
+      call<EventAck>('event', { events: (Array.isArray(events) ? events : [events]).map(stamp) }, true),
+    /** Queues an event; queued events are sent together shortly after, or on flush. */
+    track(event: WidgetEvent) {
+      queue.push(stamp(event));
+      if (queue.length > MAX_QUEUE) queue.splice(0, queue.length - MAX_QUEUE);
+      if (queue.length >= MAX_BATCH) void flush();
+      else schedule();
+    },
+    flush,
+    /** events waiting to be sent */
+    get pending() {
+      return queue.length;
+    },
+    /** Reports an order (on the merchant's thank-you page) for the client's session. */
+    trackPurchase: (order: PurchaseInput) =>
+      call<EventAck>(
+        'event',
+        { events: [stamp({ type: 'purchase_completed', ...order, event_id: `purchase:${order.order_id}` })] },
+        true,
+      ),
+  };
+}
+
+export type SillageClient = ReturnType<typeof createSillageClient>;
