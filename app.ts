@@ -20,6 +20,7 @@ import adminRoutes from './routes/admin/index.ts';
 import demoRoutes from './routes/demo/index.ts';
 import healthRoutes from './routes/health.ts';
 import widgetRoutes from './routes/widget/index.ts';
+import widgetAssetRoutes from './routes/widget-assets.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -111,6 +112,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
 
   await app.register(healthRoutes);
   await app.register(widgetRoutes, { prefix: '/api/widget' });
+  await app.register(widgetAssetRoutes);
   await app.register(adminRoutes, { prefix: '/api/admin' });
   await app.register(demoRoutes, { prefix: '/demo' });
 

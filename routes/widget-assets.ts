@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../lib/errors.ts';
+import { ensureWidgetBuilt, WIDGET_DIST, WIDGET_FILES } from '../widget/build.ts';
+
+/**
+ * The widget files under /widget/v1/, from memory, precompressed.
+ *
+ * `sillage.js` and `client.mjs` are the stable names a store's script tag
+ * uses: cached an hour and then revalidated by ETag in the background, so a
+ * fix reaches every store within the hour. Each file is also served under a
+ * content-hashed name (`sillage.3f9a….js`), cached for a year as immutable,
+ * for stores that pin a build with Subresource Integrity (see manifest.json).
+ */
+export const STABLE_CACHE = 'public, max-age=3600, stale-while-revalidate=86400';
+export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+
+interface Asset {
+  body: Buffer;
+  gzip: Buffer;
+  br: Buffer;
+  etag: string;
+  hashedName: string;
+  integrity: string;
+  immutable: boolean;
+}
+
+function asset(name: string, body: Buffer): Asset {
+  const hex = createHash('sha256').update(body).digest('hex');
+  const dot = name.indexOf('.');
+  return {
+    body,
+    gzip: gzipSync(body, { level: 9 }),
+    br: brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }),
+    etag: `"${hex.slice(0, 32)}"`,
+    hashedName: `${name.slice(0, dot)}.${hex.slice(0, 12)}${name.slice(dot)}`,
+    integrity: `sha384-${createHash('sha384').update(body).digest('base64')}`,
+    immutable: false,
+  };
+}
+
+export function loadAssets(dist = WIDGET_DIST): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  for (const name of WIDGET_FILES) {
+    const a = asset(name, readFileSync(join(dist, name)));
+    assets.set(name, a);
+    assets.set(a.hashedName, { ...a, immutable: true });
+  }
+  const manifest = {
+    files: Object.fromEntries(
+      WIDGET_FILES.map((name) => {
+        const a = assets.get(name) as Asset;
+        return [
+          name,
+          { hashed: a.hashedName, integrity: a.integrity, bytes: a.body.length, gzip_bytes: a.gzip.length },
+        ];
+      }),
+    ),
+  };
+  assets.set('manifest.json', asset('manifest.json', Buffer.from(JSON.stringify(manifest, null, 2))));
+  return assets;
+}
+
+function contentType(name: string) {
+  return name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/javascript; charset=utf-8';
+}
+
+/** br, then gzip, then none — by what the client accepts (q=0 refuses). */
+function pickEncoding(header: string | undefined): 'br' | 'gzip' | null {
+  if (!header) return null;
+  const accepted = new Set(
+    header
+      .split(',')
+      .map((part) => part.trim().split(';'))
+      .filter(([, q]) => !q || !/^q=0(\.0*)?$/.test(q.trim()))
+      .map(([name]) => (name ?? '').trim().toLowerCase()),
+  );
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip')) return 'gzip';
+  return null;
+}
+
+const widgetAssets: FastifyPluginAsyncTypebox = async (app) => {
+  const built = await ensureWidgetBuilt();
+  if (built) app.log.info('built the widget files (they were missing or older than their sources)');
+  const assets = loadAssets();
+
+  app.get(
+    '/widget/v1/:file',
+    {
+      schema: {
+        tags: ['widget files'],
+        summary: 'The embeddable widget (sillage.js), the headless client (client.mjs) and their manifest',
+        params: Type.Object({ file: Type.String({ maxLength: 100 }) }),
+      },
+    },
+    async (request, reply) => {
+      const a = assets.get(request.params.file);
+      if (!a) throw new AppError(404, 'not_found', `No widget file named "${request.params.file.slice(0, 100)}"`);
+      reply
+        .header('content-type', contentType(request.params.file))
+        .header('cache-control', a.immutable ? IMMUTABLE_CACHE : STABLE_CACHE)
+        .header('etag', a.etag)
+        .header('vary', 'Accept-Encoding')
+        .header('access-control-allow-origin', '*')
+        .header('cross-origin-resource-policy', 'cross-origin')
+        .header('x-content-type-options', 'nosniff');
+      const match = request.headers['if-none-match'];
+      if (match?.split(',').some((t) => t.trim().replace(/^W\//, '') === a.etag)) {
+        return reply.code(304).send();
+      }
+      const encoding = pickEncoding(request.headers['accept-encoding']);
+      if (encoding) reply.header('content-encoding', encoding);
+      return reply.send(encoding === 'br' ? a.br : encoding === 'gzip' ? a.gzip : a.body);
+    },
+  );
+};
+
+export default widgetAssets;

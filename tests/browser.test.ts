@@ -1,0 +1,369 @@
+/**
+ * The widget in a real browser: Debian's Chromium driven by playwright-core,
+ * against the service listening on loopback with its demo storefront.
+ * Where no Chromium can be had these tests are skipped with a printed line.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminHeaders, buildTestApp, closeTestApp, type TestApp } from './helper.ts';
+
+/** the page's own function, inside page.evaluate (this file is type-checked without the DOM library) */
+declare const getComputedStyle: (el: unknown) => {
+  display: string;
+  fontSize: string;
+  color: string;
+  letterSpacing: string;
+};
+
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (p): p is string => !!p && existsSync(p),
+);
+export const ARTIFACTS = join(process.cwd(), 'test-results');
+
+if (!CHROMIUM) {
+  process.stdout.write(
+    '\nbrowser tests skipped: no Chromium found (apt-get install -y chromium, or set CHROMIUM_PATH)\n',
+  );
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let base: string;
+  let merchantId: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    app = await buildTestApp({ SEED_DEMO: 'true', PORT: String(port), PUBLIC_BASE_URL: base });
+    await app.listen({ port, host: '127.0.0.1' });
+    const info = app.demo.info();
+    if (!info) throw new Error('the demo was not seeded');
+    merchantId = info.merchant.id;
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // no sandbox as root in CI; no background traffic on a machine without internet
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await closeTestApp(app);
+  });
+
+  /** A fresh page that collects uncaught errors and CSP violations. */
+  async function open(path: string, opts: { bypassCSP?: boolean } = {}) {
+    const context: BrowserContext = await browser.newContext({
+      viewport: { width: 420, height: 860 },
+      bypassCSP: opts.bypassCSP ?? false,
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) errors.push(m.text());
+    });
+    page.on('dialog', (d) => {
+      errors.push(`dialog opened: ${d.message()}`);
+      void d.dismiss();
+    });
+    return { page, context, errors, ready: () => page.goto(`${base}${path}`) };
+  }
+
+  /** the widget element's own computed display: 'none' once it has hidden itself */
+  const hostDisplay = (page: Page) =>
+    page.locator('sillage-quiz').evaluate((el) => (el.hasAttribute('hidden') ? getComputedStyle(el).display : 'shown'));
+  const launcher = (page: Page) => page.locator('sillage-quiz .launcher');
+
+  /** Answers the quiz through the interface, by the labels the shopper reads. */
+  async function takeQuiz(
+    page: Page,
+    answers: { families: string[]; love: string[]; avoid: string[]; season: string; occasion: string },
+  ) {
+    await launcher(page).click();
+    await page.locator('sillage-quiz .panel .primary').click(); // start
+    const pick = async (labels: string[]) => {
+      for (const l of labels) await page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
+    };
+    const next = () => page.locator('sillage-quiz .actions .primary').click();
+    await pick(answers.families);
+    await next();
+    await pick(answers.love);
+    await next();
+    await pick(answers.avoid);
+    await next();
+    await pick([answers.season]);
+    await next();
+    await pick([answers.occasion]);
+    await next();
+  }
+  const ARABIC_OUD = {
+    families: ['عود', 'عنبري'],
+    love: ['عود', 'زعفران'],
+    avoid: ['حمضيات'],
+    season: 'الشتاء',
+    occasion: 'السهرات',
+  };
+
+  async function analytics() {
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/admin/merchants/${merchantId}/analytics?traffic=test`,
+      headers: adminHeaders,
+    });
+    return res.json() as {
+      funnel: Record<'recommendation_clicked' | 'results_viewed', number>;
+      orders: { attributed: number };
+      top_clicked: { merchant_product_id: string }[];
+    };
+  }
+  async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+    const end = Date.now() + ms;
+    let v = await fn();
+    while (!ok(v) && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 200));
+      v = await fn();
+    }
+    return v;
+  }
+
+  it('completes the quiz in Arabic, right to left, and shows ranked oud results', async () => {
+    const { page, context, errors, ready } = await open('/demo');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
+    await takeQuiz(page, ARABIC_OUD);
+    const cards = page.locator('sillage-quiz .cards').first().locator('.card');
+    await cards.first().waitFor({ timeout: 10_000 });
+    expect(await cards.count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('sillage-quiz .root').getAttribute('dir')).toBe('rtl');
+    // ranked: the first card leans on oud, the shopper's love
+    expect(await cards.first().locator('.accords').textContent()).toContain('عود');
+    // Arabic right-to-left layout: the dialog's close button sits on the left, the title on the right
+    const close = await page.locator('sillage-quiz header .icon').boundingBox();
+    const title = await page.locator('sillage-quiz header h2').boundingBox();
+    expect(close && title && close.x < title.x).toBe(true);
+    expect(await page.locator('sillage-quiz [role=dialog]').getAttribute('aria-modal')).toBe('true');
+    await page.screenshot({ path: join(ARTIFACTS, 'widget-results-ar.png') });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('runs left to right in English, by keyboard, and Escape closes it', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await launcher(page).focus();
+    await page.keyboard.press('Enter');
+    expect(await page.locator('sillage-quiz .root').getAttribute('dir')).toBe('ltr');
+    expect(await page.locator('sillage-quiz header h2').textContent()).toBe('Fragrance quiz');
+    const close = await page.locator('sillage-quiz header .icon').boundingBox();
+    const title = await page.locator('sillage-quiz header h2').boundingBox();
+    expect(close && title && close.x > title.x).toBe(true);
+    // Tab reaches the start button inside the dialog; Space on a chip ticks it
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    expect(await page.locator('sillage-quiz .chip input:checked').count()).toBe(1);
+    expect(await page.locator('sillage-quiz .actions .primary').isEnabled()).toBe(true);
+    await page.keyboard.press('Escape');
+    expect(await page.locator('sillage-quiz [role=dialog]').count()).toBe(0);
+    await page.screenshot({ path: join(ARTIFACTS, 'widget-launcher-en.png') });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('a click on a recommendation is recorded, and the purchase on the thank-you page is attributed to it', async () => {
+    const before = await analytics();
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await takeQuiz(page, {
+      families: ['Oud', 'Amber'],
+      love: ['Oud', 'Saffron'],
+      avoid: ['Citrus'],
+      season: 'Winter',
+      occasion: 'Evening out',
+    });
+    const link = page.locator('sillage-quiz .card .link').first();
+    await link.waitFor({ timeout: 10_000 });
+    const href = String(await link.getAttribute('href'));
+    const productId = decodeURIComponent(href.split('/demo/products/')[1] ?? '');
+    expect(productId).not.toBe('');
+    await Promise.all([page.waitForURL(/\/demo\/products\//), link.click()]);
+
+    const clicked = await until(
+      analytics,
+      (a) => a.funnel.recommendation_clicked > before.funnel.recommendation_clicked,
+    );
+    expect(clicked.funnel.recommendation_clicked).toBe(before.funnel.recommendation_clicked + 1);
+    expect(clicked.funnel.results_viewed).toBeGreaterThan(before.funnel.results_viewed);
+    expect(clicked.top_clicked.map((c) => c.merchant_product_id)).toContain(productId);
+
+    // the thank-you page of the same shopper (same browser storage) reports the order
+    await page.goto(`${base}/demo/thank-you?product=${encodeURIComponent(productId)}&lang=en`);
+    const bought = await until(analytics, (a) => a.orders.attributed > before.orders.attributed);
+    expect(bought.orders.attributed).toBe(before.orders.attributed + 1);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('renders merchant strings as text: a product named like markup shows as text and runs nothing', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await page.route('**/api/widget/score', async (route: Route) => {
+      const real = await route.fetch();
+      const body = await real.json();
+      body.recommendations[0].name = '<img src=x onerror=alert(1)>';
+      body.recommendations[0].house = '"><script>alert(2)</script>';
+      if (body.recommendations[1]) body.recommendations[1].product_url = 'javascript:alert(3)';
+      await route.fulfill({ response: real, json: body });
+    });
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await takeQuiz(page, { families: ['Oud'], love: ['Oud'], avoid: [], season: 'Winter', occasion: 'Evening out' });
+    const first = page.locator('sillage-quiz .card').first();
+    await first.waitFor({ timeout: 10_000 });
+    expect(await first.locator('h4').textContent()).toBe('<img src=x onerror=alert(1)>');
+    expect(await first.locator('.house').textContent()).toBe('"><script>alert(2)</script>');
+    expect(await page.locator('sillage-quiz .card img[src=x]').count()).toBe(0);
+    expect(await page.locator('sillage-quiz script').count()).toBe(0);
+    // a javascript: URL never becomes a link
+    expect(await page.locator('sillage-quiz .card').nth(1).locator('a').count()).toBe(0);
+    await page.waitForTimeout(300);
+    expect(errors).toEqual([]); // no alert dialog, no error
+    await context.close();
+  }, 60_000);
+
+  it('offers the lead step below the results, never in front of them, and only with consent', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await takeQuiz(page, {
+      families: ['Gourmand'],
+      love: ['Vanilla'],
+      avoid: [],
+      season: 'Autumn',
+      occasion: 'Date night',
+    });
+    await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
+    // results are readable and clickable with the form untouched
+    expect(await page.locator('sillage-quiz .card .link').first().isVisible()).toBe(true);
+    const consent = page.locator('sillage-quiz form input[name=consent]');
+    const send = page.locator('sillage-quiz form button[type=submit]');
+    expect(await consent.isChecked()).toBe(false);
+    expect(await send.isDisabled()).toBe(true);
+    await page.locator('sillage-quiz form input[name=email]').fill('layla@example.com');
+    await consent.check();
+    await send.click();
+    await page
+      .locator('sillage-quiz section .note')
+      .getByText('Thank you', { exact: false })
+      .waitFor({ timeout: 10_000 });
+    const leads = await app.inject({
+      method: 'GET',
+      url: `/api/admin/merchants/${merchantId}/leads`,
+      headers: adminHeaders,
+    });
+    const stored = (leads.json() as { leads: { email: string | null; consent_version: string }[] }).leads;
+    expect(stored.find((l) => l.email === 'layla@example.com')).toMatchObject({ consent_version: '2026-11-v1' });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('hostile host-page CSS does not reach inside, nor hide the widget', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en', { bypassCSP: true });
+    await ready();
+    await page.addStyleTag({
+      content: `* { display: none !important; font-size: 3px !important; color: red !important; letter-spacing: 9px !important }
+        html, body { display: block !important }
+        sillage-quiz { display: none !important; visibility: hidden !important; opacity: 0 !important }
+        button, .launcher, .chip span { display: none !important; background: red !important }`,
+    });
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await launcher(page).click();
+    await page.locator('sillage-quiz .panel .primary').click();
+    const chip = page.locator('sillage-quiz .chip span').first();
+    expect(await chip.isVisible()).toBe(true);
+    const style = await chip.evaluate((el) => {
+      const s = getComputedStyle(el);
+      return { size: s.fontSize, color: s.color, spacing: s.letterSpacing };
+    });
+    expect(style).toEqual({ size: '15px', color: 'rgb(31, 27, 22)', spacing: 'normal' });
+    await page.screenshot({ path: join(ARTIFACTS, 'widget-hostile-css.png') });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  for (const failure of ['500', '429', 'timeout'] as const) {
+    it(`when score answers ${failure}, the widget hides and the store page works as before`, async () => {
+      const { page, context, errors, ready } = await open('/demo?lang=en');
+      await page.route('**/api/widget/score', async (route: Route) => {
+        if (failure === '500')
+          await route.fulfill({ status: 500, contentType: 'text/html', body: '<h1>Internal error</h1>' });
+        else if (failure === '429')
+          await route.fulfill({
+            status: 429,
+            json: { error: 'Rate limit exceeded', code: 'rate_limited' },
+            headers: { 'retry-after': '30' },
+          });
+        // timeout: never answered
+      });
+      await ready();
+      await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+      await takeQuiz(page, { families: ['Oud'], love: [], avoid: [], season: 'Winter', occasion: 'Evening out' });
+      await expect.poll(() => hostDisplay(page), { timeout: 8_000 }).toBe('none');
+      expect(await page.locator('sillage-quiz [role=dialog]').count()).toBe(0);
+      // the store is intact: its products are there and its links work
+      const product = page.locator('main a[href*="/demo/products/"]').first();
+      expect(await product.isVisible()).toBe(true);
+      await Promise.all([page.waitForURL(/\/demo\/products\//), product.click()]);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
+
+  it('stays hidden, without a trace on the page, when the key is refused or the service is down', async () => {
+    for (const status of [401, 503]) {
+      const { page, context, errors, ready } = await open('/demo');
+      await page.route('**/api/widget/verify', (route: Route) =>
+        route.fulfill({
+          status,
+          json: { error: 'nope', code: status === 401 ? 'invalid_key' : 'database_unavailable' },
+        }),
+      );
+      await ready();
+      await page.waitForTimeout(500);
+      expect(await hostDisplay(page)).toBe('none');
+      expect(await page.locator('main a[href*="/demo/products/"]').first().isVisible()).toBe(true);
+      expect(errors).toEqual([]);
+      await context.close();
+    }
+  }, 60_000);
+});

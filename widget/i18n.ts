@@ -1,0 +1,171 @@
+/**
+ * The widget's words, Arabic first. Quiz options come from the shared
+ * vocabulary (vocabulary/index.ts) with their own Arabic and English labels;
+ * this file holds only the interface sentences.
+ */
+import { ACCORDS, FAMILIES, OCCASIONS, SEASONS } from '../vocabulary/index.ts';
+
+export type Locale = 'ar' | 'en';
+
+/** Version of the lead consent wording below; sent with every lead so the merchant knows what was agreed to. */
+export const CONSENT_VERSION = '2026-11-v1';
+
+const ar = {
+  launcher: 'اكتشف عطرك',
+  title: 'اختبار العطر',
+  close: 'إغلاق',
+  intro: 'أجب عن أسئلة قصيرة لنرشّح لك عطوراً تناسب ذوقك من هذا المتجر.',
+  start: 'ابدأ',
+  next: 'التالي',
+  back: 'رجوع',
+  skip: 'تخطَّ',
+  seeResults: 'أظهر النتائج',
+  step: (n: number, of: number) => `الخطوة ${n} من ${of}`,
+  familiesQ: 'ما العائلات العطرية التي تحبها؟',
+  familiesHint: 'اختر واحدة أو أكثر (حتى ثلاث).',
+  loveQ: 'ما النفحات التي تعشقها؟',
+  avoidQ: 'ما النفحات التي تتجنبها؟',
+  optionalHint: 'اختياري.',
+  seasonQ: 'في أي موسم ستضعه؟',
+  occasionQ: 'لأي مناسبة؟',
+  anySeason: 'كل المواسم',
+  anyOccasion: 'أي مناسبة',
+  loading: 'نبحث عن أنسب العطور لك…',
+  resultsTitle: 'عطور تناسب ذوقك',
+  resultsCount: (n: number) => `وجدنا ${n} ترشيحات`,
+  match: 'توافق',
+  matched: 'نفحات مشتركة:',
+  view: 'عرض المنتج',
+  tasteTitle: 'ذوقك العطري',
+  families: 'العائلات',
+  loves: 'تحب',
+  avoids: 'تتجنب',
+  exploreTitle: 'جرّب شيئاً جديداً',
+  retake: 'أعد الاختبار',
+  noResults: 'لم نجد منتجات مناسبة في هذا المتجر الآن.',
+  leadTitle: 'أرسل لي هذه الترشيحات',
+  leadEmail: 'البريد الإلكتروني',
+  leadPhone: 'رقم الجوال (اختياري)',
+  leadConsent: 'أوافق على أن يتواصل معي المتجر بخصوص هذه الترشيحات والعروض.',
+  leadSend: 'أرسل',
+  leadThanks: 'شكراً! سيصلك ما طلبت قريباً.',
+  leadFailed: 'تعذّر الإرسال الآن.',
+  leadNeedContact: 'اكتب بريدك الإلكتروني أو رقم جوالك.',
+  testMode: 'وضع تجريبي',
+  noPrice: '',
+};
+
+const en: typeof ar = {
+  launcher: 'Find your scent',
+  title: 'Fragrance quiz',
+  close: 'Close',
+  intro: 'Answer a few short questions and we will suggest perfumes from this store that suit your taste.',
+  start: 'Start',
+  next: 'Next',
+  back: 'Back',
+  skip: 'Skip',
+  seeResults: 'Show my results',
+  step: (n, of) => `Step ${n} of ${of}`,
+  familiesQ: 'Which scent families do you like?',
+  familiesHint: 'Pick one or more (up to three).',
+  loveQ: 'Which notes do you love?',
+  avoidQ: 'Which notes do you avoid?',
+  optionalHint: 'Optional.',
+  seasonQ: 'Which season is it for?',
+  occasionQ: 'For which occasion?',
+  anySeason: 'All year',
+  anyOccasion: 'Any occasion',
+  loading: 'Finding the perfumes that suit you…',
+  resultsTitle: 'Perfumes for your taste',
+  resultsCount: (n) => `${n} recommendations`,
+  match: 'match',
+  matched: 'Shared notes:',
+  view: 'View product',
+  tasteTitle: 'Your scent profile',
+  families: 'Families',
+  loves: 'You love',
+  avoids: 'You avoid',
+  exploreTitle: 'Step outside your comfort zone',
+  retake: 'Retake the quiz',
+  noResults: 'We found no suitable products in this store right now.',
+  leadTitle: 'Send me these picks',
+  leadEmail: 'Email',
+  leadPhone: 'Mobile number (optional)',
+  leadConsent: 'I agree that the store may contact me about these recommendations and offers.',
+  leadSend: 'Send',
+  leadThanks: 'Thank you! You will hear from us soon.',
+  leadFailed: 'Could not send right now.',
+  leadNeedContact: 'Enter your email or mobile number.',
+  testMode: 'Test mode',
+  noPrice: '',
+};
+
+export const MESSAGES = { ar, en } as const;
+export type Messages = typeof ar;
+
+/** The accords the quiz offers: ones shoppers recognise, across every family. */
+export const QUIZ_ACCORDS = [
+  'citrus',
+  'fresh',
+  'aquatic',
+  'green',
+  'lavender',
+  'floral',
+  'rose',
+  'white floral',
+  'fruity',
+  'sweet',
+  'vanilla',
+  'powdery',
+  'warm spicy',
+  'saffron',
+  'woody',
+  'sandalwood',
+  'oud',
+  'amber',
+  'incense',
+  'leather',
+  'tobacco',
+  'coffee',
+  'musky',
+] as const satisfies readonly (typeof ACCORDS)[number]['slug'][];
+
+export interface Option {
+  slug: string;
+  label: string;
+}
+const labels = (terms: readonly { slug: string; en: string; ar: string }[], locale: Locale): Option[] =>
+  terms.map((t) => ({ slug: t.slug, label: t[locale] }));
+
+export function quizOptions(locale: Locale) {
+  const accordLabel = new Map(ACCORDS.map((a) => [a.slug as string, a[locale]]));
+  return {
+    families: labels(FAMILIES, locale),
+    accords: QUIZ_ACCORDS.map((slug) => ({ slug, label: accordLabel.get(slug) ?? slug })),
+    seasons: labels(SEASONS, locale),
+    occasions: labels(OCCASIONS, locale),
+  };
+}
+
+/** Label of any accord or family slug a response carries (the slug itself when unknown). */
+export function termLabel(kind: 'accord' | 'family', slug: string, locale: Locale): string {
+  const list: readonly { slug: string; en: string; ar: string }[] = kind === 'accord' ? ACCORDS : FAMILIES;
+  return list.find((t) => t.slug === slug)?.[locale] ?? slug;
+}
+
+export function formatPrice(price: number | null, currency: string, locale: Locale): string {
+  if (price === null || !Number.isFinite(price)) return '';
+  try {
+    return new Intl.NumberFormat(locale === 'ar' ? 'ar-SA' : 'en-SA', {
+      style: 'currency',
+      currency: currency || 'SAR',
+      maximumFractionDigits: Number.isInteger(price) ? 0 : 2,
+    }).format(price);
+  } catch {
+    return `${price} ${currency}`;
+  }
+}
+
+export function formatPercent(score: number, locale: Locale): string {
+  return new Intl.NumberFormat(locale === 'ar' ? 'ar-SA' : 'en', { style: 'percent' }).format(score / 100);
+}

@@ -1,0 +1,662 @@
+/**
+ * <sillage-quiz>: the quiz and its results in a shadow root.
+ *
+ * Everything a merchant or the service sends is rendered with textContent or
+ * as attribute values of elements we create, never parsed as HTML; links are
+ * followed only when they are http(s). No inline handlers, no eval, styles as
+ * a constructed stylesheet: it runs under a strict Content-Security-Policy.
+ *
+ * When the key is refused, the service is down, slow or rate-limited, the
+ * element hides itself (showing the merchant's fallback, when there is one)
+ * and the page goes on exactly as without it.
+ */
+import type { Recommendation, ScoreResponse } from '../contracts/widget.ts';
+import type { SillageClient, WidgetEvent } from './client.ts';
+import {
+  CONSENT_VERSION,
+  formatPercent,
+  formatPrice,
+  type Locale,
+  MESSAGES,
+  type Messages,
+  type Option,
+  quizOptions,
+  termLabel,
+} from './i18n.ts';
+import { clientFor, verifyKey } from './runtime.ts';
+import { CSS } from './styles.ts';
+
+type Attrs = Record<string, string | null | undefined | false>;
+type Child = Node | string | null | undefined | false;
+
+/** Creates an element; strings become text nodes, never markup. */
+function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLElement {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined && v !== false) el.setAttribute(k, v);
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+function icon(path: string): SVGElement {
+  const svg = document.createElementNS(SVG_NS, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  const p = document.createElementNS(SVG_NS, 'path');
+  p.setAttribute('d', path);
+  p.setAttribute('fill', 'none');
+  p.setAttribute('stroke', 'currentColor');
+  p.setAttribute('stroke-width', '2');
+  p.setAttribute('stroke-linecap', 'round');
+  svg.append(p);
+  return svg;
+}
+const CLOSE_PATH = 'M6 6l12 12M18 6L6 18';
+const DROP_PATH = 'M12 3c3 3.8 5 6.8 5 9.6A5 5 0 0 1 12 18a5 5 0 0 1-5-5.4C7 9.8 9 6.8 12 3z';
+
+/** Only http(s) URLs become links or images: a `javascript:` product URL stays inert text. */
+export function safeUrl(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url, location.href);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The attribution mark: parsed as SVG (not HTML), with anything active removed. */
+function parseLogo(markup: string): Node | null {
+  try {
+    const doc = new DOMParser().parseFromString(markup, 'image/svg+xml');
+    const svg = doc.documentElement;
+    if (svg.nodeName !== 'svg' || doc.getElementsByTagName('parsererror').length > 0) return null;
+    for (const bad of Array.from(svg.querySelectorAll('script,foreignObject,use,a,image'))) bad.remove();
+    for (const el of [svg, ...Array.from(svg.querySelectorAll('*'))]) {
+      for (const a of Array.from(el.attributes)) {
+        if (/^on/i.test(a.name) || /href$/i.test(a.name)) el.removeAttribute(a.name);
+      }
+    }
+    svg.setAttribute('aria-hidden', 'true');
+    return document.importNode(svg, true);
+  } catch {
+    return null;
+  }
+}
+
+/** Black or white text on the merchant's accent, whichever reads better (WCAG relative luminance). */
+export function contrastText(color: string): string | null {
+  const m = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color.trim());
+  if (!m?.[1]) return null;
+  const hex = m[1].length === 3 ? [...m[1]].map((c) => c + c).join('') : m[1];
+  const [r, g, b] = [0, 2, 4].map((i) => {
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return (1.05 / (lum + 0.05) >= (lum + 0.05) / 0.05 ? '#ffffff' : '#111111') as string;
+}
+
+interface Answers {
+  families: string[];
+  love: string[];
+  avoid: string[];
+  season: string | null;
+  occasion: string | null;
+}
+type Step = 'intro' | 'families' | 'love' | 'avoid' | 'season' | 'occasion' | 'loading' | 'results';
+const QUIZ_STEPS: Step[] = ['families', 'love', 'avoid', 'season', 'occasion'];
+const MAX_FAMILIES = 3;
+const MAX_ACCORDS = 5;
+
+let sheet: CSSStyleSheet | null = null;
+
+export class SillageQuiz extends HTMLElement {
+  private shadow: ShadowRoot | null = null;
+  private client: SillageClient | null = null;
+  private locale: Locale = 'ar';
+  private t: Messages = MESSAGES.ar;
+  private step: Step = 'intro';
+  private answers: Answers = { families: [], love: [], avoid: [], season: null, occasion: null };
+  private result: ScoreResponse | null = null;
+  private testMode = false;
+  private open = false;
+  private booted = false;
+  private launcherButton: HTMLElement | null = null;
+  private panel: HTMLElement | null = null;
+  private body: HTMLElement | null = null;
+  private live: HTMLElement | null = null;
+  private leadState: 'idle' | 'sending' | 'sent' | 'failed' = 'idle';
+
+  private attr(name: string): string | null {
+    return this.getAttribute(name) ?? this.getAttribute(`data-${name}`);
+  }
+  private get mode(): 'launcher' | 'inline' {
+    return this.attr('mode') === 'launcher' ? 'launcher' : 'inline';
+  }
+
+  connectedCallback() {
+    if (this.booted) return;
+    this.booted = true;
+    this.hidden = true; // shown only once the key is known to work
+    void this.boot();
+  }
+
+  /** Opens the quiz (launcher mode) — also what `Sillage.open()` calls. */
+  openQuiz() {
+    if (this.hidden || !this.shadow) return;
+    if (this.mode === 'launcher' && !this.open) {
+      this.open = true;
+      this.track({ type: 'widget_opened' });
+      this.render();
+    }
+  }
+
+  private async boot() {
+    const key = this.attr('key');
+    const base = this.attr('base-url');
+    this.locale = this.attr('locale') === 'en' ? 'en' : 'ar';
+    this.t = MESSAGES[this.locale];
+    if (!key || !base) return this.fail('not_configured', false);
+    const timeout = Number(this.attr('timeout'));
+    this.client = clientFor(base, key, Number.isFinite(timeout) && timeout > 0 ? timeout : undefined);
+    const verified = await verifyKey(this.client, key);
+    if ('error' in verified) return this.fail(verified.error, false);
+    if (!verified.ready) return this.fail('catalog_not_ready', true);
+    this.testMode = verified.testMode;
+    this.setup();
+    this.hidden = false;
+    this.track({ type: 'widget_loaded', data: { mode: this.mode, locale: this.locale } });
+  }
+
+  /** Hides the widget and shows the merchant's fallback; reports why when the service can hear it. */
+  private fail(code: string, report: boolean) {
+    this.open = false;
+    const slot = this.querySelector('[slot=fallback]');
+    if (slot && this.shadow) {
+      this.shadow.replaceChildren(h('slot', { name: 'fallback' }));
+      this.hidden = false;
+    } else {
+      this.shadow?.replaceChildren();
+      this.hidden = true;
+    }
+    const selector = this.attr('fallback');
+    if (selector) {
+      try {
+        document.querySelector(selector)?.removeAttribute('hidden');
+      } catch {
+        // an invalid selector is the merchant's typo, not a reason to throw into the page
+      }
+    }
+    if (report && this.client) {
+      void this.client.event({ type: 'widget_error', code, message: `widget hidden: ${code}` });
+    }
+    this.dispatchEvent(new CustomEvent('sillage:hidden', { detail: { code }, bubbles: true, composed: true }));
+  }
+
+  private track(e: WidgetEvent) {
+    this.client?.track(e);
+  }
+
+  private setup() {
+    const shadow = this.attachShadow({ mode: 'open' });
+    this.shadow = shadow;
+    if (
+      'adoptedStyleSheets' in shadow &&
+      typeof CSSStyleSheet === 'function' &&
+      'replaceSync' in CSSStyleSheet.prototype
+    ) {
+      if (!sheet) {
+        sheet = new CSSStyleSheet();
+        sheet.replaceSync(CSS);
+      }
+      shadow.adoptedStyleSheets = [sheet];
+    } else {
+      shadow.append(h('style', {}, CSS));
+    }
+    this.dataset.mode = this.mode;
+    const position = this.attr('position');
+    if (position === 'start' || position === 'end') this.dataset.position = position;
+    const accent = this.attr('accent');
+    if (accent && /^#[0-9a-f]{3,8}$/i.test(accent)) {
+      this.style.setProperty('--sillage-accent', accent);
+      const text = contrastText(accent);
+      if (text) this.style.setProperty('--sillage-accent-text', text);
+    }
+    shadow.addEventListener('keydown', (e) => this.onKey(e as KeyboardEvent));
+    this.render();
+  }
+
+  private onKey(e: KeyboardEvent) {
+    if (!this.open || !this.panel) return;
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      this.close();
+      return;
+    }
+    if (e.key !== 'Tab') return;
+    // keep focus inside the open dialog
+    const focusable = Array.from(
+      this.panel.querySelectorAll<HTMLElement>('button:not([disabled]),a[href],input:not([disabled])'),
+    ).filter((el) => el.offsetParent !== null || el.getClientRects().length > 0);
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    const active = this.shadow?.activeElement;
+    if (!first || !last) return;
+    if (e.shiftKey && active === first) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && active === last) {
+      e.preventDefault();
+      first.focus();
+    }
+  }
+
+  private close() {
+    if (!this.open) return;
+    this.open = false;
+    this.track({ type: 'widget_closed', data: { step: this.step } });
+    this.render();
+    this.launcherButton?.focus();
+  }
+
+  private render() {
+    const shadow = this.shadow;
+    if (!shadow) return;
+    const t = this.t;
+    const root = h('div', {
+      class: `root mode-${this.mode}`,
+      dir: this.locale === 'ar' ? 'rtl' : 'ltr',
+      lang: this.locale,
+    });
+    if (this.mode === 'launcher') {
+      const launcher = h('button', { class: 'launcher', type: 'button', 'aria-haspopup': 'dialog' });
+      launcher.append(icon(DROP_PATH), t.launcher);
+      launcher.addEventListener('click', () => this.openQuiz());
+      this.launcherButton = launcher;
+      root.append(launcher);
+      if (this.open) {
+        launcher.hidden = true;
+        const modal = h('div', { class: 'modal' }, this.buildPanel());
+        modal.addEventListener('click', (e) => {
+          if (e.target === modal) this.close();
+        });
+        root.append(modal);
+      }
+    } else {
+      root.append(this.buildPanel());
+    }
+    const kept = Array.from(shadow.childNodes).filter((n) => n.nodeName === 'STYLE');
+    shadow.replaceChildren(...kept, root);
+    if (this.open) this.focusStart();
+  }
+
+  private focusStart() {
+    const heading = this.body?.querySelector<HTMLElement>('h3');
+    (heading ?? this.panel)?.focus({ preventScroll: true });
+  }
+
+  private buildPanel(): HTMLElement {
+    const t = this.t;
+    const titleId = 'sillage-title';
+    const panel = h('div', {
+      class: 'panel',
+      role: this.mode === 'launcher' ? 'dialog' : 'region',
+      'aria-modal': this.mode === 'launcher' ? 'true' : null,
+      'aria-labelledby': titleId,
+      tabindex: '-1',
+    });
+    const header = h(
+      'header',
+      {},
+      h('h2', { id: titleId }, t.title),
+      this.testMode && h('span', { class: 'badge' }, t.testMode),
+    );
+    if (this.mode === 'launcher') {
+      const close = h('button', { class: 'icon', type: 'button', 'aria-label': t.close });
+      close.append(icon(CLOSE_PATH));
+      close.addEventListener('click', () => this.close());
+      header.append(close);
+    }
+    this.live = h('div', { class: 'sr', role: 'status', 'aria-live': 'polite' });
+    this.body = h('div', { class: 'body' });
+    panel.append(header, this.body, this.live);
+    this.panel = panel;
+    this.fillBody();
+    return panel;
+  }
+
+  private go(step: Step) {
+    this.step = step;
+    const old = this.panel;
+    if (!old) return;
+    old.replaceWith(this.buildPanel());
+    this.focusStart();
+  }
+
+  private fillBody() {
+    const body = this.body;
+    const panel = this.panel;
+    if (!body || !panel) return;
+    const t = this.t;
+    const step = this.step;
+    if (step === 'intro') {
+      const start = h('button', { class: 'primary', type: 'button' }, t.start);
+      start.addEventListener('click', () => {
+        if (this.mode === 'inline') this.track({ type: 'widget_opened' });
+        this.track({ type: 'quiz_started' });
+        this.go('families');
+      });
+      body.append(h('h3', { tabindex: '-1' }, t.title), h('p', { class: 'hint' }, t.intro), start);
+      return;
+    }
+    if (step === 'loading') {
+      body.append(
+        h('h3', { tabindex: '-1', class: 'sr' }, t.title),
+        h('p', { class: 'status', role: 'status' }, t.loading),
+      );
+      return;
+    }
+    if (step === 'results') {
+      this.fillResults(body);
+      return;
+    }
+    const index = QUIZ_STEPS.indexOf(step);
+    const options = quizOptions(this.locale);
+    const a = this.answers;
+    body.append(h('p', { class: 'progress' }, t.step(index + 1, QUIZ_STEPS.length)));
+    let canGoOn = () => true;
+    if (step === 'families') {
+      body.append(this.choices(t.familiesQ, t.familiesHint, options.families, a.families, MAX_FAMILIES));
+      canGoOn = () => a.families.length > 0;
+    } else if (step === 'love') {
+      body.append(
+        this.choices(
+          t.loveQ,
+          t.optionalHint,
+          options.accords.filter((o) => !a.avoid.includes(o.slug)),
+          a.love,
+          MAX_ACCORDS,
+        ),
+      );
+    } else if (step === 'avoid') {
+      body.append(
+        this.choices(
+          t.avoidQ,
+          t.optionalHint,
+          options.accords.filter((o) => !a.love.includes(o.slug)),
+          a.avoid,
+          MAX_ACCORDS,
+        ),
+      );
+    } else if (step === 'season') {
+      body.append(
+        this.single(t.seasonQ, [{ slug: '', label: t.anySeason }, ...options.seasons], a.season, (v) => {
+          a.season = v;
+        }),
+      );
+    } else {
+      body.append(
+        this.single(t.occasionQ, [{ slug: '', label: t.anyOccasion }, ...options.occasions], a.occasion, (v) => {
+          a.occasion = v;
+        }),
+      );
+    }
+    const last = index === QUIZ_STEPS.length - 1;
+    const next = h('button', { class: 'primary', type: 'button' }, last ? t.seeResults : t.next) as HTMLButtonElement;
+    next.disabled = !canGoOn();
+    body.addEventListener('change', () => {
+      next.disabled = !canGoOn();
+    });
+    next.addEventListener('click', () => {
+      if (!canGoOn()) return;
+      if (last) void this.submit();
+      else this.go(QUIZ_STEPS[index + 1] as Step);
+    });
+    const back = h('button', { class: 'secondary', type: 'button' }, t.back);
+    back.addEventListener('click', () => this.go(index === 0 ? 'intro' : (QUIZ_STEPS[index - 1] as Step)));
+    panel.insertBefore(h('div', { class: 'actions' }, back, next), this.live);
+  }
+
+  /** A group of checkboxes styled as chips; at most `max` can be ticked. */
+  private choices(question: string, hint: string, options: Option[], picked: string[], max: number): HTMLElement {
+    const fs = h('fieldset', {});
+    fs.append(h('legend', {}, h('h3', { tabindex: '-1' }, question)), h('p', { class: 'hint' }, hint));
+    const chips = h('div', { class: 'chips' });
+    const inputs: HTMLInputElement[] = [];
+    const sync = () => {
+      for (const i of inputs) i.disabled = !i.checked && picked.length >= max;
+    };
+    for (const o of options) {
+      const input = h('input', { type: 'checkbox', value: o.slug }) as HTMLInputElement;
+      input.checked = picked.includes(o.slug);
+      input.addEventListener('change', () => {
+        const at = picked.indexOf(o.slug);
+        if (input.checked && at < 0) picked.push(o.slug);
+        if (!input.checked && at >= 0) picked.splice(at, 1);
+        sync();
+      });
+      inputs.push(input);
+      chips.append(h('label', { class: 'chip' }, input, h('span', {}, o.label)));
+    }
+    sync();
+    fs.append(chips);
+    return fs;
+  }
+
+  /** A radio group styled as chips; the first option ('') means "no preference". */
+  private single(
+    question: string,
+    options: Option[],
+    value: string | null,
+    set: (v: string | null) => void,
+  ): HTMLElement {
+    const fs = h('fieldset', {});
+    fs.append(h('legend', {}, h('h3', { tabindex: '-1' }, question)));
+    const chips = h('div', { class: 'chips', role: 'radiogroup' });
+    const name = `sillage-${question.length}-${options.length}`;
+    for (const o of options) {
+      const input = h('input', { type: 'radio', name, value: o.slug }) as HTMLInputElement;
+      input.checked = (value ?? '') === o.slug;
+      input.addEventListener('change', () => {
+        if (input.checked) set(o.slug || null);
+      });
+      chips.append(h('label', { class: 'chip' }, input, h('span', {}, o.label)));
+    }
+    fs.append(chips);
+    return fs;
+  }
+
+  private async submit() {
+    const client = this.client;
+    if (!client) return;
+    const a = this.answers;
+    const accord_ratings: Record<string, string> = {};
+    for (const s of a.love) accord_ratings[s] = 'love';
+    for (const s of a.avoid) accord_ratings[s] = 'avoid';
+    this.track({
+      type: 'quiz_completed',
+      data: { families: a.families.length, loved: a.love.length, avoided: a.avoid.length },
+    });
+    this.go('loading');
+    const limit = Number(this.attr('limit'));
+    const res = await client.score({
+      locale: this.locale,
+      quiz: {
+        families: a.families,
+        accord_ratings,
+        ...(a.season ? { season: a.season } : {}),
+        ...(a.occasion ? { occasion: a.occasion } : {}),
+      },
+      ...(Number.isInteger(limit) && limit > 0 ? { limit } : {}),
+    });
+    if (!res.ok) {
+      this.fail(res.code, true);
+      return;
+    }
+    this.result = res.data;
+    this.leadState = 'idle';
+    this.go('results');
+    if (this.live) this.live.textContent = this.t.resultsCount(res.data.recommendations.length);
+    this.track({ type: 'results_viewed', data: { count: res.data.recommendations.length } });
+  }
+
+  private fillResults(body: HTMLElement) {
+    const t = this.t;
+    const r = this.result;
+    if (!r) return;
+    body.append(h('h3', { tabindex: '-1' }, t.resultsTitle));
+    if (r.recommendations.length === 0) body.append(h('p', { class: 'status' }, t.noResults));
+    else body.append(this.cards(r.recommendations, 'recommendation_clicked'));
+
+    const s = r.taste_summary;
+    const dl = h('dl', {});
+    const row = (label: string, kind: 'accord' | 'family', slugs: string[]) => {
+      if (slugs.length > 0)
+        dl.append(h('dt', {}, label), h('dd', {}, slugs.map((x) => termLabel(kind, x, this.locale)).join('، ')));
+    };
+    row(t.families, 'family', s.dominant_families);
+    row(t.loves, 'accord', s.top_accords);
+    row(t.avoids, 'accord', s.avoid_accords);
+    if (dl.childElementCount > 0)
+      body.append(h('section', { 'aria-label': t.tasteTitle }, h('h3', {}, t.tasteTitle), dl));
+
+    if (r.also_explore.length > 0) {
+      body.append(h('section', {}, h('h3', {}, t.exploreTitle), this.cards(r.also_explore, 'also_explore_clicked')));
+    }
+    body.append(this.leadForm());
+
+    const retake = h('button', { class: 'secondary', type: 'button' }, t.retake);
+    retake.addEventListener('click', () => {
+      this.answers = { families: [], love: [], avoid: [], season: null, occasion: null };
+      this.track({ type: 'quiz_started' });
+      this.go('families');
+    });
+    body.append(h('section', {}, retake));
+
+    const pb = r.powered_by;
+    const href = safeUrl(pb.url);
+    const link = h('a', { class: 'powered', href, target: '_blank', rel: 'noopener' });
+    const logo = parseLogo(pb.logo_svg);
+    if (logo) link.append(logo);
+    link.append(pb.label);
+    link.addEventListener('click', () => {
+      this.track({ type: 'powered_by_clicked' });
+      void this.client?.flush({ beacon: true });
+    });
+    this.panel?.insertBefore(h('footer', {}, link), this.live);
+  }
+
+  private cards(items: Recommendation[], click: 'recommendation_clicked' | 'also_explore_clicked'): HTMLElement {
+    const t = this.t;
+    const list = h('ul', { class: 'cards', role: 'list' });
+    items.forEach((p, i) => {
+      const position = i + 1;
+      const src = safeUrl(p.image_url);
+      let thumb: HTMLElement;
+      const tile = () =>
+        h('div', { class: 'thumb tile', 'aria-hidden': 'true' }, (p.house || p.name).trim().charAt(0).toUpperCase());
+      if (src) {
+        thumb = h('img', { class: 'thumb', src, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' });
+        thumb.addEventListener('error', () => thumb.replaceWith(tile()), { once: true });
+      } else {
+        thumb = tile();
+      }
+      const href = safeUrl(p.product_url);
+      const price = formatPrice(p.price, p.currency, this.locale);
+      const info = h(
+        'div',
+        {},
+        h('h4', {}, p.name),
+        h('p', { class: 'house' }, p.house),
+        h(
+          'p',
+          { class: 'meta' },
+          h('span', { class: 'score' }, `${formatPercent(p.match_score, this.locale)} ${t.match}`),
+          price && h('span', { class: 'price' }, price),
+        ),
+        p.match_accords.length > 0 &&
+          h(
+            'p',
+            { class: 'accords' },
+            `${t.matched} ${p.match_accords.map((x) => termLabel('accord', x, this.locale)).join('، ')}`,
+          ),
+      );
+      if (href) {
+        const a = h('a', { class: 'link', href }, t.view, h('span', { class: 'sr' }, `: ${p.name}`));
+        a.addEventListener('click', () => {
+          this.track({ type: click, merchant_product_id: p.merchant_product_id, position });
+          // the page is about to change: send now, by beacon
+          void this.client?.flush({ beacon: true });
+        });
+        info.append(a);
+      }
+      list.append(h('li', { class: 'card' }, thumb, info));
+    });
+    return list;
+  }
+
+  private leadForm(): HTMLElement {
+    const t = this.t;
+    const section = h('section', {}, h('h3', {}, t.leadTitle));
+    if (this.leadState === 'sent') {
+      section.append(h('p', { class: 'note', role: 'status' }, t.leadThanks));
+      return section;
+    }
+    const email = h('input', {
+      type: 'email',
+      autocomplete: 'email',
+      inputmode: 'email',
+      name: 'email',
+    }) as HTMLInputElement;
+    const phone = h('input', { type: 'tel', autocomplete: 'tel', inputmode: 'tel', name: 'phone' }) as HTMLInputElement;
+    const consent = h('input', { type: 'checkbox', name: 'consent' }) as HTMLInputElement;
+    const send = h('button', { class: 'primary', type: 'submit' }, t.leadSend) as HTMLButtonElement;
+    const note = h('p', { class: 'note', role: 'status' }, this.leadState === 'failed' ? t.leadFailed : '');
+    const form = h(
+      'form',
+      { novalidate: '' },
+      h('label', { class: 'field' }, t.leadEmail, email),
+      h('label', { class: 'field' }, t.leadPhone, phone),
+      h('label', { class: 'consent' }, consent, h('span', {}, t.leadConsent)),
+      send,
+      note,
+    );
+    const sync = () => {
+      send.disabled = !consent.checked || this.leadState === 'sending';
+    };
+    sync();
+    form.addEventListener('change', sync);
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const mail = email.value.trim();
+      const tel = phone.value.trim();
+      if (!consent.checked || !this.client) return;
+      if (!mail && !tel) {
+        note.textContent = t.leadNeedContact;
+        return;
+      }
+      this.leadState = 'sending';
+      sync();
+      void this.client
+        .event({
+          type: 'lead_submitted',
+          ...(mail ? { email: mail } : {}),
+          ...(tel ? { phone: tel } : {}),
+          consent: true,
+          consent_version: CONSENT_VERSION,
+        })
+        .then((res) => {
+          this.leadState = res.ok ? 'sent' : 'failed';
+          if (res.ok) section.replaceWith(this.leadForm());
+          else {
+            note.textContent = res.status === 400 ? res.error : t.leadFailed;
+            this.leadState = 'idle';
+            sync();
+          }
+        });
+    });
+    section.append(form);
+    return section;
+  }
+}

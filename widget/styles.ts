@@ -1,0 +1,82 @@
+/**
+ * The widget's stylesheet, applied inside its shadow root as a constructed
+ * stylesheet (not a <style> element), so a strict style-src CSP allows it.
+ *
+ * Page rules never match inside the shadow tree; what could still reach in is
+ * inheritance through the host and rules aimed at the host element itself.
+ * `all: initial` on :host cuts inheritance, and the host's own display rules
+ * are `!important`: in the cascade an important rule from the shadow context
+ * beats an important rule from the page.
+ *
+ * Theming is through custom properties (they do pass the boundary, on purpose):
+ * --sillage-accent, --sillage-accent-text, --sillage-radius, --sillage-font.
+ */
+export const CSS = `
+:host{all:initial!important;display:block!important;font-family:var(--sillage-font,system-ui,-apple-system,"Segoe UI","Noto Sans Arabic",Tahoma,sans-serif)!important;font-size:16px!important;line-height:1.5!important;color:#1f1b16!important;visibility:visible!important;opacity:1!important}
+:host([hidden]){display:none!important}
+:host([data-mode=launcher]){position:fixed!important;inset-block-end:20px!important;inset-inline-end:20px!important;z-index:2147483000!important;width:auto!important;height:auto!important}
+:host([data-mode=launcher][data-position=start]){inset-inline-end:auto!important;inset-inline-start:20px!important}
+*,*::before,*::after{box-sizing:border-box}
+[hidden]{display:none!important}
+.root{--a:var(--sillage-accent,#7a4a2b);--at:var(--sillage-accent-text,#fff);--r:var(--sillage-radius,14px);font:inherit;color:inherit}
+button,input{font:inherit;color:inherit}
+button{cursor:pointer}
+:focus-visible{outline:3px solid var(--a);outline-offset:2px}
+.launcher{display:inline-flex;align-items:center;gap:8px;border:0;border-radius:999px;padding:12px 20px;background:var(--a);color:var(--at);font-weight:600;box-shadow:0 6px 20px rgba(0,0,0,.22)}
+.launcher svg{width:20px;height:20px}
+.panel{background:#fff;border-radius:var(--r);box-shadow:0 10px 40px rgba(0,0,0,.25);display:flex;flex-direction:column;max-height:100%;overflow:hidden}
+.modal{position:fixed;inset:0;z-index:2147483001;display:flex;align-items:flex-end;justify-content:center;background:rgba(20,16,12,.45)}
+.modal .panel{width:100%;max-width:460px;height:min(92vh,760px);border-end-start-radius:0;border-end-end-radius:0}
+@media (min-width:640px){.modal{align-items:center}.modal .panel{border-radius:var(--r)}}
+.mode-inline .panel{box-shadow:0 1px 4px rgba(0,0,0,.12);border:1px solid #e7dfd6}
+header{display:flex;align-items:center;justify-content:space-between;gap:8px;padding:14px 18px;border-block-end:1px solid #eee4da}
+header h2{margin:0;font-size:18px}
+.badge{font-size:12px;background:#fff3cd;color:#5c4400;border-radius:6px;padding:2px 8px}
+.icon{border:0;background:transparent;padding:6px;border-radius:8px;line-height:0}
+.icon svg{width:22px;height:22px}
+.body{padding:18px;overflow:auto;flex:1}
+.progress{font-size:13px;color:#5d534a;margin:0 0 6px}
+h3{font-size:20px;margin:0 0 4px}
+.hint{margin:0 0 14px;color:#5d534a;font-size:14px}
+fieldset{border:0;margin:0;padding:0;min-width:0}
+legend{padding:0}
+.chips{display:flex;flex-wrap:wrap;gap:8px}
+.chip{position:relative}
+.chip input{position:absolute;opacity:0;width:1px;height:1px;margin:0}
+.chip span{display:inline-block;padding:9px 14px;border:1.5px solid #cdbfb2;border-radius:999px;background:#fff;font-size:15px}
+.chip input:checked+span{background:var(--a);border-color:var(--a);color:var(--at)}
+.chip input:focus-visible+span{outline:3px solid var(--a);outline-offset:2px}
+.chip input:disabled+span{opacity:.45}
+.actions{display:flex;gap:10px;justify-content:space-between;padding:14px 18px;border-block-start:1px solid #eee4da}
+.primary{border:0;border-radius:10px;padding:11px 20px;background:var(--a);color:var(--at);font-weight:600}
+.primary:disabled{opacity:.5;cursor:default}
+.secondary{border:1.5px solid #cdbfb2;border-radius:10px;padding:10px 16px;background:#fff}
+.status{padding:30px 0;text-align:center;color:#5d534a}
+.cards{list-style:none;margin:0;padding:0;display:grid;gap:12px}
+.card{display:grid;grid-template-columns:84px 1fr;gap:12px;padding:12px;border:1px solid #eee4da;border-radius:12px}
+.thumb{width:84px;height:84px;border-radius:10px;object-fit:cover;background:#f4ede6}
+.tile{display:flex;align-items:center;justify-content:center;font-size:26px;font-weight:700;color:var(--at);background:linear-gradient(135deg,var(--a),#c89b6d)}
+.card h4{margin:0;font-size:16px}
+.house{margin:0;color:#5d534a;font-size:14px}
+.meta{display:flex;flex-wrap:wrap;align-items:center;gap:8px;margin:6px 0}
+.score{font-weight:700;color:#1d5c2e;background:#e6f4ea;border-radius:6px;padding:1px 8px;font-size:14px}
+.price{font-weight:600}
+.accords{margin:0 0 6px;font-size:13px;color:#5d534a}
+.link{color:var(--a);font-weight:600;text-decoration:underline}
+section{margin-block-start:22px}
+section h3{font-size:17px}
+dl{margin:0;display:grid;grid-template-columns:auto 1fr;gap:4px 12px;font-size:14px}
+dt{color:#5d534a}
+dd{margin:0}
+form{display:grid;gap:10px}
+label.field{display:grid;gap:4px;font-size:14px}
+input[type=email],input[type=tel]{border:1.5px solid #cdbfb2;border-radius:10px;padding:10px 12px;background:#fff;width:100%}
+.consent{display:flex;gap:8px;align-items:flex-start;font-size:13px}
+.consent input{margin-block-start:3px;width:18px;height:18px;flex:none}
+.note{font-size:14px;margin:0}
+footer{padding:10px 18px;border-block-start:1px solid #eee4da;display:flex;justify-content:center}
+.powered{display:inline-flex;align-items:center;gap:6px;color:#5d534a;font-size:12px;text-decoration:none}
+.powered svg{width:16px;height:16px}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (prefers-reduced-motion:no-preference){.launcher{transition:transform .15s}.launcher:hover{transform:translateY(-2px)}}
+`;
