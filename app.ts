@@ -4,6 +4,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { type Config, loadConfig } from './config.ts';
 import { ErrorSchema } from './contracts/common.ts';
 import type { Database } from './db/client.ts';
+import bodyGuardPlugin from './plugins/app/body-guard.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import databasePlugin from './plugins/app/database.ts';
 import demoPlugin from './plugins/app/demo.ts';
@@ -98,6 +99,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   });
 
   await app.register(errorsPlugin);
+  await app.register(bodyGuardPlugin);
   await app.register(databasePlugin, { database: opts.database });
   await app.register(redisPlugin);
   await app.register(catalogPlugin);

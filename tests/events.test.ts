@@ -277,6 +277,40 @@ describe('durability: 202 only after commit', () => {
   });
 });
 
+describe('isolation: one bad request does not fail the others', () => {
+  it('text the database cannot store is refused with 400 before it reaches a batch', async () => {
+    for (const body of [
+      { api_key: key, type: 'widget_error', message: 'a\u0000b' },
+      { api_key: key, type: 'widget_opened', data: { note: '\ud800' } },
+      { api_key: key, events: [{ type: 'widget_opened', data: { '\udc00': 1 } }] },
+    ]) {
+      const res = await post(JSON.stringify(body), { 'content-type': 'text/plain' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'unstorable_text' });
+    }
+  });
+
+  it('an event the database refuses inside a group commit fails only its own write', async () => {
+    const { merchant, keyId } = await createMerchantWithKey(app);
+    const s = session();
+    const poisoned = app.eventWriter.write({
+      merchantId: merchant.id,
+      keyId,
+      test: false,
+      // past validation somehow: PostgreSQL's jsonb refuses a NUL
+      events: [{ type: 'widget_opened', eventId: null, occurredAt: new Date(), sessionId: s, data: { x: 'a\u0000b' } }],
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        post({ api_key: key, session_id: s, type: 'widget_loaded', event_id: `iso-${s}-${i}` }),
+      ),
+    );
+    await expect(poisoned).rejects.toThrow();
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(10).fill(202));
+    expect((await stored(sql`${events.sessionId} = ${s}`)).length).toBe(10);
+  });
+});
+
 describe.runIf(TEST_DATABASE_URL)('durability on PostgreSQL: connections killed mid-batch', () => {
   it('every event answered 202 is in the database afterwards', async () => {
     const postgres = (await import('postgres')).default;

@@ -177,6 +177,11 @@ export default fp(
       });
     }
 
+    const unavailableError = () =>
+      new AppError(503, 'database_unavailable', 'Events could not be stored, retry shortly', undefined, {
+        'retry-after': '5',
+      });
+
     function flush() {
       if (timer) {
         clearTimeout(timer);
@@ -187,14 +192,20 @@ export default fp(
       queue = [];
       queued = 0;
       flushing = commit(batch)
-        .catch((err) => {
+        .catch(async (err) => {
           const unavailable = isDatabaseUnavailable(err);
+          if (!unavailable && batch.length > 1) {
+            // one request's events must not fail everyone's: commit each alone
+            for (const b of batch) {
+              await commit([b]).catch((e) => {
+                app.log.error({ err: e }, 'event batch failed');
+                b.reject(isDatabaseUnavailable(e) ? unavailableError() : e);
+              });
+            }
+            return;
+          }
           if (!unavailable) app.log.error({ err }, 'event batch failed');
-          const answer = unavailable
-            ? new AppError(503, 'database_unavailable', 'Events could not be stored, retry shortly', undefined, {
-                'retry-after': '5',
-              })
-            : err;
+          const answer = unavailable ? unavailableError() : err;
           for (const b of batch) b.reject(answer);
         })
         .finally(() => {

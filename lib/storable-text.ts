@@ -1,0 +1,44 @@
+/**
+ * PostgreSQL stores no NUL character in text or jsonb, and jsonb refuses an
+ * unpaired UTF-16 surrogate (`"\ud800"`), which JSON can carry. Such input is
+ * refused at the door with a 400 naming where it was, rather than failing
+ * later inside a write — where, batched with other requests, it would fail
+ * theirs too.
+ */
+
+// a NUL, a high surrogate not followed by a low one, or a low one not preceded by a high one
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** a key fit to quote back in an error: NUL as \0, lone surrogates as U+FFFD */
+function printable(k: string): string {
+  return k.replaceAll(String.fromCharCode(0), '\\0').replace(/[\uD800-\uDFFF]/g, '\uFFFD');
+}
+
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE.test(s);
+}
+
+/**
+ * The path (`/quiz/families/0`, `/events/2/message`) of the first string or
+ * object key that cannot be stored, or null. Iterative: any nesting depth
+ * that JSON.parse accepted is walked without growing the stack.
+ */
+export function findUnstorableText(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop() as [unknown, string];
+    if (typeof v === 'string') {
+      if (!isStorableText(v)) return path || '/';
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}/${i}`]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k of Object.keys(v)) {
+        const at = `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        if (!isStorableText(k)) return `${path}/${printable(k)}`;
+        stack.push([(v as Record<string, unknown>)[k], at]);
+      }
+    }
+  }
+  return null;
+}

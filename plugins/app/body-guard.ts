@@ -1,0 +1,26 @@
+import fp from 'fastify-plugin';
+import { AppError } from '../../lib/errors.ts';
+import { findUnstorableText } from '../../lib/storable-text.ts';
+
+/**
+ * Refuses, on every route, a body, path parameter or query holding text PostgreSQL cannot store (a NUL,
+ * an unpaired surrogate): 400 with where it was. See lib/storable-text.ts.
+ */
+export default fp(
+  async (app) => {
+    app.addHook('preValidation', async (request) => {
+      const at =
+        findUnstorableText(request.body ?? null) ??
+        findUnstorableText(request.params ?? null) ??
+        findUnstorableText(request.query ?? null);
+      if (at !== null) {
+        throw new AppError(
+          400,
+          'unstorable_text',
+          `Text at ${at.slice(0, 200)} holds a NUL character or an unpaired UTF-16 surrogate, which cannot be stored`,
+        );
+      }
+    });
+  },
+  { name: 'body-guard' },
+);
