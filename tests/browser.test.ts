@@ -349,6 +349,55 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     }, 60_000);
   }
 
+  /** A merchant page of our own making on the service's origin (so the demo key's origin check passes). */
+  async function customPage(html: string, opts: { verifyStatus?: number } = {}) {
+    const { page, context, errors } = await open('/');
+    await page.route(`${base}/shop/custom`, (route: Route) => route.fulfill({ contentType: 'text/html', body: html }));
+    if (opts.verifyStatus) {
+      await page.route('**/api/widget/verify', (route: Route) =>
+        route.fulfill({ status: opts.verifyStatus, json: { error: 'down', code: 'database_unavailable' } }),
+      );
+    }
+    await page.goto(`${base}/shop/custom`);
+    return { page, context, errors };
+  }
+
+  it('as an element placed in the page, the quiz shows inline; when it cannot work, the merchant fallback shows', async () => {
+    const key = app.demo.info()?.key ?? '';
+    const html = (extra = '') => `<!doctype html><html lang="en"><body>
+      <p id="help" hidden>Ask our perfume expert</p>
+      <sillage-quiz key="${key}" locale="en"><a slot="fallback" href="/shop/all">Browse all perfumes</a></sillage-quiz>
+      <script src="/widget/v1/sillage.js" data-key="${key}" data-mount="none" data-fallback="#help" ${extra} async></script>
+      </body></html>`;
+
+    const ok = await customPage(html());
+    await ok.page.locator('sillage-quiz .mode-inline .panel').waitFor({ timeout: 10_000 });
+    expect(await ok.page.locator('sillage-quiz button.launcher').count()).toBe(0); // inline, no launcher
+    expect(await ok.page.locator('sillage-quiz [role=region] h2').textContent()).toBe('Fragrance quiz');
+    expect(await ok.page.locator('sillage-quiz a[slot=fallback]').isVisible()).toBe(false);
+    expect(ok.errors).toEqual([]);
+    await ok.context.close();
+
+    const down = await customPage(html(), { verifyStatus: 503 });
+    await expect.poll(() => down.page.locator('a[slot=fallback]').isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await down.page.locator('sillage-quiz .panel').count()).toBe(0);
+    expect(down.errors).toEqual([]);
+    await down.context.close();
+  }, 60_000);
+
+  it('a launcher that cannot work reveals the element named by data-fallback', async () => {
+    const key = app.demo.info()?.key ?? '';
+    const { page, context, errors } = await customPage(
+      `<!doctype html><html lang="ar" dir="rtl"><body><p id="help" hidden>اسأل خبير العطور</p>
+       <script src="/widget/v1/sillage.js" data-key="${key}" data-fallback="#help" async></script></body></html>`,
+      { verifyStatus: 503 },
+    );
+    await expect.poll(() => page.locator('#help').isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await hostDisplay(page)).toBe('none');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('stays hidden, without a trace on the page, when the key is refused or the service is down', async () => {
     for (const status of [401, 503]) {
       const { page, context, errors, ready } = await open('/demo');

@@ -173,8 +173,9 @@ export class SillageQuiz extends HTMLElement {
   private fail(code: string, report: boolean) {
     this.open = false;
     const slot = this.querySelector('[slot=fallback]');
-    if (slot && this.shadow) {
-      this.shadow.replaceChildren(h('slot', { name: 'fallback' }));
+    if (slot) {
+      // without a shadow root yet (verify failed), light-DOM children render as they are
+      this.shadow?.replaceChildren(h('slot', { name: 'fallback' }));
       this.hidden = false;
     } else {
       this.shadow?.replaceChildren();
