@@ -12,6 +12,7 @@ import errorsPlugin from './plugins/app/errors.ts';
 import eventWriterPlugin from './plugins/app/event-writer.ts';
 import leadsPlugin from './plugins/app/leads.ts';
 import merchantCatalogsPlugin from './plugins/app/merchant-catalogs.ts';
+import metricsPlugin from './plugins/app/metrics.ts';
 import redisPlugin from './plugins/app/redis.ts';
 import sessionsPlugin from './plugins/app/sessions.ts';
 import widgetKeyPlugin from './plugins/app/widget-key.ts';
@@ -100,6 +101,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
 
   await app.register(errorsPlugin);
   await app.register(bodyGuardPlugin);
+  await app.register(metricsPlugin);
   await app.register(databasePlugin, { database: opts.database });
   await app.register(redisPlugin);
   await app.register(catalogPlugin);

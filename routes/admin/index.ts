@@ -1,12 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError } from '../../lib/errors.ts';
+import { adminDisabled, createAdminTokenCheck } from '../../auth/admin-token.ts';
 import activity from './activity.ts';
 import keys from './keys.ts';
 import merchants from './merchants.ts';
 import products from './products.ts';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /**
  * The operator API. Off unless ADMIN_TOKEN is set; then every request needs
@@ -16,19 +13,12 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   const token = app.config.adminToken;
   if (!token) {
     app.all('/*', { schema: { hide: true } }, async () => {
-      throw new AppError(404, 'admin_disabled', 'The admin API is disabled: set ADMIN_TOKEN to enable it');
+      throw adminDisabled();
     });
     return;
   }
-  const expected = digest(token);
-  app.addHook('onRequest', async (request) => {
-    const header = request.headers.authorization;
-    const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    // comparing fixed-length digests keeps the comparison constant-time whatever the input length
-    if (!m?.[1] || !timingSafeEqual(digest(m[1]), expected)) {
-      throw new AppError(401, 'invalid_admin_token', 'Admin API: send Authorization: Bearer <ADMIN_TOKEN>');
-    }
-  });
+  const check = createAdminTokenCheck(token);
+  app.addHook('onRequest', async (request) => check(request.headers.authorization));
   await app.register(merchants);
   await app.register(keys);
   await app.register(products);

@@ -49,6 +49,7 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
         test: key.mode === 'test',
         events: result.events,
       });
+      app.metrics.eventsIngested.inc(stored.accepted);
       return reply.status(202).send(stored);
     },
   );

@@ -1,0 +1,90 @@
+import fp from 'fastify-plugin';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { adminDisabled, createAdminTokenCheck } from '../../auth/admin-token.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: ReturnType<typeof createMetrics>;
+  }
+}
+
+/** Which operation a route is, as an operator reads a dashboard: bounded label values only. */
+export function operationOf(routeUrl: string | undefined): string {
+  if (!routeUrl) return 'unmatched';
+  const widget = /^\/api\/widget\/(score|event|verify|lookup)$/.exec(routeUrl);
+  if (widget?.[1]) return widget[1];
+  if (routeUrl.startsWith('/api/admin')) return 'admin';
+  if (routeUrl.startsWith('/widget/v1/')) return 'widget_file';
+  if (routeUrl.startsWith('/demo')) return 'demo';
+  if (routeUrl === '/healthz' || routeUrl === '/readyz') return 'health';
+  if (routeUrl === '/metrics') return 'metrics';
+  if (routeUrl.startsWith('/docs')) return 'docs';
+  return 'other';
+}
+
+/**
+ * One registry per app (tests build many apps in one process; prom-client's
+ * global registry would refuse the second). Process and Node metrics come
+ * from prom-client's defaults.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'sillage_requests_total',
+      help: 'Requests answered, by operation and status code',
+      labelNames: ['operation', 'status'] as const,
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'sillage_request_duration_seconds',
+      help: 'Time from receiving a request to sending its answer, by operation',
+      labelNames: ['operation'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'sillage_rate_limited_total',
+      help: 'Requests refused with 429 by the per-key, per-address limits, by operation',
+      labelNames: ['operation'] as const,
+      registers: [registry],
+    }),
+    eventsIngested: new Counter({
+      name: 'sillage_events_ingested_total',
+      help: 'Widget events committed to the database (duplicates not counted)',
+      registers: [registry],
+    }),
+  };
+}
+
+/**
+ * Prometheus metrics at GET /metrics, for the operator: behind ADMIN_TOKEN like
+ * the admin API (request counts per merchant-facing operation are business
+ * data), and off with it.
+ */
+export default fp(
+  async (app) => {
+    const metrics = createMetrics();
+    app.decorate('metrics', metrics);
+
+    app.addHook('onResponse', async (request, reply) => {
+      const operation = operationOf(request.routeOptions.url);
+      const status = reply.statusCode;
+      metrics.requests.labels(operation, String(status)).inc();
+      metrics.duration.labels(operation).observe(reply.elapsedTime / 1000);
+      if (status === 429) metrics.rateLimited.labels(operation).inc();
+    });
+
+    const token = app.config.adminToken;
+    const check = token ? createAdminTokenCheck(token) : null;
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      if (!check) throw adminDisabled();
+      check(request.headers.authorization);
+      reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store');
+      return metrics.registry.metrics();
+    });
+  },
+  { name: 'metrics' },
+);
