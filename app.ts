@@ -8,7 +8,7 @@ import bodyGuardPlugin from './plugins/app/body-guard.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import databasePlugin from './plugins/app/database.ts';
 import demoPlugin from './plugins/app/demo.ts';
-import errorsPlugin from './plugins/app/errors.ts';
+import errorsPlugin, { clientErrorHandler } from './plugins/app/errors.ts';
 import eventWriterPlugin from './plugins/app/event-writer.ts';
 import leadsPlugin from './plugins/app/leads.ts';
 import merchantCatalogsPlugin from './plugins/app/merchant-catalogs.ts';
@@ -74,7 +74,14 @@ export async function buildApp(opts: BuildAppOptions = {}) {
     bodyLimit: DEFAULT_BODY_LIMIT,
     // slow clients are cut off instead of holding a connection forever
     connectionTimeout: 30_000,
-    requestTimeout: 30_000,
+    requestTimeout: config.requestTimeoutMs,
+    clientErrorHandler,
+    http: {
+      // slow-loris: headers must arrive within 10 s (or the request timeout when shorter), and
+      // the server checks every second rather than Node's default 30 s
+      headersTimeout: Math.min(10_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
     keepAliveTimeout: 72_000,
     // A caller's own X-Request-Id is kept for correlation when it is a short
     // token; anything else (huge, or with control characters) gets a fresh id.

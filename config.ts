@@ -33,6 +33,7 @@ export const EnvSchema = Type.Object({
   ),
   LEAD_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 365 }),
   ATTRIBUTION_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 300_000, default: 30_000 }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -59,6 +60,8 @@ export interface Config {
   /** AES-256 key for shopper contact details; on the embedded database a local one is made when unset */
   leadEncryptionKey: Buffer | null;
   leadRetentionDays: number;
+  /** a request (headers and body) must arrive within this; slow clients are cut off */
+  requestTimeoutMs: number;
   attributionWindowDays: number;
   /** create the demo merchant, key and feed at start-up */
   seedDemo: boolean;
@@ -153,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     poweredByUrl: e.POWERED_BY_URL,
     leadEncryptionKey: leadKey,
     leadRetentionDays: e.LEAD_RETENTION_DAYS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     attributionWindowDays: e.ATTRIBUTION_WINDOW_DAYS,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',
     logLevel: e.LOG_LEVEL,

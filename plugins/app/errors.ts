@@ -113,3 +113,30 @@ export default fp(
   },
   { name: 'errors' },
 );
+
+/**
+ * Errors below HTTP parsing (a request too slow, headers too large, bytes that
+ * are not HTTP) never reach a route: Node hands the socket over. They get the
+ * same JSON shape, then the connection is closed.
+ */
+export function clientErrorHandler(
+  this: { log: { debug(obj: object, msg: string): void } },
+  err: NodeJS.ErrnoException,
+  socket: import('node:net').Socket,
+) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, error] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request_timeout', 'The request did not arrive in time']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'Request headers are too large']
+        : [400, 'bad_request', 'Malformed HTTP request'];
+  this.log.debug({ err, code }, 'client error before routing');
+  const body = JSON.stringify({ error, code });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${error}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
