@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
 import { runImportBench } from './import.ts';
+import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
 import { runMatchBench } from './match.ts';
 import { runEndpointBench } from './score-endpoint.ts';
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   engine: () => runEngineBench(),
   endpoint: () => runEndpointBench(),
   events: () => runEventsBench(),
+  load: () => runLoadBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -17,7 +17,7 @@ import { startBenchServer } from './child.ts';
 import { benchQuizzes } from './engine.ts';
 import { median } from './stats.ts';
 
-const QUIZ_ANSWERS = benchQuizzes(50, 11).map((q) => ({
+export const QUIZ_ANSWERS = benchQuizzes(50, 11).map((q) => ({
   families: q.families,
   accord_ratings: Object.fromEntries(q.ratings),
   ...(q.season ? { season: q.season } : {}),

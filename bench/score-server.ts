@@ -46,6 +46,9 @@ if (mode === 'bare') {
     TRUST_PROXY: '127.0.0.1',
     SEED_DEMO: 'false',
     LEAD_ENCRYPTION_KEY: 'ab'.repeat(32),
+    // the load test reads /metrics and shares limits through Redis, as production does
+    ADMIN_TOKEN: ADMIN,
+    ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
   });
   const app = await buildApp({ config });
   await app.ready();
@@ -65,6 +68,6 @@ if (mode === 'bare') {
   const summary = await syncProducts(app.db, app.catalog.current(), merchant.id, products);
   await app.listen({ port: 0, host: '127.0.0.1' });
   process.stdout.write(
-    `${JSON.stringify({ port: (app.server.address() as { port: number }).port, key: key.key, matched: summary.matched })}\n`,
+    `${JSON.stringify({ port: (app.server.address() as { port: number }).port, key: key.key, matched: summary.matched, admin: ADMIN })}\n`,
   );
 }
