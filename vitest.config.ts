@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // lets memory checks (tests/fuzz.test.ts) collect garbage before they measure
+    execArgv: ['--expose-gc'],
   },
 });
