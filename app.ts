@@ -102,8 +102,23 @@ export async function buildApp(opts: BuildAppOptions = {}) {
 
   app.decorate('config', config);
   app.addSchema(ErrorSchema);
+  // Shutting down (SIGTERM), requests in progress finish; then their connections must be
+  // let go. server.close() waits for every connection, and a kept-alive one (a browser's)
+  // stays open until keepAliveTimeout (72 s): the process outlived its 10 s grace period
+  // and was killed with exit 1 before the onClose hooks (buffered writes, pool) ran.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async (request) => {
+    // an answer whose headers were already on their way when closing began
+    // (inject()'s stand-in socket has no end(): nothing to let go of there)
+    const socket = request.raw.socket;
+    if (closing && typeof socket?.end === 'function') socket.end();
   });
 
   await app.register(errorsPlugin);

@@ -31,11 +31,25 @@ export function createKeyStore(opts: { db: Db; redis: Redis | null; log: Fastify
   let subscriber: Redis | null = null;
 
   if (redis) {
-    subscriber = redis.duplicate();
-    subscriber.on('error', (err) => log.warn({ err }, 'key invalidation subscriber: redis error'));
+    // The shared client is lazyConnect with no offline queue (see plugins/app/redis.ts); a
+    // plain duplicate() would inherit both, so it would never connect and subscribe() would
+    // fail at once: every other instance would then see a revocation only when its cache
+    // entry expires. The subscriber connects itself and subscribes each time it is ready,
+    // so a Redis that was down at start-up or restarted since is subscribed to again.
+    let lastWarn = 0;
+    subscriber = redis.duplicate({ lazyConnect: false });
+    subscriber.on('error', (err) => {
+      // a reconnecting client errors many times a second; one line every 10 s is enough
+      if (Date.now() - lastWarn > 10_000) {
+        lastWarn = Date.now();
+        log.warn({ err: { message: err.message } }, 'key invalidation subscriber: redis error');
+      }
+    });
     subscriber.on('message', (_channel, hash) => cache.delete(hash));
-    subscriber.subscribe(KEY_INVALIDATION_CHANNEL).catch((err) => {
-      log.warn({ err }, 'key invalidation: subscribe failed; other instances rely on the cache lifetime');
+    subscriber.on('ready', () => {
+      subscriber?.subscribe(KEY_INVALIDATION_CHANNEL).catch((err) => {
+        log.warn({ err }, 'key invalidation: subscribe failed; other instances rely on the cache lifetime');
+      });
     });
   }
 

@@ -14,6 +14,10 @@ export default async function setup() {
   const pgOnly = process.env.TEST_DATABASE_URL
     ? ''
     : '\n  PostgreSQL-only tests (concurrent migrations) are skipped (set TEST_DATABASE_URL to run them)';
+  const several =
+    process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL
+      ? ''
+      : '\n  Several-instance and fault tests (tests/cluster.test.ts, tests/faults.test.ts) are skipped (set TEST_DATABASE_URL and TEST_REDIS_URL to run them)';
   const chromium = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
     (p) => p && existsSync(p),
   );
@@ -22,7 +26,7 @@ export default async function setup() {
     : 'none — the browser tests are skipped (apt-get install -y chromium, or set CHROMIUM_PATH)';
   const built = await ensureWidgetBuilt();
   process.stdout.write(
-    `\nTest backends — database: ${db}; rate-limit store: ${redis}; browser: ${browser}${pgOnly}\n` +
+    `\nTest backends — database: ${db}; rate-limit store: ${redis}; browser: ${browser}${pgOnly}${several}\n` +
       `Widget files: ${built ? 'built now' : 'up to date'} (dist/widget/v1)\n\n`,
   );
 }

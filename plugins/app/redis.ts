@@ -8,6 +8,9 @@ declare module 'fastify' {
   }
 }
 
+/** Far above a healthy Redis's answer time (well under a millisecond), short enough for a shopper. */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+
 export default fp(
   async (app) => {
     const url = app.config.redisUrl;
@@ -21,6 +24,10 @@ export default fp(
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
+      // A connection that stays open while nothing comes back (a network partition, a
+      // paused server) is not "down" to the client: without a deadline each command,
+      // and the request counting with it, would wait until TCP gives up, minutes later.
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
       lazyConnect: true,
       retryStrategy: (times) => Math.min(times * 200, 2000),
     });

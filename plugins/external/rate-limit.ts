@@ -63,18 +63,29 @@ type StoreCtor = new (...args: unknown[]) => FastifyRateLimitStore;
 const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreCtor;
 const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as StoreCtor;
 
+/**
+ * After the shared store fails, counting stays local this long before Redis is
+ * tried again: a Redis that times out rather than refuses (see
+ * REDIS_COMMAND_TIMEOUT_MS) then delays one request now and then, not every one.
+ */
+export const SHARED_STORE_RETRY_MS = 2000;
+
 class FallbackStore implements FastifyRateLimitStore {
   constructor(
     private readonly shared: FastifyRateLimitStore,
     private readonly local: FastifyRateLimitStore,
+    /** one state for the store and its per-route children: Redis is down for all of them */
+    private readonly state: { sharedDownUntil: number },
     private readonly onFallback: (err: Error) => void,
   ) {}
 
   incr(key: string, cb: Parameters<FastifyRateLimitStore['incr']>[1], timeWindow: number, max: number) {
+    if (Date.now() < this.state.sharedDownUntil) return this.local.incr(key, cb, timeWindow, max);
     this.shared.incr(
       key,
       (err, result) => {
         if (!err) return cb(null, result);
+        this.state.sharedDownUntil = Date.now() + SHARED_STORE_RETRY_MS;
         this.onFallback(err);
         this.local.incr(key, cb, timeWindow, max);
       },
@@ -84,7 +95,12 @@ class FallbackStore implements FastifyRateLimitStore {
   }
 
   child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
-    return new FallbackStore(this.shared.child(routeOptions), this.local.child(routeOptions), this.onFallback);
+    return new FallbackStore(
+      this.shared.child(routeOptions),
+      this.local.child(routeOptions),
+      this.state,
+      this.onFallback,
+    );
   }
 }
 
@@ -105,6 +121,7 @@ export default fp(
             return new FallbackStore(
               new RedisStore(params.continueExceeding, params.exponentialBackoff, redis, 'sillage-rl-'),
               new LocalStore(params.continueExceeding, params.exponentialBackoff, 100_000),
+              { sharedDownUntil: 0 },
               onFallback,
             );
           }

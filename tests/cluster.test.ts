@@ -1,0 +1,201 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { KEY_CACHE_TTL_MS } from '../auth/key-store.ts';
+import { rowsOf } from '../db/client.ts';
+import { createScratchDatabase } from '../db/scratch.ts';
+import { WIDGET_RATE_LIMITS } from '../plugins/external/rate-limit.ts';
+import {
+  adminHeaders,
+  BASE_FEED,
+  createMerchantAndKey,
+  type Instance,
+  outputsOf,
+  poll,
+  QUIZ,
+  request,
+  shownProducts,
+  startInstance,
+  stopAllInstances,
+  syncProducts,
+} from './cluster.ts';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './helper.ts';
+
+/**
+ * Several real service processes on one PostgreSQL database and one Redis,
+ * as a production deployment runs them: start-up together, shared rate
+ * limits, revocation and product syncs seen by every instance.
+ * (Skipped with a printed line, by tests/global-setup.ts, without both servers.)
+ */
+describe.runIf(TEST_DATABASE_URL && TEST_REDIS_URL)('several instances on one PostgreSQL and one Redis', () => {
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let instances: Instance[] = [];
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase(TEST_DATABASE_URL as string, 'sillage_cluster');
+  });
+  afterAll(async () => {
+    await stopAllInstances();
+    await scratch?.database.close();
+    await scratch?.drop();
+  });
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(() => {
+      process.stderr.write(outputsOf(instances));
+    });
+  });
+
+  /** Three instances started at the same moment on the (still empty) scratch database. */
+  async function startCluster(): Promise<Instance[]> {
+    const started = await Promise.all(
+      ['A', 'B', 'C'].map((name) =>
+        startInstance({ name, databaseUrl: scratch.url, redisUrl: TEST_REDIS_URL as string }),
+      ),
+    );
+    instances = started;
+    await Promise.all(started.map((i) => i.ready()));
+    return started;
+  }
+  /** The cluster of the first test, or a new one when that test was not run (-t). */
+  const cluster = async () => (instances.length ? instances : startCluster());
+
+  it('three instances starting at once on a fresh database all become ready, each migration applied once', async () => {
+    const [a, b, c] = await startCluster();
+    for (const i of [a, b, c]) {
+      expect((await request(`${i?.url}/readyz`)).json()).toEqual({ status: 'ok', database: 'ok' });
+    }
+    // drizzle's own table: one row per applied migration, keyed by the migration's folder time
+    const rows = rowsOf<{ hash: string; created_at: string }>(
+      await scratch.database.db.execute(
+        sql`select hash, created_at from drizzle.__drizzle_migrations order by created_at`,
+      ),
+    );
+    const journal = (await import('../drizzle/meta/_journal.json', { with: { type: 'json' } })).default;
+    expect(rows.map((r) => Number(r.created_at))).toEqual(journal.entries.map((e) => e.when));
+    expect(new Set(rows.map((r) => r.hash)).size).toBe(journal.entries.length);
+    // and every instance has the shipped perfume catalog, loaded by whichever got there first
+    const { key } = await createMerchantAndKey(a as Instance, 'start');
+    for (const i of [a, b, c]) {
+      const found = await request(`${i?.url}/api/widget/lookup`, { body: { api_key: key, query: 'Khamrah' } });
+      expect(found.status).toBe(200);
+      expect(found.json<{ results: { sillage_perfume_id: string }[] }>().results[0]?.sillage_perfume_id).toBe(
+        'lattafa-khamrah-edp',
+      );
+    }
+  });
+
+  it(`rate limits are shared: one key from one address gets exactly ${WIDGET_RATE_LIMITS.verify} verify calls a minute across all instances`, async () => {
+    const nodes = await cluster();
+    const { key } = await createMerchantAndKey(nodes[0] as Instance, 'rl');
+    const limit = WIDGET_RATE_LIMITS.verify;
+    const sent = limit + 30;
+    const answers = [];
+    for (let n = 0; n < sent; n++) {
+      const node = nodes[n % nodes.length] as Instance;
+      answers.push(await request(`${node.url}/api/widget/verify`, { body: { api_key: key } }));
+    }
+    const ok = answers.filter((r) => r.status === 200);
+    const limited = answers.filter((r) => r.status === 429);
+    expect(ok.length).toBe(limit);
+    expect(limited.length).toBe(sent - limit);
+    // the first `limit` calls are the ones served, whichever instance each reached
+    expect(answers.slice(0, limit).every((r) => r.status === 200)).toBe(true);
+    for (const r of limited) {
+      expect(r.headers['retry-after']).toMatch(/^\d+$/);
+      expect(r.json()).toMatchObject({ code: 'rate_limited' });
+    }
+    // every instance refused some: the count is shared, not each one's own
+    const refusedBy = new Set(answers.flatMap((r, n) => (r.status === 429 ? [n % nodes.length] : [])));
+    expect(refusedBy.size).toBe(nodes.length);
+    // the shared counter is in Redis, under the key's digest and the client address (127.0.0.1 for all)
+    const redis = new Redis(TEST_REDIS_URL as string);
+    try {
+      const digest = createHash('sha256').update(key).digest('hex').slice(0, 20);
+      expect(Number(await redis.get(`sillage-rl-POST/api/widget/verify-${digest}|127.0.0.1`))).toBe(sent);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('a key revoked through one instance is refused by every instance within a second', async () => {
+    const nodes = await cluster();
+    const [a] = nodes as [Instance];
+    const { key, keyId } = await createMerchantAndKey(a, 'revoke');
+    // The event operation answers after the key check like any other, and its 1000 a
+    // minute leave room to ask every few milliseconds.
+    const call = (node: Instance) =>
+      request(`${node.url}/api/widget/event`, { body: { api_key: key, type: 'widget_loaded' }, timeoutMs: 5000 });
+    for (const node of nodes) expect((await call(node)).status).toBe(202);
+    // Every instance has just read the key, so its cache entry has a full lifetime
+    // (KEY_CACHE_TTL_MS) ahead: an instance that heard nothing of the revoke would go on
+    // accepting the key for about that long.
+    await Promise.all(nodes.map(async (node) => expect((await call(node)).status).toBe(202)));
+    const revoke = await request(`${a.url}/api/admin/keys/${keyId}/revoke`, { method: 'POST', headers: adminHeaders });
+    expect(revoke.status).toBe(200);
+    const refusedAt = await Promise.all(
+      nodes.map((node) =>
+        poll(
+          `${node.name} to refuse the revoked key`,
+          async () => {
+            const res = await call(node);
+            if (res.status === 202) return undefined;
+            expect(res.status).toBe(403);
+            expect(res.json()).toMatchObject({ code: 'revoked_api_key' });
+            return res.at;
+          },
+          { timeoutMs: 10_000, intervalMs: 5 },
+        ),
+      ),
+    );
+    const propagationMs = Math.max(...refusedAt) - revoke.at;
+    process.stdout.write(
+      `revocation: refused by all ${nodes.length} instances ${Math.round(propagationMs)} ms after the revoke's answer\n`,
+    );
+    expect(propagationMs).toBeLessThan(1000);
+    // and faster than the cache lifetime could explain: the instances were told
+    expect(propagationMs).toBeLessThan(KEY_CACHE_TTL_MS / 2);
+  });
+
+  it('a product synced through one instance is scored by the others within a second', async () => {
+    const nodes = await cluster();
+    const [a, ...others] = nodes as [Instance, ...Instance[]];
+    const { merchantId, key } = await createMerchantAndKey(a, 'sync');
+    await syncProducts(a, merchantId, BASE_FEED);
+    // Each other instance gets its own client address: polling score on two
+    // instances must not run into the 100-a-minute limit of one shopper.
+    const score = (node: Instance, n: number) =>
+      request(`${node.url}/api/widget/score`, {
+        body: { api_key: key, locale: 'en', limit: 24, quiz: QUIZ },
+        localAddress: `127.0.0.${10 + n}`,
+        timeoutMs: 5000,
+      });
+    // the others have the merchant's catalog cached before the sync
+    for (const [n, node] of others.entries()) {
+      const res = await score(node, n);
+      expect(res.status).toBe(200);
+      expect(shownProducts(res).sort()).toEqual(['khamrah', 'sauvage']);
+    }
+    const added = { merchant_product_id: 'hacivat', name: 'Nishane Hacivat', house: 'Nishane', price: 890 };
+    const synced = await syncProducts(a, merchantId, [...BASE_FEED, added]);
+    expect(synced.json()).toMatchObject({ upserted: 3, matched: 3 });
+    const seenAt = await Promise.all(
+      others.map((node, n) =>
+        poll(
+          `${node.name} to score the synced product`,
+          async () => {
+            const res = await score(node, n);
+            expect(res.status).toBe(200);
+            return shownProducts(res).includes('hacivat') ? res.at : undefined;
+          },
+          { timeoutMs: 10_000, intervalMs: 20 },
+        ),
+      ),
+    );
+    const visibleMs = Math.max(...seenAt) - synced.at;
+    process.stdout.write(
+      `product sync: scored by the ${others.length} other instances ${Math.round(visibleMs)} ms after the sync's answer\n`,
+    );
+    expect(visibleMs).toBeLessThan(1000);
+  });
+});
