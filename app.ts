@@ -4,6 +4,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { type Config, loadConfig } from './config.ts';
 import { ErrorSchema } from './contracts/common.ts';
 import type { Database } from './db/client.ts';
+import { AppError } from './lib/errors.ts';
 import bodyGuardPlugin from './plugins/app/body-guard.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import databasePlugin from './plugins/app/database.ts';
@@ -98,6 +99,8 @@ export async function buildApp(opts: BuildAppOptions = {}) {
       },
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // see the onRequest hook below: the same refusal, in our error shape
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
@@ -109,6 +112,16 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  // A request that reaches a closing instance (pipelined, or on a connection already open)
+  // is refused before any work, in the service's own error shape (Fastify's built-in
+  // answer for this has another), with Retry-After so the caller tries again elsewhere.
+  app.addHook('onRequest', async () => {
+    if (closing) {
+      throw new AppError(503, 'shutting_down', 'This instance is shutting down: retry the request', undefined, {
+        'retry-after': '1',
+      });
+    }
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

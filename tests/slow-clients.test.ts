@@ -88,3 +88,44 @@ describe('slow clients and oversized bodies', () => {
     expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS + 4000);
   }, 30_000);
 });
+
+describe('shutting down', () => {
+  it('finishes the request in flight; one that completes while closing gets a JSON 503', async () => {
+    const closing = await buildTestApp({}, (a) => {
+      a.get('/test-slow', async () => {
+        await new Promise((r) => setTimeout(r, 600));
+        return { done: true };
+      });
+    });
+    await closing.listen({ port: 0, host: '127.0.0.1' });
+    const p = (closing.server.address() as { port: number }).port;
+    const exchange = (first: string, rest: string, restAfterMs: number) =>
+      new Promise<string>((resolve) => {
+        let text = '';
+        const socket = connect(p, '127.0.0.1', () => {
+          socket.write(first);
+          if (rest) setTimeout(() => socket.write(rest), restAfterMs);
+        });
+        socket.on('data', (d) => {
+          text += d.toString('utf8');
+        });
+        socket.on('close', () => resolve(text));
+        socket.on('error', () => resolve(text));
+      });
+    // in flight when the close begins
+    const inFlight = exchange('GET /test-slow HTTP/1.1\r\nHost: x\r\n\r\n', '', 0);
+    // headers half sent before the close, finished after it
+    const late = exchange('GET /healthz HTTP/1.1\r\nHost: x\r\n', '\r\n', 300);
+    await new Promise((r) => setTimeout(r, 100));
+    const closed = closing.close();
+    const [a, b] = await Promise.all([inFlight, late]);
+    await closed;
+    await closing.dropDatabase();
+    expect(a).toMatch(/^HTTP\/1\.1 200/);
+    expect(a).toMatch(/connection: close/i);
+    expect(a).toContain('{"done":true}');
+    expect(b).toMatch(/^HTTP\/1\.1 503/);
+    expect(b).toMatch(/retry-after: 1/i);
+    expect(b).toContain('"code":"shutting_down"');
+  }, 30_000);
+});
