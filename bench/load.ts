@@ -12,20 +12,14 @@
  * The soak samples the service's memory from its own /metrics.
  */
 import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { createScratchDatabase } from '../db/scratch.ts';
 import { startBenchServer } from './child.ts';
-import { QUIZ_ANSWERS } from './score-endpoint.ts';
+import { QUIZ_ANSWERS, run } from './score-endpoint.ts';
 
 const ADDRESSES = 50_000;
 const MIX = 20; // per 20 requests: 2 score, 1 verify or lookup, 17 events
 const LOOKUPS = ['sauvage', 'oud wood', 'بكرات روج', 'aventus', 'lattafa', 'amber', 'tom ford', 'khamrah'];
-
-function run(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
-  });
-}
 
 function mixedRequests(key: string) {
   let n = 0;

@@ -24,7 +24,8 @@ export const QUIZ_ANSWERS = benchQuizzes(50, 11).map((q) => ({
   ...(q.occasion ? { occasion: q.occasion } : {}),
 }));
 
-function run(opts: autocannon.Options): Promise<autocannon.Result> {
+/** autocannon as a promise; shared by the endpoint and load benchmarks */
+export function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
   });

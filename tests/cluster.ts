@@ -89,6 +89,27 @@ export class ClientTimeout extends Error {
   override name = 'ClientTimeout';
 }
 
+/** A whole response as an Answer, timed from `started` (performance.now()). */
+function readAnswer(res: http.IncomingMessage, started: number): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('error', reject);
+    res.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const at = performance.now();
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body,
+        at,
+        ms: at - started,
+        json: <T>() => JSON.parse(body) as T,
+      });
+    });
+  });
+}
+
 /**
  * One HTTP request with a hard client timeout. node:http rather than fetch so a
  * request can come from a chosen loopback address and use a keep-alive agent
@@ -113,24 +134,10 @@ export function request(url: string, opts: RequestOptions = {}): Promise<Answer>
         // a fresh connection per request unless the test passes its own agent
         agent: opts.agent ?? false,
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          clearTimeout(timer);
-          const body = Buffer.concat(chunks).toString('utf8');
-          const at = performance.now();
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body,
-            at,
-            ms: at - started,
-            json: <T>() => JSON.parse(body) as T,
-          });
-        });
-      },
+      (res) =>
+        readAnswer(res, started)
+          .then(resolve, reject)
+          .finally(() => clearTimeout(timer)),
     );
     const timer = setTimeout(() => {
       req.destroy(new ClientTimeout(`no answer from ${url} within ${timeoutMs} ms`));
@@ -171,23 +178,11 @@ export function startRequest(
       clearTimeout(timer);
       reject(err);
     });
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString('utf8');
-        const at = performance.now();
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: text,
-          at,
-          ms: at - started,
-          json: <T>() => JSON.parse(text) as T,
-        });
-      });
-    });
+    req.on('response', (res) =>
+      readAnswer(res, started)
+        .then(resolve, reject)
+        .finally(() => clearTimeout(timer)),
+    );
   });
   // surfaced by finish(); never an unhandled rejection in between
   answer.catch(() => {});
