@@ -25,7 +25,14 @@ export const errorResponses = {
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const IsoDateTime = Type.String({ format: 'date-time' });
-export const UuidString = Type.String({ format: 'uuid' });
+/**
+ * A UUID as the database's uuid columns take it. JSON Schema's "uuid" format alone
+ * also admits `urn:uuid:…`, which PostgreSQL refuses: such a session id would fail
+ * the batched write of every session queued with it.
+ */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const UuidString = (description?: string) =>
+  Type.String({ format: 'uuid', pattern: UUID_PATTERN, ...(description ? { description } : {}) });
 
 /** A widget key in a request body; the format is checked by the key plugin, which answers 401. */
 export const ApiKeyField = Type.String({

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { ApiKeyField, IsoDateTime, MerchantSchema, Nullable } from './common.ts';
+import { ApiKeyField, IsoDateTime, MerchantSchema, Nullable, UuidString } from './common.ts';
 
 export const KeyModeSchema = Type.Union([Type.Literal('test'), Type.Literal('live')]);
 
@@ -133,7 +133,7 @@ export const ScoreRequestSchema = Type.Object(
   {
     api_key: Type.Optional(ApiKeyField),
     quiz: QuizSchema,
-    session_id: Type.Optional(Type.String({ format: 'uuid', description: 'Created by the server when omitted' })),
+    session_id: Type.Optional(UuidString('Created by the server when omitted')),
     catalog_mode: Type.Optional(Type.Union([Type.Literal('synced'), Type.Literal('inline')], { default: 'synced' })),
     inline_catalog: Type.Optional(
       Type.Array(Type.Unknown(), {
@@ -183,7 +183,7 @@ export type Recommendation = Static<typeof RecommendationSchema>;
 export const EventRequestSchema = Type.Object(
   {
     api_key: Type.Optional(ApiKeyField),
-    session_id: Type.Optional(Type.String({ format: 'uuid', description: 'Session of the events that name none' })),
+    session_id: Type.Optional(UuidString('Session of the events that name none')),
     events: Type.Optional(
       Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }), {
         minItems: 1,

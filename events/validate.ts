@@ -4,6 +4,7 @@
  */
 import { FormatRegistry, type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { UUID_PATTERN } from '../contracts/common.ts';
 
 export const LIFECYCLE = [
   'widget_loaded',
@@ -33,7 +34,8 @@ if (!FormatRegistry.Has('date-time')) {
   );
 }
 if (!FormatRegistry.Has('uuid')) {
-  FormatRegistry.Set('uuid', (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v));
+  const uuid = new RegExp(UUID_PATTERN);
+  FormatRegistry.Set('uuid', (v) => uuid.test(v));
 }
 
 const Common = {

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { widgetSessions } from '../schema/index.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
@@ -259,6 +259,25 @@ describe('caching and sessions', () => {
     await app.sessions.flush();
     const [row] = await app.db.select().from(widgetSessions).where(eq(widgetSessions.id, session));
     expect(row?.test).toBe(true);
+  });
+
+  it('a session id the database could not store is refused at the door, and never blocks others', async () => {
+    // JSON Schema's "uuid" format also accepts urn:uuid:… and upper case; the uuid column takes only the bare form
+    for (const odd of ['urn:uuid:31111111-2222-4333-8444-555555555555', '{31111111-2222-4333-8444-555555555555}']) {
+      const res = await score({ quiz, session_id: odd });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'validation_failed' });
+    }
+    const upper = '41111111-2222-4333-8444-55555555555A';
+    expect((await score({ quiz, session_id: upper })).json().session_id).toBe(upper);
+    const session = '51111111-2222-4333-8444-555555555555';
+    await score({ quiz, session_id: session });
+    await app.sessions.flush();
+    const rows = await app.db
+      .select()
+      .from(widgetSessions)
+      .where(inArray(widgetSessions.id, [session, upper]));
+    expect(rows).toHaveLength(2);
   });
 });
 
