@@ -17,12 +17,40 @@ import { startBenchServer } from './child.ts';
 import { benchQuizzes } from './engine.ts';
 import { median } from './stats.ts';
 
+/** shopper addresses the score requests rotate through (BENCH_SHOPPERS) */
+const SHOPPERS = Number(process.env.BENCH_SHOPPERS) || 20_000;
+
 export const QUIZ_ANSWERS = benchQuizzes(50, 11).map((q) => ({
   families: q.families,
   accord_ratings: Object.fromEntries(q.ratings),
   ...(q.season ? { season: q.season } : {}),
   ...(q.occasion ? { occasion: q.occasion } : {}),
 }));
+
+/**
+ * The request stream of both routes: one per shopper address (the last hop of
+ * X-Forwarded-For from a trusted proxy), cycling through the quizzes and both
+ * locales. Built in advance and identical for the bare route but for its path,
+ * so the load generator — on the same two cores — spends the same per request.
+ */
+export function requestStream(key: string, path: string): autocannon.Request[] {
+  const pool = Array.from({ length: SHOPPERS }, (_, shopper) => ({
+    method: 'POST' as const,
+    path,
+    headers: {
+      'content-type': 'application/json',
+      'x-widget-version': 'v1',
+      'x-forwarded-for': `10.${(shopper >> 16) & 255}.${(shopper >> 8) & 255}.${shopper & 255}`,
+    },
+    body: JSON.stringify({
+      api_key: key,
+      quiz: QUIZ_ANSWERS[shopper % QUIZ_ANSWERS.length],
+      locale: shopper % 3 ? 'ar' : 'en',
+    }),
+  }));
+  let n = 0;
+  return [{ setupRequest: (req) => ({ ...req, ...pool[n++ % pool.length] }) }];
+}
 
 /** autocannon as a promise; shared by the endpoint and load benchmarks */
 export function run(opts: autocannon.Options): Promise<autocannon.Result> {
@@ -46,40 +74,17 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   const bare = await startBenchServer<{ port: number }>('bare', { BARE_BODY_FILE: join(dir, 'body.json') });
   const barePort = bare.info.port;
 
-  let n = 0;
   const scoreOpts: autocannon.Options = {
     url: base,
     connections: 50,
     duration: seconds,
-    method: 'POST',
-    requests: [
-      {
-        setupRequest: (req) => {
-          n++;
-          return {
-            ...req,
-            headers: {
-              'content-type': 'application/json',
-              'x-widget-version': 'v1',
-              'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${(n % 20_000) & 255}`,
-            },
-            body: JSON.stringify({
-              api_key: key,
-              quiz: QUIZ_ANSWERS[n % QUIZ_ANSWERS.length],
-              locale: n % 3 ? 'ar' : 'en',
-            }),
-          };
-        },
-      },
-    ],
+    requests: requestStream(key, '/api/widget/score'),
   };
   const bareOpts: autocannon.Options = {
     url: `http://127.0.0.1:${barePort}/bare`,
     connections: 50,
     duration: seconds,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key: key, quiz: QUIZ_ANSWERS[0] }),
+    requests: requestStream(key, '/bare'),
   };
   const rows: { kind: string; rps: number; p50: number; p99: number; non2xx: number }[] = [];
   try {

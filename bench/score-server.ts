@@ -71,3 +71,6 @@ if (mode === 'bare') {
     `${JSON.stringify({ port: (app.server.address() as { port: number }).port, key: key.key, matched: summary.matched, admin: ADMIN })}\n`,
   );
 }
+
+// a profiler (BENCH_NODE_ARGS=--cpu-prof) writes its profile only on a normal exit
+process.once('SIGTERM', () => process.exit(0));
