@@ -25,6 +25,29 @@ export function isStorableText(s: string): boolean {
  * that JSON.parse accepted is walked without growing the stack.
  */
 export function findUnstorableText(value: unknown): string | null {
+  // nearly every body is clean: check it without building a path per value first
+  return holdsUnstorableText(value) ? locateUnstorableText(value) : null;
+}
+
+function holdsUnstorableText(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (UNSTORABLE.test(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k in v) {
+        if (UNSTORABLE.test(k)) return true;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return false;
+}
+
+function locateUnstorableText(value: unknown): string | null {
   const stack: [unknown, string][] = [[value, '']];
   while (stack.length > 0) {
     const [v, path] = stack.pop() as [unknown, string];

@@ -94,4 +94,37 @@ export function normalizeQuiz(input: QuizInput): { ok: true; quiz: Quiz } | { ok
   };
 }
 
-export const quizKey = (q: Quiz): string => JSON.stringify(q);
+const keys = new WeakMap<Quiz, string>();
+/** The canonical key of a quiz (equal quizzes, equal keys), computed once per quiz object. */
+export function quizKey(q: Quiz): string {
+  let key = keys.get(q);
+  if (key === undefined) {
+    key = JSON.stringify(q);
+    keys.set(q, key);
+  }
+  return key;
+}
+
+const RECENT_QUIZZES = 5_000;
+const recent = new Map<string, Quiz>();
+
+/**
+ * normalizeQuiz, remembered by the answers' own JSON: a shop's shoppers send
+ * the same few quizzes again and again. The quiz returned is shared, hence frozen.
+ */
+export function normalizeQuizRemembered(input: QuizInput): ReturnType<typeof normalizeQuiz> {
+  const raw = JSON.stringify(input);
+  const hit = recent.get(raw);
+  if (hit) return { ok: true, quiz: hit };
+  const result = normalizeQuiz(input);
+  if (result.ok) {
+    const q = result.quiz;
+    for (const r of q.ratings) Object.freeze(r);
+    Object.freeze(q.ratings);
+    Object.freeze(q.families);
+    Object.freeze(q);
+    if (recent.size >= RECENT_QUIZZES) recent.clear();
+    recent.set(raw, q);
+  }
+  return result;
+}

@@ -5,7 +5,7 @@ import { catalogProfile } from '../catalog/enrich.ts';
 import { LOGO_SVG, poweredBy } from '../scoring/attribution.ts';
 import { CompiledCatalog, lineOf, type ScoringProduct } from '../scoring/catalog.ts';
 import { buildProductMatrix, buildTaste, DOMINANT_WEIGHT, rank, scoreProducts } from '../scoring/engine.ts';
-import { normalizeQuiz, type Quiz, type QuizInput } from '../scoring/quiz.ts';
+import { normalizeQuiz, normalizeQuizRemembered, type Quiz, type QuizInput, quizKey } from '../scoring/quiz.ts';
 import { slugsOf } from '../vocabulary/index.ts';
 
 const ACCORDS = slugsOf('accord');
@@ -304,5 +304,26 @@ describe('attribution', () => {
     expect(LOGO_SVG).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>.*<\/svg>$/s);
     expect(LOGO_SVG).not.toMatch(/<script|\son\w+=|javascript:|href=/i);
     expect(LOGO_SVG.length).toBeLessThan(1024);
+  });
+});
+
+describe('remembered quiz normalisation', () => {
+  it('answers exactly what normalizeQuiz answers, first time or again, and the shared quiz cannot be changed', () => {
+    fc.assert(
+      fc.property(quizInputArb, fc.integer({ min: 1, max: 3 }), (input, times) => {
+        const fresh = normalizeQuiz(input);
+        for (let i = 0; i < times; i++) {
+          const again = normalizeQuizRemembered(input);
+          expect(again).toEqual(fresh);
+          if (again.ok) {
+            expect(Object.isFrozen(again.quiz) && Object.isFrozen(again.quiz.ratings)).toBe(true);
+            expect(quizKey(again.quiz)).toBe(JSON.stringify(fresh.ok ? fresh.quiz : null));
+          }
+        }
+      }),
+    );
+    // a bad quiz is never remembered as good
+    expect(normalizeQuizRemembered({ families: ['no-such-family'] }).ok).toBe(false);
+    expect(normalizeQuizRemembered({ families: ['no-such-family'] }).ok).toBe(false);
   });
 });

@@ -69,12 +69,29 @@ export default fp(
     const metrics = createMetrics();
     app.decorate('metrics', metrics);
 
+    // labelled series looked up once per route and status, not hashed per request
+    const series = new Map<
+      string,
+      { requests: { inc(): void }; duration: { observe(v: number): void }; rateLimited: { inc(): void } }
+    >();
     app.addHook('onResponse', async (request, reply) => {
-      const operation = operationOf(request.routeOptions.url);
       const status = reply.statusCode;
-      metrics.requests.labels(operation, String(status)).inc();
-      metrics.duration.labels(operation).observe(reply.elapsedTime / 1000);
-      if (status === 429) metrics.rateLimited.labels(operation).inc();
+      const url = request.routeOptions.url;
+      const memo = `${status} ${url}`;
+      let s = series.get(memo);
+      if (!s) {
+        const operation = operationOf(url);
+        s = {
+          requests: metrics.requests.labels(operation, String(status)),
+          duration: metrics.duration.labels(operation),
+          rateLimited: metrics.rateLimited.labels(operation),
+        };
+        // route patterns and statuses are bounded; unmatched URLs share the undefined pattern
+        if (series.size < 10_000) series.set(memo, s);
+      }
+      s.requests.inc();
+      s.duration.observe(reply.elapsedTime / 1000);
+      if (status === 429) s.rateLimited.inc();
     });
 
     const token = app.config.adminToken;

@@ -8,13 +8,10 @@ export interface SessionRecord {
   keyId: string;
   test: boolean;
   locale: string;
-  quiz: unknown;
-  shown: {
-    merchant_product_id: string;
-    position: number;
-    match_score: number;
-    list: 'recommendations' | 'also_explore';
-  }[];
+  /** the normalised quiz and its catalog_mode, as JSON */
+  quizJson: string;
+  /** [{merchant_product_id, position, match_score, list: recommendations|also_explore}], as JSON */
+  shownJson: string;
 }
 
 declare module 'fastify' {
@@ -45,21 +42,18 @@ export default fp(
 
     async function write(batch: SessionRecord[]) {
       // the latest answer of a session wins within a batch
-      const rows = [...new Map(batch.map((s) => [s.id, s])).values()].map((s) => ({
-        id: s.id,
-        merchant_id: s.merchantId,
-        key_id: s.keyId,
-        test: s.test,
-        locale: s.locale,
-        quiz: s.quiz,
-        shown: s.shown,
-      }));
+      // Built as text: the quiz and shown lists arrive as JSON already, shared by every
+      // session that took the same quiz (serialising them per session cost the answer path).
+      const rows = [...new Map(batch.map((s) => [s.id, s])).values()].map(
+        (s) =>
+          `{"id":${JSON.stringify(s.id)},"merchant_id":${JSON.stringify(s.merchantId)},"key_id":${JSON.stringify(s.keyId)},"test":${s.test},"locale":${JSON.stringify(s.locale)},"quiz":${s.quizJson},"shown":${s.shownJson}}`,
+      );
       // One JSON parameter expanded by PostgreSQL: binding thousands of values one by one
       // costs the event loop more than the answers it serves.
       await app.db.execute(sql`
         insert into ${widgetSessions} (id, merchant_id, key_id, test, locale, quiz, shown)
         select id, merchant_id, key_id, test, locale, quiz, shown
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        from jsonb_to_recordset(${`[${rows.join(',')}]`}::jsonb)
           as x(id uuid, merchant_id uuid, key_id uuid, test boolean, locale text, quiz jsonb, shown jsonb)
         on conflict (id) do update set quiz = excluded.quiz, shown = excluded.shown, locale = excluded.locale
           -- a session id is the client's: never let one merchant's id overwrite another's session

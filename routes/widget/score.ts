@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { catalogProfile, hintProfile, validateProductInput } from '../../catalog/enrich.ts';
 import { matchListing } from '../../catalog/matcher.ts';
 import type { CatalogSnapshot } from '../../catalog/store.ts';
 import { errorResponses } from '../../contracts/common.ts';
 import { ScoreRequestSchema, ScoreResponseSchema } from '../../contracts/widget.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import { JsonTemplates } from '../../lib/json-template.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 import { poweredBy } from '../../scoring/attribution.ts';
-import { CompiledCatalog, lineOf, type ScoringProduct } from '../../scoring/catalog.ts';
-import { normalizeQuiz } from '../../scoring/quiz.ts';
+import { CompiledCatalog, lineOf, type ScoredAnswer, type ScoringProduct } from '../../scoring/catalog.ts';
+import { normalizeQuizRemembered, type Quiz } from '../../scoring/quiz.ts';
 
 /** Inline products matched recently: a storefront sends the same products on every quiz. */
 const INLINE_MATCH_CACHE = 20_000;
@@ -76,7 +78,38 @@ function compileInline(snapshot: CatalogSnapshot, rows: readonly unknown[]): Com
   return new CompiledCatalog(snapshot.version, products);
 }
 
+/** What a session records of its quiz and answer, as JSON (see plugins/app/sessions.ts). */
+function sessionJson(answer: ScoredAnswer, quiz: Quiz, mode: 'synced' | 'inline') {
+  const shown = (list: 'recommendations' | 'also_explore') =>
+    answer[list].map((r, i) => ({
+      merchant_product_id: r.merchant_product_id,
+      position: i + 1,
+      match_score: r.match_score,
+      list,
+    }));
+  return {
+    quizJson: JSON.stringify({ ...quiz, catalog_mode: mode }),
+    shownJson: JSON.stringify([...shown('recommendations'), ...shown('also_explore')]),
+  };
+}
+
+/**
+ * A cached synced answer belongs to one normalised quiz (its cache key), so the
+ * session JSON is computed once per answer, and its response bytes once per
+ * locale, key mode and merchant (lib/json-template.ts).
+ */
+const recordedJson = new WeakMap<ScoredAnswer, ReturnType<typeof sessionJson>>();
+function recordedOf(answer: ScoredAnswer, quiz: Quiz) {
+  let json = recordedJson.get(answer);
+  if (!json) {
+    json = sessionJson(answer, quiz, 'synced');
+    recordedJson.set(answer, json);
+  }
+  return json;
+}
+
 const score: FastifyPluginAsyncTypebox = async (app) => {
+  const answers = new JsonTemplates<ScoredAnswer>();
   app.post(
     '/score',
     {
@@ -91,10 +124,10 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ScoreResponseSchema, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const key = widgetKeyOf(request);
       const body = request.body;
-      const normalized = normalizeQuiz(body.quiz);
+      const normalized = normalizeQuizRemembered(body.quiz);
       if (!normalized.ok) {
         const first = normalized.problems[0];
         throw new AppError(
@@ -123,38 +156,39 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
           : await app.merchantCatalogs.get(key.merchant.id);
       const answer = compiled.score(normalized.quiz, limit);
 
+      // a synced answer is shared by every request with the same quiz: so is its record's JSON
+      const recorded =
+        mode === 'synced' ? recordedOf(answer, normalized.quiz) : sessionJson(answer, normalized.quiz, mode);
       app.sessions.record({
         id: sessionId,
         merchantId: key.merchant.id,
         keyId: key.id,
         test: key.mode === 'test',
         locale,
-        quiz: { ...normalized.quiz, catalog_mode: mode },
-        shown: [
-          ...answer.recommendations.map((r, i) => ({
-            merchant_product_id: r.merchant_product_id,
-            position: i + 1,
-            match_score: r.match_score,
-            list: 'recommendations' as const,
-          })),
-          ...answer.also_explore.map((r, i) => ({
-            merchant_product_id: r.merchant_product_id,
-            position: i + 1,
-            match_score: r.match_score,
-            list: 'also_explore' as const,
-          })),
-        ],
+        ...recorded,
       });
 
-      return {
-        session_id: sessionId,
+      const response = (session: string) => ({
+        session_id: session,
         merchant: key.merchant,
         recommendations: answer.recommendations,
         also_explore: answer.also_explore,
         taste_summary: answer.taste_summary,
-        powered_by: poweredBy(app.config.poweredByUrl, locale, key.merchant.slug, sessionId),
+        powered_by: poweredBy(app.config.poweredByUrl, locale, key.merchant.slug, session),
         test_mode: key.mode === 'test',
-      };
+      });
+      const serialize = mode === 'synced' ? reply.getSerializationFunction('200') : undefined;
+      const bytes =
+        serialize &&
+        answers.bytes(
+          answer,
+          `${locale}|${key.mode}|${key.merchant.id}|${key.merchant.slug}|${key.merchant.name}`,
+          sessionId,
+          (session) => serialize(response(session)),
+        );
+      // bytes the route's serializer produced: sent as they are (the typed reply expects the object)
+      if (bytes) return (reply as FastifyReply).type('application/json; charset=utf-8').send(bytes);
+      return response(sessionId);
     },
   );
 };
