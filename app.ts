@@ -99,6 +99,9 @@ export async function buildApp(opts: BuildAppOptions = {}) {
       },
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Migrations run inside the database plugin: one that rewrites a big table (0005 turns
+    // widget_sessions' jsonb into json) takes minutes, not Fastify's default 10 s per plugin.
+    pluginTimeout: 5 * 60_000,
     // see the onRequest hook below: the same refusal, in our error shape
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();

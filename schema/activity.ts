@@ -3,6 +3,7 @@ import {
   bigserial,
   boolean,
   index,
+  json,
   jsonb,
   numeric,
   pgTable,
@@ -24,9 +25,11 @@ export const widgetSessions = pgTable(
     keyId: uuid('key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
     test: boolean('test').notNull(),
     locale: text('locale').notNull(),
-    quiz: jsonb('quiz').notNull(),
+    // json, not jsonb: one row is written per score answer and read only in bulk by analytics;
+    // PostgreSQL stores json as checked text, about half the work of building jsonb (docs/decisions.md)
+    quiz: json('quiz').notNull(),
     /** products shown, in order: [{merchant_product_id, position, match_score, list}] */
-    shown: jsonb('shown').notNull().default([]),
+    shown: json('shown').notNull().default([]),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('widget_sessions_merchant_created_idx').on(t.merchantId, t.createdAt)],

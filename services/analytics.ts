@@ -54,7 +54,7 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
       where p.merchant_id = ${m} and p.test = ${o.test} and p.occurred_at >= ${from} and p.occurred_at < ${to}`),
     db.execute(sql`
       select s.item->>'merchant_product_id' as id, count(*) as n
-      from ${widgetSessions} ws cross join lateral jsonb_array_elements(ws.shown) as s(item)
+      from ${widgetSessions} ws cross join lateral json_array_elements(ws.shown) as s(item)
       where ws.merchant_id = ${m} and ws.test = ${o.test} and ws.created_at >= ${from} and ws.created_at < ${to}
         and s.item->>'list' = 'recommendations'
       group by 1 order by 2 desc, 1 limit 10`),
@@ -64,7 +64,7 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
       group by 1 order by 2 desc, 1 limit 10`),
     db.execute(sql`
       select r.item->>0 as accord, r.item->>1 as rating, count(*) as n
-      from ${widgetSessions} ws cross join lateral jsonb_array_elements(ws.quiz->'ratings') as r(item)
+      from ${widgetSessions} ws cross join lateral json_array_elements(ws.quiz->'ratings') as r(item)
       where ws.merchant_id = ${m} and ws.test = ${o.test} and ws.created_at >= ${from} and ws.created_at < ${to}
         and r.item->>1 in ('love', 'avoid')
       group by 1, 2 order by 3 desc, 1`),

@@ -53,8 +53,8 @@ export default fp(
       await app.db.execute(sql`
         insert into ${widgetSessions} (id, merchant_id, key_id, test, locale, quiz, shown)
         select id, merchant_id, key_id, test, locale, quiz, shown
-        from jsonb_to_recordset(${`[${rows.join(',')}]`}::jsonb)
-          as x(id uuid, merchant_id uuid, key_id uuid, test boolean, locale text, quiz jsonb, shown jsonb)
+        from json_to_recordset(${`[${rows.join(',')}]`}::json)
+          as x(id uuid, merchant_id uuid, key_id uuid, test boolean, locale text, quiz json, shown json)
         on conflict (id) do update set quiz = excluded.quiz, shown = excluded.shown, locale = excluded.locale
           -- a session id is the client's: never let one merchant's id overwrite another's session
           where ${widgetSessions.merchantId} = excluded.merchant_id`);
