@@ -13,6 +13,7 @@ import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 import { poweredBy } from '../../scoring/attribution.ts';
 import { CompiledCatalog, lineOf, type ScoredAnswer, type ScoringProduct } from '../../scoring/catalog.ts';
 import { normalizeQuizRemembered, type Quiz } from '../../scoring/quiz.ts';
+import type { ResolvedKey } from '../../services/keys.ts';
 
 /** Inline products matched recently: a storefront sends the same products on every quiz. */
 const INLINE_MATCH_CACHE = 20_000;
@@ -108,6 +109,25 @@ function recordedOf(answer: ScoredAnswer, quiz: Quiz) {
   return json;
 }
 
+/** The score answer (a module function: a closure per request costs more than it reads) */
+function answerBody(
+  poweredByUrl: string,
+  key: ResolvedKey,
+  answer: ScoredAnswer,
+  locale: 'ar' | 'en',
+  session: string,
+) {
+  return {
+    session_id: session,
+    merchant: key.merchant,
+    recommendations: answer.recommendations,
+    also_explore: answer.also_explore,
+    taste_summary: answer.taste_summary,
+    powered_by: poweredBy(poweredByUrl, locale, key.merchant.slug, session),
+    test_mode: key.mode === 'test',
+  };
+}
+
 const score: FastifyPluginAsyncTypebox = async (app) => {
   const answers = new JsonTemplates<ScoredAnswer>();
   app.post(
@@ -168,15 +188,6 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
         ...recorded,
       });
 
-      const response = (session: string) => ({
-        session_id: session,
-        merchant: key.merchant,
-        recommendations: answer.recommendations,
-        also_explore: answer.also_explore,
-        taste_summary: answer.taste_summary,
-        powered_by: poweredBy(app.config.poweredByUrl, locale, key.merchant.slug, session),
-        test_mode: key.mode === 'test',
-      });
       const serialize = mode === 'synced' ? reply.getSerializationFunction('200') : undefined;
       const bytes =
         serialize &&
@@ -184,11 +195,11 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
           answer,
           `${locale}|${key.mode}|${key.merchant.id}|${key.merchant.slug}|${key.merchant.name}`,
           sessionId,
-          (session) => serialize(response(session)),
+          (session) => serialize(answerBody(app.config.poweredByUrl, key, answer, locale, session)),
         );
       // bytes the route's serializer produced: sent as they are (the typed reply expects the object)
       if (bytes) return (reply as FastifyReply).type('application/json; charset=utf-8').send(bytes);
-      return response(sessionId);
+      return answerBody(app.config.poweredByUrl, key, answer, locale, sessionId);
     },
   );
 };
