@@ -7,9 +7,10 @@
  * requests cycle through 50 quizzes and 20,000 shopper addresses
  * (X-Forwarded-For from a trusted proxy), so the per-key-and-address rate
  * limit is exercised but not hit: one shop key, many shoppers. The bare route
- * answers a fixed body of the same size as a score answer.
+ * answers a fixed body of the same size as a score answer. Alongside: CPU
+ * time per request of each server, of PostgreSQL and of the load generator.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -52,6 +53,36 @@ export function requestStream(key: string, path: string): autocannon.Request[] {
   return [{ setupRequest: (req) => ({ ...req, ...pool[n++ % pool.length] }) }];
 }
 
+/** CPU time (user + system, µs) of a process, from /proc; 0 where there is no /proc */
+function cpuMicros(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * (1e6 / CLOCK_TICKS);
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = 100;
+
+/** CPU time of every local PostgreSQL process (the session writes land there) */
+function postgresCpuMicros(): number {
+  let total = 0;
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMicros(Number(pid));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
 /** autocannon as a promise; shared by the endpoint and load benchmarks */
 export function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
@@ -86,22 +117,38 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
     duration: seconds,
     requests: requestStream(key, '/bare'),
   };
-  const rows: { kind: string; rps: number; p50: number; p99: number; non2xx: number }[] = [];
+  const rows: {
+    kind: string;
+    rps: number;
+    p50: number;
+    p99: number;
+    non2xx: number;
+    /** CPU µs per request: the route's process, PostgreSQL's processes, this load generator */
+    cpu: { server: number; postgres: number; loadgen: number };
+  }[] = [];
   try {
     await run({ ...scoreOpts, duration: 2 }); // warm-up: compile the catalog, fill caches, JIT
     await run({ ...bareOpts, duration: 2 });
     for (let r = 0; r < rounds; r++) {
-      for (const [kind, opts] of [
-        ['bare', bareOpts],
-        ['score', scoreOpts],
+      for (const [kind, opts, server] of [
+        ['bare', bareOpts, bare.child],
+        ['score', scoreOpts, service.child],
       ] as const) {
+        const before = { server: cpuMicros(server.pid), pg: postgresCpuMicros(), gen: process.cpuUsage() };
         const res = await run(opts);
+        const gen = process.cpuUsage(before.gen);
+        const per = (us: number) => Math.round(us / Math.max(1, res.requests.total));
         rows.push({
           kind,
           rps: res.requests.average,
           p50: res.latency.p50,
           p99: res.latency.p99,
           non2xx: res.non2xx + res.errors,
+          cpu: {
+            server: per(cpuMicros(server.pid) - before.server),
+            postgres: per(postgresCpuMicros() - before.pg),
+            loadgen: per(gen.user + gen.system),
+          },
         });
       }
     }
@@ -128,5 +175,10 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   log(`| bare Fastify, fixed body | ${Math.round(result.bare.rps)} | ${result.bare.p50} | ${result.bare.p99} |`);
   log(`| POST /api/widget/score | ${Math.round(result.score.rps)} | ${result.score.p50} | ${result.score.p99} |`);
   log(`ratio score/bare: ${ratio.toFixed(2)}; non-2xx answers during score runs: ${result.score_non2xx}`);
+  const cpu = (kind: string, k: 'server' | 'postgres' | 'loadgen') => of(kind, (r) => r.cpu[k]);
+  log(
+    `CPU µs per request (median; Linux /proc): bare route ${cpu('bare', 'server')}, load generator ${cpu('bare', 'loadgen')}; ` +
+      `score route ${cpu('score', 'server')}, PostgreSQL ${cpu('score', 'postgres')}, load generator ${cpu('score', 'loadgen')}`,
+  );
   return { ...result, ratio };
 }
