@@ -266,7 +266,10 @@ describe('caching and sessions', () => {
     for (const odd of ['urn:uuid:31111111-2222-4333-8444-555555555555', '{31111111-2222-4333-8444-555555555555}']) {
       const res = await score({ quiz, session_id: odd });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({ code: 'validation_failed' });
+      expect(res.json()).toMatchObject({
+        code: 'validation_failed',
+        error: 'Invalid request: session_id must be a UUID (8-4-4-4-12 hexadecimal digits)',
+      });
     }
     const upper = '41111111-2222-4333-8444-55555555555A';
     expect((await score({ quiz, session_id: upper })).json().session_id).toBe(upper);

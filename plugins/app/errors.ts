@@ -1,5 +1,6 @@
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
+import { UUID_PATTERN } from '../../contracts/common.ts';
 import { AppError, type ErrorDetail, isDatabaseUnavailable } from '../../lib/errors.ts';
 
 /**
@@ -52,6 +53,8 @@ function validationDetails(err: FastifyError): ErrorDetail[] {
     let message = v.message ?? 'is invalid';
     if (Array.isArray(params.allowedValues)) message += `: ${params.allowedValues.join(', ')}`;
     if (typeof params.additionalProperty === 'string') message = 'is not an allowed property';
+    // a widget developer reads "a UUID", not the pattern that says so
+    if (params.pattern === UUID_PATTERN) message = 'must be a UUID (8-4-4-4-12 hexadecimal digits)';
     return { path, message };
   });
 }
