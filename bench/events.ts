@@ -117,10 +117,14 @@ export async function runEventsBench(log: (s: string) => void = console.log, sec
           now() - make_interval(secs => (g * 5 % 2592000))
         from generate_series(1, 20000) as g`);
       await db.execute(sql`
-        insert into widget_sessions (id, merchant_id, test, locale, quiz, shown, created_at)
-        select md5('s' || g)::uuid, ${m}::uuid, false, 'ar',
-          jsonb_build_object('ratings', jsonb_build_array(jsonb_build_array('oud', 'love'), jsonb_build_array('citrus', 'avoid'))),
-          (select jsonb_agg(jsonb_build_object('merchant_product_id', 'p' || ((g + k) % 500), 'position', k, 'list', 'recommendations')) from generate_series(1, 6) k),
+        insert into widget_answers (id, merchant_id, quiz, shown)
+        select md5('a' || g)::uuid, ${m}::uuid,
+          json_build_object('ratings', json_build_array(json_build_array('oud', 'love'), json_build_array('citrus', 'avoid'))),
+          (select json_agg(json_build_object('merchant_product_id', 'p' || ((g + k) % 500), 'position', k, 'list', 'recommendations')) from generate_series(1, 6) k)
+        from generate_series(0, 499) as g`);
+      await db.execute(sql`
+        insert into widget_sessions (id, merchant_id, test, locale, answer_id, created_at)
+        select md5('s' || g)::uuid, ${m}::uuid, false, 'ar', md5('a' || (g % 500))::uuid,
           now() - make_interval(secs => (g % 2592000))
         from generate_series(1, 100000) as g`);
       const loadSeconds = (performance.now() - t) / 1000;

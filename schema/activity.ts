@@ -14,22 +14,42 @@ import {
 } from 'drizzle-orm/pg-core';
 import { apiKeys, merchants } from './merchants.ts';
 
-/** One scored quiz: what the shopper asked for and what the widget showed. */
+/**
+ * One scored answer's content, stored once however many sessions got it: the
+ * normalised quiz (with its catalog_mode) and the products shown. Its id is the
+ * content's hash (answerId in plugins/app/sessions.ts; migration 0006 computes
+ * the same in SQL), so every instance stores the same answer under the same id.
+ */
+export const widgetAnswers = pgTable('widget_answers', {
+  id: uuid('id').primaryKey(),
+  merchantId: uuid('merchant_id')
+    .notNull()
+    .references(() => merchants.id, { onDelete: 'cascade' }),
+  // json, not jsonb: written once per answer, read only in bulk by analytics (docs/decisions.md)
+  quiz: json('quiz').notNull(),
+  /** products shown, in order: [{merchant_product_id, position, match_score, list}] */
+  shown: json('shown').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * One scored quiz session: who asked (merchant, key, mode, locale) and which
+ * answer it got. Written in batches, one row per score request, so its row is
+ * kept narrow and carries no per-row foreign-key checks: the session writer
+ * locks the batch's merchants and keys once per batch and stores only rows
+ * whose merchant still exists, and triggers (migration 0006) delete a deleted
+ * merchant's sessions and clear a deleted key's id, as the foreign keys did.
+ */
 export const widgetSessions = pgTable(
   'widget_sessions',
   {
     id: uuid('id').primaryKey(),
-    merchantId: uuid('merchant_id')
-      .notNull()
-      .references(() => merchants.id, { onDelete: 'cascade' }),
-    keyId: uuid('key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    merchantId: uuid('merchant_id').notNull(),
+    keyId: uuid('key_id'),
     test: boolean('test').notNull(),
     locale: text('locale').notNull(),
-    // json, not jsonb: one row is written per score answer and read only in bulk by analytics;
-    // PostgreSQL stores json as checked text, about half the work of building jsonb (docs/decisions.md)
-    quiz: json('quiz').notNull(),
-    /** products shown, in order: [{merchant_product_id, position, match_score, list}] */
-    shown: json('shown').notNull().default([]),
+    /** widget_answers.id: the quiz and the products shown */
+    answerId: uuid('answer_id').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('widget_sessions_merchant_created_idx').on(t.merchantId, t.createdAt)],

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type DbOrTx, rowsOf } from '../db/client.ts';
-import { events, purchases, widgetSessions } from '../schema/index.ts';
+import { events, purchases, widgetAnswers, widgetSessions } from '../schema/index.ts';
 import { getMerchant } from './merchants.ts';
 
 export const FUNNEL = [
@@ -35,14 +35,18 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
   const to = o.to.toISOString();
   const inRange = sql`${events.merchantId} = ${m} and ${events.test} = ${o.test} and ${events.occurredAt} >= ${from} and ${events.occurredAt} < ${to}`;
 
+  const sessionsInRange = sql`${widgetSessions.merchantId} = ${m} and ${widgetSessions.test} = ${o.test}
+    and ${widgetSessions.createdAt} >= ${from} and ${widgetSessions.createdAt} < ${to}`;
+  // sessions in range per answer: an answer's quiz and products shown are stored once
+  const answersInRange = sql`
+    select ${widgetSessions.answerId} as answer_id, count(*) as n from ${widgetSessions}
+    where ${sessionsInRange} group by 1`;
   const [counts, sessions, attributed, purchased, shown, clicked, accords] = await Promise.all([
     db.execute(
       sql`select ${events.type} as type, count(*) as n from ${events} where ${inRange} group by ${events.type}`,
     ),
     db.execute(sql`
-      select count(*) as n from ${widgetSessions}
-      where ${widgetSessions.merchantId} = ${m} and ${widgetSessions.test} = ${o.test}
-        and ${widgetSessions.createdAt} >= ${from} and ${widgetSessions.createdAt} < ${to}`),
+      select count(*) as n from ${widgetSessions} where ${sessionsInRange}`),
     // attribution is computed when purchases and clicks are stored (plugins/app/event-writer.ts)
     db.execute(sql`
       select currency, count(*) as orders, sum(attributed_revenue) as revenue from ${purchases}
@@ -53,20 +57,20 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
       select count(*) as orders from ${purchases} p
       where p.merchant_id = ${m} and p.test = ${o.test} and p.occurred_at >= ${from} and p.occurred_at < ${to}`),
     db.execute(sql`
-      select s.item->>'merchant_product_id' as id, count(*) as n
-      from ${widgetSessions} ws cross join lateral json_array_elements(ws.shown) as s(item)
-      where ws.merchant_id = ${m} and ws.test = ${o.test} and ws.created_at >= ${from} and ws.created_at < ${to}
-        and s.item->>'list' = 'recommendations'
+      select s.item->>'merchant_product_id' as id, sum(c.n) as n
+      from (${answersInRange}) c join ${widgetAnswers} a on a.id = c.answer_id
+        cross join lateral json_array_elements(a.shown) as s(item)
+      where s.item->>'list' = 'recommendations'
       group by 1 order by 2 desc, 1 limit 10`),
     db.execute(sql`
       select ${events.data}->>'merchant_product_id' as id, count(*) as n from ${events}
       where ${inRange} and ${events.type} in ('recommendation_clicked', 'also_explore_clicked')
       group by 1 order by 2 desc, 1 limit 10`),
     db.execute(sql`
-      select r.item->>0 as accord, r.item->>1 as rating, count(*) as n
-      from ${widgetSessions} ws cross join lateral json_array_elements(ws.quiz->'ratings') as r(item)
-      where ws.merchant_id = ${m} and ws.test = ${o.test} and ws.created_at >= ${from} and ws.created_at < ${to}
-        and r.item->>1 in ('love', 'avoid')
+      select r.item->>0 as accord, r.item->>1 as rating, sum(c.n) as n
+      from (${answersInRange}) c join ${widgetAnswers} a on a.id = c.answer_id
+        cross join lateral json_array_elements(a.quiz->'ratings') as r(item)
+      where r.item->>1 in ('love', 'avoid')
       group by 1, 2 order by 3 desc, 1`),
   ]);
 

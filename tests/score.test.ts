@@ -1,6 +1,7 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { widgetSessions } from '../schema/index.ts';
+import { rowsOf } from '../db/client.ts';
+import { widgetAnswers, widgetSessions } from '../schema/index.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
 
 let app: TestApp;
@@ -240,13 +241,44 @@ describe('caching and sessions', () => {
     await app.sessions.flush();
     const [row] = await app.db.select().from(widgetSessions).where(eq(widgetSessions.id, session));
     expect(row).toMatchObject({ merchantId, test: false, locale: 'en' });
-    const shown = row?.shown as { merchant_product_id: string; position: number; list: string }[];
+    const [answer] = await app.db
+      .select()
+      .from(widgetAnswers)
+      .where(eq(widgetAnswers.id, row?.answerId as string));
+    const shown = answer?.shown as { merchant_product_id: string; position: number; list: string }[];
     const recs = res.json().recommendations;
     expect(shown.filter((s) => s.list === 'recommendations').map((s) => s.merchant_product_id)).toEqual(
       recs.map((r: { merchant_product_id: string }) => r.merchant_product_id),
     );
     expect(shown[0]?.position).toBe(1);
-    expect(row?.quiz).toMatchObject({ families: ['amber', 'oud'], catalog_mode: 'synced' });
+    expect(answer?.quiz).toMatchObject({ families: ['amber', 'oud'], catalog_mode: 'synced' });
+  });
+
+  it('stores an answer once for all the sessions that got it, under the id migration 0006 computes', async () => {
+    const ids = ['61111111-2222-4333-8444-555555555555', '62111111-2222-4333-8444-555555555555'];
+    for (const session_id of ids) await score({ quiz, session_id, locale: 'ar' });
+    const other = '63111111-2222-4333-8444-555555555555';
+    await score({ quiz: { ...quiz, season: 'summer' }, session_id: other });
+    await app.sessions.flush();
+    const rows = await app.db
+      .select()
+      .from(widgetSessions)
+      .where(inArray(widgetSessions.id, [...ids, other]));
+    const answerOf = new Map(rows.map((r) => [r.id, r.answerId]));
+    expect(answerOf.get(ids[0] as string)).toBe(answerOf.get(ids[1] as string));
+    expect(answerOf.get(other)).not.toBe(answerOf.get(ids[0] as string));
+    const answers = await app.db
+      .select({ id: widgetAnswers.id })
+      .from(widgetAnswers)
+      .where(inArray(widgetAnswers.id, [...new Set(answerOf.values())]));
+    expect(answers).toHaveLength(2);
+    // the migration's SQL hash of a stored answer is its id, so moved and new sessions share answers
+    const same = await app.db.execute(sql`
+      select id = encode(substring(sha256(convert_to(merchant_id::text || E'\n' || quiz::text || E'\n' || shown::text, 'UTF8')) from 1 for 16), 'hex')::uuid as same
+      from ${widgetAnswers} where merchant_id = ${merchantId}`);
+    const flags = rowsOf<{ same: boolean }>(same).map((r) => r.same);
+    expect(flags.length).toBeGreaterThanOrEqual(2);
+    expect(flags.every(Boolean)).toBe(true);
   });
 
   it('test-key sessions are stored as test', async () => {

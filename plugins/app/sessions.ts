@@ -1,6 +1,17 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fp from 'fastify-plugin';
-import { widgetSessions } from '../../schema/index.ts';
+import { apiKeys, merchants, widgetAnswers, widgetSessions } from '../../schema/index.ts';
+
+/** A scored answer's content, stored once in widget_answers however many sessions got it */
+export interface RecordedAnswer {
+  /** the hash of the merchant id and the two texts below (answerId) */
+  id: string;
+  /** the normalised quiz and its catalog_mode, as JSON */
+  quizJson: string;
+  /** [{merchant_product_id, position, match_score, list: recommendations|also_explore}], as JSON */
+  shownJson: string;
+}
 
 export interface SessionRecord {
   id: string;
@@ -8,10 +19,21 @@ export interface SessionRecord {
   keyId: string;
   test: boolean;
   locale: string;
-  /** the normalised quiz and its catalog_mode, as JSON */
-  quizJson: string;
-  /** [{merchant_product_id, position, match_score, list: recommendations|also_explore}], as JSON */
-  shownJson: string;
+  answer: RecordedAnswer;
+}
+
+/**
+ * The id of an answer's content: the first 128 bits of SHA-256 over the
+ * merchant id, the quiz JSON and the shown JSON, joined by newlines, written as
+ * a UUID. Migration 0006 computes the same in SQL for the sessions it moved.
+ */
+export function answerId(merchantId: string, quizJson: string, shownJson: string): string {
+  const h = createHash('sha256').update(`${merchantId}\n${quizJson}\n${shownJson}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+export function recordedAnswer(merchantId: string, quizJson: string, shownJson: string): RecordedAnswer {
+  return { id: answerId(merchantId, quizJson, shownJson), quizJson, shownJson };
 }
 
 declare module 'fastify' {
@@ -28,39 +50,72 @@ const FLUSH_MS = 250;
 const FLUSH_AT = 200;
 /** beyond this many waiting (database away), the oldest are dropped, with a warning */
 const MAX_QUEUE = 20_000;
+/** answer ids known to be stored, remembered up to this many (then forgotten and re-sent once) */
+const STORED_ANSWERS = 50_000;
 
 /**
  * Records each scored session (merchant, key mode, quiz, locale, products
  * shown with positions) for analytics, in batches written every FLUSH_MS or
  * FLUSH_AT sessions, so the score answer waits for no database write. A
  * re-scored session updates its row. Flushed on shutdown.
+ *
+ * A session row is narrow (ids, mode, locale, answer id); an answer's quiz and
+ * products shown go to widget_answers once, the first time this instance
+ * writes a session that got it. A batch locks its merchants and keys once
+ * (FOR KEY SHARE, as a foreign key check would per row) and keeps only the
+ * sessions whose merchant still exists; a deleted key's id is stored as null.
  */
 export default fp(
   async (app) => {
     let queue: SessionRecord[] = [];
     let flushing: Promise<void> | null = null;
+    const storedAnswers = new Set<string>();
 
     async function write(batch: SessionRecord[]) {
       // the latest answer of a session wins within a batch
-      // Built as text: the quiz and shown lists arrive as JSON already, shared by every
-      // session that took the same quiz (serialising them per session cost the answer path).
-      const rows = [...new Map(batch.map((s) => [s.id, s])).values()].map(
+      const sessions = [...new Map(batch.map((s) => [s.id, s])).values()];
+      const answers = new Map<string, SessionRecord>();
+      for (const s of sessions) if (!storedAnswers.has(s.answer.id)) answers.set(s.answer.id, s);
+      // Built as text: one JSON parameter per table expanded by PostgreSQL (binding
+      // thousands of values one by one costs the event loop more than the answers it serves)
+      const rows = sessions.map(
         (s) =>
-          `{"id":${JSON.stringify(s.id)},"merchant_id":${JSON.stringify(s.merchantId)},"key_id":${JSON.stringify(s.keyId)},"test":${s.test},"locale":${JSON.stringify(s.locale)},"quiz":${s.quizJson},"shown":${s.shownJson}}`,
+          `{"id":"${s.id}","merchant_id":"${s.merchantId}","key_id":"${s.keyId}","test":${s.test},"locale":${JSON.stringify(s.locale)},"answer_id":"${s.answer.id}"}`,
       );
-      // One JSON parameter expanded by PostgreSQL: binding thousands of values one by one
-      // costs the event loop more than the answers it serves.
+      const answerRows = [...answers.values()].map(
+        (s) =>
+          `{"id":"${s.answer.id}","merchant_id":"${s.merchantId}","quiz":${s.answer.quizJson},"shown":${s.answer.shownJson}}`,
+      );
       await app.db.execute(sql`
-        insert into ${widgetSessions} (id, merchant_id, key_id, test, locale, quiz, shown)
-        select id, merchant_id, key_id, test, locale, quiz, shown
-        from json_to_recordset(${`[${rows.join(',')}]`}::json)
-          as x(id uuid, merchant_id uuid, key_id uuid, test boolean, locale text, quiz json, shown json)
-        on conflict (id) do update set quiz = excluded.quiz, shown = excluded.shown, locale = excluded.locale
+        with x as (
+          select * from json_to_recordset(${`[${rows.join(',')}]`}::json)
+            as x(id uuid, merchant_id uuid, key_id uuid, test boolean, locale text, answer_id uuid)
+        ), m as (
+          select id from ${merchants} where id in (select merchant_id from x) for key share
+        ), k as (
+          select id from ${apiKeys} where id in (select key_id from x) for key share
+        ), a as (
+          insert into ${widgetAnswers} (id, merchant_id, quiz, shown)
+          select a.id, a.merchant_id, a.quiz, a.shown
+          from json_to_recordset(${`[${answerRows.join(',')}]`}::json)
+            as a(id uuid, merchant_id uuid, quiz json, shown json)
+          join m on m.id = a.merchant_id
+          on conflict (id) do nothing
+        )
+        insert into ${widgetSessions} (id, merchant_id, key_id, test, locale, answer_id)
+        select x.id, x.merchant_id, k.id, x.test, x.locale, x.answer_id
+        from x join m on m.id = x.merchant_id left join k on k.id = x.key_id
+        on conflict (id) do update set answer_id = excluded.answer_id, locale = excluded.locale
           -- a session id is the client's: never let one merchant's id overwrite another's session
           where ${widgetSessions.merchantId} = excluded.merchant_id`);
+      if (storedAnswers.size + answers.size > STORED_ANSWERS) storedAnswers.clear();
+      for (const id of answers.keys()) storedAnswers.add(id);
     }
 
+    /** writes what is queued now: after the batch being written, if any (it may not hold them) */
     async function flush(): Promise<void> {
+      if (flushing) await flushing;
+      // another caller may have started the next batch meanwhile: it holds what was queued
       if (flushing) return flushing;
       if (queue.length === 0) return;
       const batch = queue;
@@ -80,7 +135,6 @@ export default fp(
     timer.unref();
     app.addHook('onClose', async () => {
       clearInterval(timer);
-      await flush();
       await flush();
     });
 

@@ -8,6 +8,7 @@ import { errorResponses } from '../../contracts/common.ts';
 import { ScoreRequestSchema, ScoreResponseSchema } from '../../contracts/widget.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { JsonTemplates } from '../../lib/json-template.ts';
+import { type RecordedAnswer, recordedAnswer } from '../../plugins/app/sessions.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 import { poweredBy } from '../../scoring/attribution.ts';
@@ -79,8 +80,8 @@ function compileInline(snapshot: CatalogSnapshot, rows: readonly unknown[]): Com
   return new CompiledCatalog(snapshot.version, products);
 }
 
-/** What a session records of its quiz and answer, as JSON (see plugins/app/sessions.ts). */
-function sessionJson(answer: ScoredAnswer, quiz: Quiz, mode: 'synced' | 'inline') {
+/** What a session records of its quiz and answer (see plugins/app/sessions.ts). */
+function sessionAnswer(answer: ScoredAnswer, quiz: Quiz, mode: 'synced' | 'inline', merchantId: string) {
   const shown = (list: 'recommendations' | 'also_explore') =>
     answer[list].map((r, i) => ({
       merchant_product_id: r.merchant_product_id,
@@ -88,25 +89,26 @@ function sessionJson(answer: ScoredAnswer, quiz: Quiz, mode: 'synced' | 'inline'
       match_score: r.match_score,
       list,
     }));
-  return {
-    quizJson: JSON.stringify({ ...quiz, catalog_mode: mode }),
-    shownJson: JSON.stringify([...shown('recommendations'), ...shown('also_explore')]),
-  };
+  return recordedAnswer(
+    merchantId,
+    JSON.stringify({ ...quiz, catalog_mode: mode }),
+    JSON.stringify([...shown('recommendations'), ...shown('also_explore')]),
+  );
 }
 
 /**
  * A cached synced answer belongs to one normalised quiz (its cache key), so the
- * session JSON is computed once per answer, and its response bytes once per
+ * recorded answer (its JSON and id) is computed once, and its response bytes once per
  * locale, key mode and merchant (lib/json-template.ts).
  */
-const recordedJson = new WeakMap<ScoredAnswer, ReturnType<typeof sessionJson>>();
-function recordedOf(answer: ScoredAnswer, quiz: Quiz) {
-  let json = recordedJson.get(answer);
-  if (!json) {
-    json = sessionJson(answer, quiz, 'synced');
-    recordedJson.set(answer, json);
+const recorded = new WeakMap<ScoredAnswer, RecordedAnswer>();
+function recordedOf(answer: ScoredAnswer, quiz: Quiz, merchantId: string) {
+  let r = recorded.get(answer);
+  if (!r) {
+    r = sessionAnswer(answer, quiz, 'synced', merchantId);
+    recorded.set(answer, r);
   }
-  return json;
+  return r;
 }
 
 /** The score answer (a module function: a closure per request costs more than it reads) */
@@ -177,15 +179,16 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
       const answer = compiled.score(normalized.quiz, limit);
 
       // a synced answer is shared by every request with the same quiz: so is its record's JSON
-      const recorded =
-        mode === 'synced' ? recordedOf(answer, normalized.quiz) : sessionJson(answer, normalized.quiz, mode);
       app.sessions.record({
         id: sessionId,
         merchantId: key.merchant.id,
         keyId: key.id,
         test: key.mode === 'test',
         locale,
-        ...recorded,
+        answer:
+          mode === 'synced'
+            ? recordedOf(answer, normalized.quiz, key.merchant.id)
+            : sessionAnswer(answer, normalized.quiz, mode, key.merchant.id),
       });
 
       const serialize = mode === 'synced' ? reply.getSerializationFunction('200') : undefined;
