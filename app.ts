@@ -5,6 +5,7 @@ import { type Config, loadConfig } from './config.ts';
 import { ErrorSchema } from './contracts/common.ts';
 import type { Database } from './db/client.ts';
 import { AppError } from './lib/errors.ts';
+import { rememberedTrust } from './lib/trust-proxy.ts';
 import bodyGuardPlugin from './plugins/app/body-guard.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import databasePlugin from './plugins/app/database.ts';
@@ -71,7 +72,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
       },
     },
     // Behind a proxy, the client address comes only from proxies we trust.
-    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    trustProxy: config.trustProxy.length > 0 ? rememberedTrust(config.trustProxy) : false,
     bodyLimit: DEFAULT_BODY_LIMIT,
     // slow clients are cut off instead of holding a connection forever
     connectionTimeout: 30_000,
