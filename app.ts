@@ -120,22 +120,27 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   // A request that reaches a closing instance (pipelined, or on a connection already open)
   // is refused before any work, in the service's own error shape (Fastify's built-in
   // answer for this has another), with Retry-After so the caller tries again elsewhere.
-  app.addHook('onRequest', async () => {
-    if (closing) {
-      throw new AppError(503, 'shutting_down', 'This instance is shutting down: retry the request', undefined, {
+  // (These per-request hooks, like the others on every request, take a callback: an async
+  // hook costs a promise and its resolution on each request for nothing asynchronous.)
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (!closing) return done();
+    done(
+      new AppError(503, 'shutting_down', 'This instance is shutting down: retry the request', undefined, {
         'retry-after': '1',
-      });
-    }
+      }),
+    );
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     // an answer whose headers were already on their way when closing began
     // (inject()'s stand-in socket has no end(): nothing to let go of there)
     const socket = request.raw.socket;
     if (closing && typeof socket?.end === 'function') socket.end();
+    done();
   });
 
   await app.register(errorsPlugin);

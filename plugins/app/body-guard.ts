@@ -8,18 +8,19 @@ import { findUnstorableText } from '../../lib/storable-text.ts';
  */
 export default fp(
   async (app) => {
-    app.addHook('preValidation', async (request) => {
+    app.addHook('preValidation', (request, _reply, done) => {
       const at =
         findUnstorableText(request.body ?? null) ??
         findUnstorableText(request.params ?? null) ??
         findUnstorableText(request.query ?? null);
-      if (at !== null) {
-        throw new AppError(
+      if (at === null) return done();
+      done(
+        new AppError(
           400,
           'unstorable_text',
           `Text at ${at.slice(0, 200)} holds a NUL character or an unpaired UTF-16 surrogate, which cannot be stored`,
-        );
-      }
+        ),
+      );
     });
   },
   { name: 'body-guard' },

@@ -74,7 +74,7 @@ export default fp(
       string,
       { requests: { inc(): void }; duration: { observe(v: number): void }; rateLimited: { inc(): void } }
     >();
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const status = reply.statusCode;
       const url = request.routeOptions.url;
       const memo = `${status} ${url}`;
@@ -92,6 +92,7 @@ export default fp(
       s.requests.inc();
       s.duration.observe(reply.elapsedTime / 1000);
       if (status === 429) s.rateLimited.inc();
+      done();
     });
 
     const token = app.config.adminToken;

@@ -29,7 +29,9 @@ export function requestApiKey(request: FastifyRequest): string | undefined {
  */
 function widgetRateKey(request: FastifyRequest): string {
   const key = requestApiKey(request);
-  return `${key ? keyDigest(key) : 'nokey'}|${normalizeIP(request.ip)}`;
+  const ip = request.ip;
+  // an IPv4 address is its own normal form (normalizeIP tests for IPv6 with a long regular expression)
+  return `${key ? keyDigest(key) : 'nokey'}|${ip.includes(':') ? normalizeIP(ip) : ip}`;
 }
 
 const digests = new Map<string, string>();

@@ -25,18 +25,19 @@ const widget: FastifyPluginAsyncTypebox = async (app) => {
     maxAge: 600,
   });
 
-  app.addHook('onRequest', async (request) => {
-    if (request.method === 'OPTIONS') return;
+  app.addHook('onRequest', (request, _reply, done) => {
     const version = request.headers['x-widget-version'];
-    if (version === undefined) return; // absent means v1
+    // absent means v1; a preflight carries no version
+    if (version === undefined || request.method === 'OPTIONS') return done();
     const value = Array.isArray(version) ? version.join(',') : version.trim();
-    if (!(SUPPORTED_WIDGET_VERSIONS as readonly string[]).includes(value)) {
-      throw new AppError(
+    if ((SUPPORTED_WIDGET_VERSIONS as readonly string[]).includes(value)) return done();
+    done(
+      new AppError(
         400,
         'unsupported_widget_version',
         `Unsupported X-Widget-Version "${value.slice(0, 40)}"; supported: ${SUPPORTED_WIDGET_VERSIONS.join(', ')}`,
-      );
-    }
+      ),
+    );
   });
 
   app.addHook('preHandler', app.authenticateWidgetKey);

@@ -130,6 +130,26 @@ function answerBody(
   };
 }
 
+/**
+ * What else a cached answer's bytes depend on: locale, key mode and the merchant
+ * block. Kept per resolved key (the key cache hands out the same object for a
+ * second), so a request neither builds nor hashes a new string.
+ */
+const variants = new WeakMap<ResolvedKey, { ar?: string; en?: string }>();
+function variantOf(key: ResolvedKey, locale: 'ar' | 'en'): string {
+  let v = variants.get(key);
+  if (!v) {
+    v = {};
+    variants.set(key, v);
+  }
+  let variant = v[locale];
+  if (variant === undefined) {
+    variant = `${locale}|${key.mode}|${key.merchant.id}|${key.merchant.slug}|${key.merchant.name}`;
+    v[locale] = variant;
+  }
+  return variant;
+}
+
 const score: FastifyPluginAsyncTypebox = async (app) => {
   const answers = new JsonTemplates<ScoredAnswer>();
   app.post(
@@ -194,11 +214,8 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
       const serialize = mode === 'synced' ? reply.getSerializationFunction('200') : undefined;
       const bytes =
         serialize &&
-        answers.bytes(
-          answer,
-          `${locale}|${key.mode}|${key.merchant.id}|${key.merchant.slug}|${key.merchant.name}`,
-          sessionId,
-          (session) => serialize(answerBody(app.config.poweredByUrl, key, answer, locale, session)),
+        answers.bytes(answer, variantOf(key, locale), sessionId, (session) =>
+          serialize(answerBody(app.config.poweredByUrl, key, answer, locale, session)),
         );
       // bytes the route's serializer produced: sent as they are (the typed reply expects the object)
       if (bytes) return (reply as FastifyReply).type('application/json; charset=utf-8').send(bytes);
