@@ -84,7 +84,10 @@ describe('POST /api/widget/score — the interface rules', () => {
 
   it('rule 1: creates a UUID session_id when omitted, echoes a given one', async () => {
     const created = (await score({ quiz })).json().session_id;
-    expect(created).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // time-ordered (version 7): later sessions sort after earlier ones
+    expect(created).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const later = (await score({ quiz })).json().session_id;
+    expect(later > created).toBe(true);
     const mine = '2f1c3a8e-5b7d-4c2a-9e1f-0a1b2c3d4e5f';
     expect((await score({ quiz, session_id: mine })).json().session_id).toBe(mine);
     const bad = await score({ quiz, session_id: 'not-a-uuid' });

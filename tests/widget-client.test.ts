@@ -1,9 +1,11 @@
+import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createSillageClient,
   DEFAULT_TIMEOUT_MS,
   MAX_BATCH,
   parseRetryAfter,
+  randomId,
   UNAVAILABLE,
   type WidgetEvent,
 } from '../widget/client.ts';
@@ -96,6 +98,20 @@ describe('headless client: results, never exceptions', () => {
     expect(parseRetryAfter(new Date(30_000).toUTCString(), 0)).toBe(30);
     expect(parseRetryAfter(null, 0)).toBe(60);
     expect(parseRetryAfter('soon', 0)).toBe(60);
+  });
+});
+
+describe('headless client: ids', () => {
+  it('are UUID version 7 carrying their time, so later ids sort after earlier ones', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 48 - 2 }), fc.integer({ min: 1, max: 2 ** 40 }), (t, dt) => {
+        const id = randomId(t);
+        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(Number.parseInt(id.replace('-', '').slice(0, 12), 16)).toBe(t);
+        const later = Math.min(t + dt, 2 ** 48 - 1);
+        expect(randomId(later) > id).toBe(true);
+      }),
+    );
   });
 });
 

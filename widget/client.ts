@@ -93,14 +93,19 @@ export interface ClientOptions {
   now?: () => number;
 }
 
-export function randomId(): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (b: Uint8Array) => unknown } })
-    .crypto;
-  if (c?.randomUUID) return c.randomUUID();
+/**
+ * A UUID version 7 (RFC 9562): 48 bits of Unix time in milliseconds, then
+ * random bits. Session and event ids are keys of the service's logs; ids that
+ * grow with time are appended at the end of their indexes instead of landing
+ * anywhere in them.
+ */
+export function randomId(now: number = Date.now()): string {
+  const c = (globalThis as { crypto?: { getRandomValues?: (b: Uint8Array) => unknown } }).crypto;
   const b = new Uint8Array(16);
   if (c?.getRandomValues) c.getRandomValues(b);
   else for (let i = 0; i < 16; i++) b[i] = Math.floor(Math.random() * 256);
-  b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;
+  for (let i = 5, t = now; i >= 0; i--, t = Math.floor(t / 256)) b[i] = t % 256;
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x70;
   b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
   const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;

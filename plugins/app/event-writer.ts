@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fp from 'fastify-plugin';
+import { v7 as timeOrderedId } from 'uuid';
 import { rowsOf } from '../../db/client.ts';
 import type { NormalizedEvent } from '../../events/validate.ts';
 import { AppError, isDatabaseUnavailable } from '../../lib/errors.ts';
@@ -53,7 +53,7 @@ export default fp(
       const eventRefs: Ref[] = [];
       const purchaseRows: Record<string, unknown>[] = [];
       const purchaseRefs: Ref[] = [];
-      const ids: string[][] = batch.map((b) => b.events.map((e) => e.eventId ?? randomUUID()));
+      const ids: string[][] = batch.map((b) => b.events.map((e) => e.eventId ?? timeOrderedId()));
       for (const [p, b] of batch.entries()) {
         for (const [i, e] of b.events.entries()) {
           if (e.purchase) {

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import { v7 as timeOrderedId } from 'uuid';
 import { catalogProfile, hintProfile, validateProductInput } from '../../catalog/enrich.ts';
 import { matchListing } from '../../catalog/matcher.ts';
 import type { CatalogSnapshot } from '../../catalog/store.ts';
@@ -190,7 +190,8 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
       }
       const limit = body.limit ?? 6;
       const locale = body.locale ?? 'ar';
-      const sessionId = body.session_id ?? randomUUID();
+      // time-ordered (UUIDv7): the session log's primary key then grows at its end (docs/decisions.md)
+      const sessionId = body.session_id ?? timeOrderedId();
 
       const compiled =
         mode === 'inline'
