@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import fp from 'fastify-plugin';
-import { v7 as timeOrderedId } from 'uuid';
 import { rowsOf } from '../../db/client.ts';
 import type { NormalizedEvent } from '../../events/validate.ts';
 import { AppError, isDatabaseUnavailable } from '../../lib/errors.ts';
+import { timeOrderedId } from '../../lib/ids.ts';
 import { events, leads, purchases } from '../../schema/index.ts';
 import { attributePurchases } from '../../services/attribution.ts';
 

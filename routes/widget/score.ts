@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { v7 as timeOrderedId } from 'uuid';
 import { catalogProfile, hintProfile, validateProductInput } from '../../catalog/enrich.ts';
 import { matchListing } from '../../catalog/matcher.ts';
 import type { CatalogSnapshot } from '../../catalog/store.ts';
 import { errorResponses } from '../../contracts/common.ts';
 import { ScoreRequestSchema, ScoreResponseSchema } from '../../contracts/widget.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import { timeOrderedId } from '../../lib/ids.ts';
 import { JsonTemplates } from '../../lib/json-template.ts';
 import { type RecordedAnswer, recordedAnswer } from '../../plugins/app/sessions.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
