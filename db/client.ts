@@ -2,7 +2,8 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
@@ -29,6 +30,14 @@ export const rowsOf = <T>(result: unknown): T[] =>
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /**
+   * Runs a statement whose text never changes and which the service sends many
+   * times a second (the session log's batch insert). On PostgreSQL it is a
+   * prepared statement, parsed and planned once per connection (db.execute
+   * describes and plans it on every call, one more round trip each time); on
+   * PGlite it is db.execute. Resolves with its rows.
+   */
+  executePrepared(query: SQL): Promise<unknown[]>;
   /** applies pending migrations; safe when several instances start at once */
   migrate(): Promise<void>;
   /** resolves when the database answers within timeoutMs, rejects otherwise */
@@ -72,9 +81,14 @@ function createPostgres(url: string): Database {
     onnotice: () => {},
   });
   const db = drizzlePostgres(client, { schema });
+  const dialect = new PgDialect();
   return {
     db,
     kind: 'postgres',
+    async executePrepared(query) {
+      const { sql: text, params } = dialect.sqlToQuery(query);
+      return [...(await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }))];
+    },
     async migrate() {
       // A dedicated connection: a session-level advisory lock must be taken
       // and released on the same connection, which a pool does not promise.
@@ -114,6 +128,9 @@ async function createPglite(dataDir: string | null): Promise<Database> {
   return {
     db,
     kind: 'pglite',
+    async executePrepared(query) {
+      return rowsOf(await db.execute(query));
+    },
     async migrate() {
       await migratePglite(drizzlePglite(pg), { migrationsFolder: MIGRATIONS_FOLDER });
     },

@@ -113,7 +113,8 @@ export default fp(
         (s) =>
           `{"id":"${s.answer.id}","merchant_id":"${s.merchantId}","quiz":${s.answer.quizJson},"shown":${s.answer.shownJson}}`,
       );
-      await app.db.execute(sql`
+      // a prepared statement: its text never changes (docs/decisions.md)
+      await app.database.executePrepared(sql`
         with g as (
           select * from json_to_recordset(${`[${rows.join(',')}]`}::json)
             as g(merchant_id uuid, key_id uuid, test boolean, locale text, answer_id uuid, ids json)
