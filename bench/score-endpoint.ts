@@ -173,9 +173,7 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   // The machine is shared: its speed drifts from one minute to the next. Each round's
   // score run follows its bare run, so the ratio is taken per round, then the median.
   const bareRounds = rows.filter((r) => r.kind === 'bare');
-  const perRound = rows
-    .filter((r) => r.kind === 'score')
-    .map((r, i) => r.rps / (bareRounds[i]?.rps ?? Number.NaN));
+  const perRound = rows.filter((r) => r.kind === 'score').map((r, i) => r.rps / (bareRounds[i]?.rps ?? Number.NaN));
   const ratio = median(perRound);
   log(
     `endpoint: 50 connections, ${seconds} s x ${rounds} rounds, answer ${result.bodyBytes} bytes, 1,000 synced products`,
