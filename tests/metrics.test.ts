@@ -68,6 +68,8 @@ describe('GET /metrics (Prometheus)', () => {
     expect(delta('sillage_requests_total{operation="verify",status="401"}')).toBe(1);
     expect(delta('sillage_requests_total{operation="event",status="202"}')).toBe(1);
     expect(delta('sillage_rate_limited_total{operation="verify"}')).toBe(2);
+    // an operation's refusal count is there from its first request, at 0, so rate() works before any 429
+    expect(after).toMatch(/^sillage_rate_limited_total\{operation="event"\} 0$/m);
     expect(delta('sillage_events_ingested_total')).toBe(2);
     expect(delta('sillage_request_duration_seconds_count{operation="verify"}')).toBe(64);
     expect(after).toMatch(/^sillage_request_duration_seconds_bucket\{le="0\.005",operation="verify"\} \d+$/m);

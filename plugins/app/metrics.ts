@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import { adminDisabled, createAdminTokenCheck } from '../../auth/admin-token.ts';
+import { SeriesCounter, SeriesHistogram } from '../../lib/series-metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,25 +33,26 @@ export function createMetrics() {
   collectDefaultMetrics({ register: registry });
   return {
     registry,
-    requests: new Counter({
-      name: 'sillage_requests_total',
-      help: 'Requests answered, by operation and status code',
-      labelNames: ['operation', 'status'] as const,
-      registers: [registry],
-    }),
-    duration: new Histogram({
-      name: 'sillage_request_duration_seconds',
-      help: 'Time from receiving a request to sending its answer, by operation',
-      labelNames: ['operation'] as const,
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    }),
-    rateLimited: new Counter({
-      name: 'sillage_rate_limited_total',
-      help: 'Requests refused with 429 by the per-key, per-address limits, by operation',
-      labelNames: ['operation'] as const,
-      registers: [registry],
-    }),
+    // updated on every request: series looked up once, each update an array write (lib/series-metrics.ts)
+    requests: new SeriesCounter(
+      'sillage_requests_total',
+      'Requests answered, by operation and status code',
+      ['operation', 'status'],
+      registry,
+    ),
+    duration: new SeriesHistogram(
+      'sillage_request_duration_seconds',
+      'Time from receiving a request to sending its answer, by operation',
+      ['operation'],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registry,
+    ),
+    rateLimited: new SeriesCounter(
+      'sillage_rate_limited_total',
+      'Requests refused with 429 by the per-key, per-address limits, by operation',
+      ['operation'],
+      registry,
+    ),
     eventsIngested: new Counter({
       name: 'sillage_events_ingested_total',
       help: 'Widget events committed to the database (duplicates not counted)',
@@ -82,9 +84,9 @@ export default fp(
       if (!s) {
         const operation = operationOf(url);
         s = {
-          requests: metrics.requests.labels(operation, String(status)),
-          duration: metrics.duration.labels(operation),
-          rateLimited: metrics.rateLimited.labels(operation),
+          requests: metrics.requests.labels({ operation, status: String(status) }),
+          duration: metrics.duration.labels({ operation }),
+          rateLimited: metrics.rateLimited.labels({ operation }),
         };
         // route patterns and statuses are bounded; unmatched URLs share the undefined pattern
         if (series.size < 10_000) series.set(memo, s);
