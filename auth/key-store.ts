@@ -68,9 +68,15 @@ export function createKeyStore(opts: { db: Db; redis: Redis | null; log: Fastify
     }
   }
 
-  async function resolve(hash: string): Promise<ResolvedKey | null> {
+  /** the key behind a hash when this instance knows it now (null: no such key), else undefined */
+  function cached(hash: string): ResolvedKey | null | undefined {
     const hit = cache.get(hash);
-    if (hit && hit.expires > now()) return hit.value;
+    return hit && hit.expires > now() ? hit.value : undefined;
+  }
+
+  async function resolve(hash: string): Promise<ResolvedKey | null> {
+    const hit = cached(hash);
+    if (hit !== undefined) return hit;
     let pending = inflight.get(hash);
     if (!pending) {
       pending = findKeyByHash(db, hash)
@@ -102,6 +108,7 @@ export function createKeyStore(opts: { db: Db; redis: Redis | null; log: Fastify
 
   return {
     resolve,
+    cached,
     invalidate,
     markUsed: (keyId: string) => used.add(keyId),
     async close() {

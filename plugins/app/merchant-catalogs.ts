@@ -9,6 +9,8 @@ declare module 'fastify' {
     merchantCatalogs: {
       /** the merchant's recommendable products, compiled; loaded once per catalog version */
       get(merchantId: string): Promise<CompiledCatalog>;
+      /** the merchant's compiled catalog when it is loaded here now (no waiting), else undefined */
+      cached(merchantId: string): CompiledCatalog | undefined;
       /** drops the merchant's compiled catalog here (a sync or pin on this instance) */
       invalidate(merchantId: string): void;
       /** reads the cached merchants' versions now and drops the changed ones (also run every MERCHANT_POLL_MS) */
@@ -117,7 +119,12 @@ export default fp(
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
 
-    app.decorate('merchantCatalogs', { get, invalidate: (id: string) => void cache.delete(id), checkVersions });
+    app.decorate('merchantCatalogs', {
+      get,
+      cached: (id: string) => cache.get(id),
+      invalidate: (id: string) => void cache.delete(id),
+      checkVersions,
+    });
   },
   { name: 'merchant-catalogs', dependencies: ['database', 'catalog'] },
 );

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { createKeyStore, type KeyStore } from '../../auth/key-store.ts';
 import { parseKey } from '../../auth/keys.ts';
@@ -11,7 +11,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     keyStore: KeyStore;
     /** preHandler for widget routes: resolves the key, refuses with 401/403, sets request.widgetKey */
-    authenticateWidgetKey: (request: FastifyRequest) => Promise<void>;
+    authenticateWidgetKey: (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
   }
   interface FastifyRequest {
     /** the authenticated widget key; set by authenticateWidgetKey on widget routes */
@@ -35,18 +35,8 @@ export default fp(
     app.decorateRequest('widgetKey', null);
     app.addHook('onClose', async () => keyStore.close());
 
-    app.decorate('authenticateWidgetKey', async (request: FastifyRequest) => {
-      const key = requestApiKey(request);
-      if (!key) {
-        throw new AppError(
-          401,
-          'missing_api_key',
-          'An api_key is required: send it in the JSON body or as "Authorization: Bearer <key>"',
-        );
-      }
-      const parsed = key.length <= MAX_KEY_LENGTH ? parseKey(key) : ({ ok: false } as const);
-      if (!parsed.ok) throw new AppError(401, 'invalid_api_key', 'The api_key is not a valid widget key');
-      const resolved = await keyStore.resolve(parsed.hash);
+    /** the checks on a resolved key; throws the refusal */
+    function admit(request: FastifyRequest, resolved: ResolvedKey | null): void {
       if (!resolved) throw new AppError(401, 'invalid_api_key', 'The api_key is not a valid widget key');
       if (resolved.revoked) throw new AppError(403, 'revoked_api_key', 'This api_key has been revoked');
       const origin = request.headers.origin;
@@ -59,7 +49,45 @@ export default fp(
       }
       request.widgetKey = resolved;
       keyStore.markUsed(resolved.id);
-    });
+    }
+
+    // A callback hook: a key this instance knows (nearly every request) is checked without a
+    // promise; only a key not yet cached waits for the database.
+    app.decorate(
+      'authenticateWidgetKey',
+      (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+        try {
+          const key = requestApiKey(request);
+          if (!key) {
+            throw new AppError(
+              401,
+              'missing_api_key',
+              'An api_key is required: send it in the JSON body or as "Authorization: Bearer <key>"',
+            );
+          }
+          const parsed = key.length <= MAX_KEY_LENGTH ? parseKey(key) : ({ ok: false } as const);
+          if (!parsed.ok) throw new AppError(401, 'invalid_api_key', 'The api_key is not a valid widget key');
+          const known = keyStore.cached(parsed.hash);
+          if (known !== undefined) {
+            admit(request, known);
+            return done();
+          }
+          keyStore.resolve(parsed.hash).then(
+            (resolved) => {
+              try {
+                admit(request, resolved);
+              } catch (err) {
+                return done(err as Error);
+              }
+              done();
+            },
+            (err: Error) => done(err),
+          );
+        } catch (err) {
+          done(err as Error);
+        }
+      },
+    );
   },
   { name: 'widget-key', dependencies: ['database', 'redis'] },
 );

@@ -166,7 +166,9 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ScoreResponseSchema, ...errorResponses },
       },
     },
-    async (request, reply) => {
+    // Not an async function: with the merchant's catalog already compiled here (nearly every
+    // request) the answer is sent without a promise; only a first request waits for the load.
+    (request, reply) => {
       const key = widgetKeyOf(request);
       const body = request.body;
       const normalized = normalizeQuizRemembered(body.quiz);
@@ -188,41 +190,65 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
           [{ path: '/body/inline_catalog', message: 'is required when catalog_mode is inline' }],
         );
       }
-      const limit = body.limit ?? 6;
-      const locale = body.locale ?? 'ar';
-      // time-ordered (UUIDv7): the session log's primary key then grows at its end (docs/decisions.md)
-      const sessionId = body.session_id ?? timeOrderedId();
-
+      const call: ScoreCall = {
+        key,
+        quiz: normalized.quiz,
+        mode,
+        limit: body.limit ?? 6,
+        locale: body.locale ?? 'ar',
+        // time-ordered (UUIDv7): the session log's primary key then grows at its end (docs/decisions.md)
+        sessionId: body.session_id ?? timeOrderedId(),
+      };
       const compiled =
         mode === 'inline'
           ? compileInline(app.catalog.current(), body.inline_catalog ?? [])
-          : await app.merchantCatalogs.get(key.merchant.id);
-      const answer = compiled.score(normalized.quiz, limit);
-
-      // a synced answer is shared by every request with the same quiz: so is its record's JSON
-      app.sessions.record({
-        id: sessionId,
-        merchantId: key.merchant.id,
-        keyId: key.id,
-        test: key.mode === 'test',
-        locale,
-        answer:
-          mode === 'synced'
-            ? recordedOf(answer, normalized.quiz, key.merchant.id)
-            : sessionAnswer(answer, normalized.quiz, mode, key.merchant.id),
-      });
-
-      const serialize = mode === 'synced' ? reply.getSerializationFunction('200') : undefined;
-      const bytes =
-        serialize &&
-        answers.bytes(answer, variantOf(key, locale), sessionId, (session) =>
-          serialize(answerBody(app.config.poweredByUrl, key, answer, locale, session)),
-        );
-      // bytes the route's serializer produced: sent as they are (the typed reply expects the object)
-      if (bytes) return (reply as FastifyReply).type('application/json; charset=utf-8').send(bytes);
-      return answerBody(app.config.poweredByUrl, key, answer, locale, sessionId);
+          : app.merchantCatalogs.cached(key.merchant.id);
+      if (compiled) return respond(call, compiled, reply);
+      return app.merchantCatalogs.get(key.merchant.id).then((loaded) => respond(call, loaded, reply));
     },
   );
+
+  /** scores, records the session and answers; undefined when the answer's bytes were sent */
+  function respond(call: ScoreCall, compiled: CompiledCatalog, reply: FastifyReply) {
+    const { key, quiz, mode, limit, locale, sessionId } = call;
+    const answer = compiled.score(quiz, limit);
+
+    // a synced answer is shared by every request with the same quiz: so is its record's JSON
+    app.sessions.record({
+      id: sessionId,
+      merchantId: key.merchant.id,
+      keyId: key.id,
+      test: key.mode === 'test',
+      locale,
+      answer:
+        mode === 'synced'
+          ? recordedOf(answer, quiz, key.merchant.id)
+          : sessionAnswer(answer, quiz, mode, key.merchant.id),
+    });
+
+    const serialize = mode === 'synced' ? reply.getSerializationFunction('200') : undefined;
+    const bytes =
+      serialize &&
+      answers.bytes(answer, variantOf(key, locale), sessionId, (session) =>
+        serialize(answerBody(app.config.poweredByUrl, key, answer, locale, session)),
+      );
+    // bytes the route's serializer produced: sent as they are (the typed reply expects the object)
+    if (bytes) {
+      reply.type('application/json; charset=utf-8').send(bytes);
+      return undefined;
+    }
+    return answerBody(app.config.poweredByUrl, key, answer, locale, sessionId);
+  }
 };
+
+/** what a score request asks, once validated */
+interface ScoreCall {
+  key: ResolvedKey;
+  quiz: Quiz;
+  mode: 'synced' | 'inline';
+  limit: number;
+  locale: 'ar' | 'en';
+  sessionId: string;
+}
 
 export default score;
