@@ -40,6 +40,23 @@ describe('key store', () => {
     await store.close();
   });
 
+  it('answers synchronously only what resolve has cached and is still fresh', async () => {
+    let now = 0;
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now });
+    const { key } = await createMerchantWithKey(app);
+    const unknown = `${'0'.repeat(63)}2`;
+    expect(store.cached(hashOf(key))).toBeUndefined(); // not looked up yet: the caller must wait
+    const resolved = await store.resolve(hashOf(key));
+    expect(store.cached(hashOf(key))).toBe(resolved);
+    await store.resolve(unknown);
+    expect(store.cached(unknown)).toBeNull(); // known not to exist
+    now += KEY_CACHE_TTL_MS + 1;
+    expect(store.cached(hashOf(key))).toBeUndefined(); // stale: looked up again
+    await store.invalidate(hashOf(key));
+    expect(store.cached(hashOf(key))).toBeUndefined();
+    await store.close();
+  });
+
   it('drops the key at once on invalidate', async () => {
     const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => 0 });
     const { key, keyId } = await createMerchantWithKey(app);
