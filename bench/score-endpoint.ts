@@ -186,9 +186,18 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
     `ratio score/bare: ${ratio.toFixed(2)} (rounds: ${perRound.map((r) => r.toFixed(2)).join(', ')}); non-2xx answers during score runs: ${result.score_non2xx}`,
   );
   const cpu = (kind: string, k: 'server' | 'postgres' | 'loadgen') => of(kind, (r) => r.cpu[k]);
+  // The service's CPU per request as a multiple of the bare route's, within each round:
+  // steadier than the ratio of requests per second on a shared machine (docs/benchmarks.md).
+  const cpuRounds = rows
+    .filter((r) => r.kind === 'score')
+    .map((r, i) => r.cpu.server / (bareRounds[i]?.cpu.server || Number.NaN));
+  const cpuQuotient = median(cpuRounds);
   log(
     `CPU µs per request (median; Linux /proc): bare route ${cpu('bare', 'server')}, load generator ${cpu('bare', 'loadgen')}; ` +
       `score route ${cpu('score', 'server')}, PostgreSQL ${cpu('score', 'postgres')}, load generator ${cpu('score', 'loadgen')}`,
   );
-  return { ...result, ratio };
+  log(
+    `service CPU per request, score ÷ bare: ${cpuQuotient.toFixed(2)} (rounds: ${cpuRounds.map((q) => q.toFixed(2)).join(', ')})`,
+  );
+  return { ...result, ratio, cpuQuotient };
 }
