@@ -125,7 +125,7 @@ export class SeriesHistogram<L extends string> extends SeriesMetric<
         if (!Number.isFinite(v)) return;
         for (let i = 0; i < bounds.length; i++) {
           if (v <= (bounds[i] as number)) {
-            (data.counts as Float64Array)[i] = (data.counts[i] as number) + 1;
+            data.counts[i] = (data.counts[i] as number) + 1;
             break;
           }
         }

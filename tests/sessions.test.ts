@@ -53,10 +53,7 @@ describe('session log', () => {
     app.sessions.record(orphan);
     app.sessions.record(kept);
     await app.sessions.flush();
-    const rows = await app.db
-      .select({ id: widgetSessions.id })
-      .from(widgetSessions)
-      .where(inArray(widgetSessions.id, [kept.id, orphan.id]));
+    const rows = await storedSessions([kept.id, orphan.id]);
     expect(rows.map((r) => r.id)).toEqual([kept.id]);
     const orphanAnswers = await app.db.select().from(widgetAnswers).where(eq(widgetAnswers.merchantId, gone));
     expect(orphanAnswers).toEqual([]);
@@ -71,10 +68,7 @@ describe('session log', () => {
     app.sessions.record(late);
     await app.sessions.flush();
     await writing;
-    const rows = await app.db
-      .select({ id: widgetSessions.id })
-      .from(widgetSessions)
-      .where(inArray(widgetSessions.id, [early.id, late.id]));
+    const rows = await storedSessions([early.id, late.id]);
     expect(rows).toHaveLength(2);
   });
 
@@ -118,10 +112,7 @@ describe('session log', () => {
     const second = session(merchant.id, keyId);
     app.sessions.record(second);
     await app.sessions.flush();
-    const rows = await app.db
-      .select({ answerId: widgetSessions.answerId })
-      .from(widgetSessions)
-      .where(inArray(widgetSessions.id, [first.id, second.id]));
+    const rows = await storedSessions([first.id, second.id]);
     expect(rows.map((r) => r.answerId)).toEqual([first.answer.id, first.answer.id]);
   });
 });
@@ -201,4 +192,13 @@ async function merchantAndKey() {
   const m = await createMerchantWithKey(app);
   const [key] = await app.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.merchantId, m.merchant.id));
   return { merchant: m.merchant, keyId: key?.id as string };
+}
+
+/** the stored session rows among these ids */
+function storedSessions(ids: string[]) {
+  return app.db
+    .select({ id: widgetSessions.id, answerId: widgetSessions.answerId })
+    .from(widgetSessions)
+    .where(inArray(widgetSessions.id, ids))
+    .orderBy(widgetSessions.id);
 }

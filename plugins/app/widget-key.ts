@@ -72,17 +72,10 @@ export default fp(
             admit(request, known);
             return done();
           }
-          keyStore.resolve(parsed.hash).then(
-            (resolved) => {
-              try {
-                admit(request, resolved);
-              } catch (err) {
-                return done(err as Error);
-              }
-              done();
-            },
-            (err: Error) => done(err),
-          );
+          keyStore
+            .resolve(parsed.hash)
+            .then((resolved) => admit(request, resolved))
+            .then(() => done(), done);
         } catch (err) {
           done(err as Error);
         }
