@@ -204,7 +204,12 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
           ? compileInline(app.catalog.current(), body.inline_catalog ?? [])
           : app.merchantCatalogs.cached(key.merchant.id);
       if (compiled) return respond(call, compiled, reply);
-      return app.merchantCatalogs.get(key.merchant.id).then((loaded) => respond(call, loaded, reply));
+      return app.merchantCatalogs.get(key.merchant.id).then(async (loaded) => {
+        const body = respond(call, loaded, reply);
+        // bytes already sent: resolve once they are written, or Fastify would send the reply again
+        if (body === undefined) await reply;
+        return body;
+      });
     },
   );
 
