@@ -3,8 +3,11 @@
  *   npm run bench -- endpoint
  * The service and the bare route each run in their own process; autocannon
  * (this process) sends 50 concurrent connections for 10 s, five rounds
- * (BENCH_ROUNDS) of bare then score; the ratio is the median of the rounds'
- * ratios, the other figures medians of the rounds. Score
+ * (BENCH_ROUNDS) of bare, control and score; the ratio is the median of the
+ * rounds' ratios, the other figures medians of the rounds. The control is the
+ * bare route writing its answers at the end of each event-loop turn, as the
+ * service's widget routes do (lib/end-of-turn-writes.ts): the score route's
+ * ratio to it shows what that choice alone is worth. Score
  * requests cycle through 50 quizzes and 20,000 shopper addresses
  * (X-Forwarded-For from a trusted proxy), so the per-key-and-address rate
  * limit is exercised but not hit: one shop key, many shoppers. The bare route
@@ -108,6 +111,11 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   writeFileSync(join(dir, 'body.json'), sampleBody);
   const bare = await startBenchServer<{ port: number }>('bare', { BARE_BODY_FILE: join(dir, 'body.json') });
   const barePort = bare.info.port;
+  // the control: the same bare route, writing its answers at the end of each turn as the service does
+  const batched = await startBenchServer<{ port: number }>('bare', {
+    BARE_BODY_FILE: join(dir, 'body.json'),
+    BENCH_BARE_END_OF_TURN: '1',
+  });
 
   const scoreOpts: autocannon.Options = {
     url: base,
@@ -121,6 +129,7 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
     duration: seconds,
     requests: requestStream(key, '/bare'),
   };
+  const batchedOpts: autocannon.Options = { ...bareOpts, url: `http://127.0.0.1:${batched.info.port}/bare` };
   const rows: {
     kind: string;
     rps: number;
@@ -133,9 +142,11 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   try {
     await run({ ...scoreOpts, duration: 2 }); // warm-up: compile the catalog, fill caches, JIT
     await run({ ...bareOpts, duration: 2 });
+    await run({ ...batchedOpts, duration: 2 });
     for (let r = 0; r < rounds; r++) {
       for (const [kind, opts, server] of [
         ['bare', bareOpts, bare.child],
+        ['batched', batchedOpts, batched.child],
         ['score', scoreOpts, service.child],
       ] as const) {
         const before = { server: cpuMicros(server.pid), pg: postgresCpuMicros(), gen: process.cpuUsage() };
@@ -159,6 +170,7 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   } finally {
     service.child.kill('SIGTERM');
     bare.child.kill('SIGTERM');
+    batched.child.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
   }
   const of = (kind: string, f: (r: (typeof rows)[number]) => number) =>
@@ -166,24 +178,39 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   const result = {
     bodyBytes: Buffer.byteLength(sampleBody),
     bare: { rps: of('bare', (r) => r.rps), p50: of('bare', (r) => r.p50), p99: of('bare', (r) => r.p99) },
+    batched: {
+      rps: of('batched', (r) => r.rps),
+      p50: of('batched', (r) => r.p50),
+      p99: of('batched', (r) => r.p99),
+    },
     score: { rps: of('score', (r) => r.rps), p50: of('score', (r) => r.p50), p99: of('score', (r) => r.p99) },
     score_non2xx: rows.filter((r) => r.kind === 'score').reduce((a, r) => a + r.non2xx, 0),
     rounds: rows,
   };
   // The machine is shared: its speed drifts from one minute to the next. Each round's
-  // score run follows its bare run, so the ratio is taken per round, then the median.
+  // score run follows its bare runs, so the ratio is taken per round, then the median.
   const bareRounds = rows.filter((r) => r.kind === 'bare');
-  const perRound = rows.filter((r) => r.kind === 'score').map((r, i) => r.rps / (bareRounds[i]?.rps ?? Number.NaN));
+  const batchedRounds = rows.filter((r) => r.kind === 'batched');
+  const scoreRounds = rows.filter((r) => r.kind === 'score');
+  const perRound = scoreRounds.map((r, i) => r.rps / (bareRounds[i]?.rps ?? Number.NaN));
   const ratio = median(perRound);
+  const perRoundBatched = scoreRounds.map((r, i) => r.rps / (batchedRounds[i]?.rps ?? Number.NaN));
+  const ratioBatched = median(perRoundBatched);
   log(
     `endpoint: 50 connections, ${seconds} s x ${rounds} rounds, answer ${result.bodyBytes} bytes, 1,000 synced products`,
   );
   log('| route | requests/s (median) | p50 ms | p99 ms |');
   log('|---|---|---|---|');
   log(`| bare Fastify, fixed body | ${Math.round(result.bare.rps)} | ${result.bare.p50} | ${result.bare.p99} |`);
+  log(
+    `| bare Fastify, fixed body, end-of-turn writes (control) | ${Math.round(result.batched.rps)} | ${result.batched.p50} | ${result.batched.p99} |`,
+  );
   log(`| POST /api/widget/score | ${Math.round(result.score.rps)} | ${result.score.p50} | ${result.score.p99} |`);
   log(
     `ratio score/bare: ${ratio.toFixed(2)} (rounds: ${perRound.map((r) => r.toFixed(2)).join(', ')}); non-2xx answers during score runs: ${result.score_non2xx}`,
+  );
+  log(
+    `ratio score/control (both writing at the end of each turn): ${ratioBatched.toFixed(2)} (rounds: ${perRoundBatched.map((r) => r.toFixed(2)).join(', ')})`,
   );
   const cpu = (kind: string, k: 'server' | 'postgres' | 'loadgen') => of(kind, (r) => r.cpu[k]);
   // The service's CPU per request as a multiple of the bare route's, within each round:
@@ -194,10 +221,11 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   const cpuQuotient = median(cpuRounds);
   log(
     `CPU µs per request (median; Linux /proc): bare route ${cpu('bare', 'server')}, load generator ${cpu('bare', 'loadgen')}; ` +
+      `control ${cpu('batched', 'server')}; ` +
       `score route ${cpu('score', 'server')}, PostgreSQL ${cpu('score', 'postgres')}, load generator ${cpu('score', 'loadgen')}`,
   );
   log(
     `service CPU per request, score ÷ bare: ${cpuQuotient.toFixed(2)} (rounds: ${cpuRounds.map((q) => q.toFixed(2)).join(', ')})`,
   );
-  return { ...result, ratio, cpuQuotient };
+  return { ...result, ratio, ratioBatched, cpuQuotient };
 }

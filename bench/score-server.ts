@@ -10,6 +10,7 @@ import Fastify from 'fastify';
 import { buildApp } from '../app.ts';
 import { loadBundledCatalog } from '../catalog/bundled.ts';
 import { loadConfig } from '../config.ts';
+import { writeAtEndOfTurn } from '../lib/end-of-turn-writes.ts';
 import { createKey } from '../services/keys.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
@@ -19,6 +20,8 @@ const ADMIN = 'bench-admin-token-0123456789abcdef';
 if (mode === 'bare') {
   const body = readFileSync(process.env.BARE_BODY_FILE as string, 'utf8');
   const app = Fastify({ logger: false });
+  // BENCH_BARE_END_OF_TURN: the bare route with the service's end-of-turn writes (a control)
+  if (process.env.BENCH_BARE_END_OF_TURN) app.addHook('onSend', writeAtEndOfTurn);
   app.post('/bare', async (_req, reply) => reply.type('application/json').send(body));
   await app.listen({ port: 0, host: '127.0.0.1' });
   process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`);
