@@ -94,7 +94,7 @@ export function run(opts: autocannon.Options): Promise<autocannon.Result> {
   });
 }
 
-/** rounds of the endpoint bench (BENCH_ROUNDS): each runs bare, then score */
+/** rounds of the endpoint bench (BENCH_ROUNDS): each runs bare, control, then score */
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 5;
 
 export async function runEndpointBench(log: (s: string) => void = console.log, seconds = 10, rounds = ROUNDS) {
@@ -175,15 +175,16 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   }
   const of = (kind: string, f: (r: (typeof rows)[number]) => number) =>
     median(rows.filter((r) => r.kind === kind).map(f));
+  const figures = (kind: string) => ({
+    rps: of(kind, (r) => r.rps),
+    p50: of(kind, (r) => r.p50),
+    p99: of(kind, (r) => r.p99),
+  });
   const result = {
     bodyBytes: Buffer.byteLength(sampleBody),
-    bare: { rps: of('bare', (r) => r.rps), p50: of('bare', (r) => r.p50), p99: of('bare', (r) => r.p99) },
-    batched: {
-      rps: of('batched', (r) => r.rps),
-      p50: of('batched', (r) => r.p50),
-      p99: of('batched', (r) => r.p99),
-    },
-    score: { rps: of('score', (r) => r.rps), p50: of('score', (r) => r.p50), p99: of('score', (r) => r.p99) },
+    bare: figures('bare'),
+    batched: figures('batched'),
+    score: figures('score'),
     score_non2xx: rows.filter((r) => r.kind === 'score').reduce((a, r) => a + r.non2xx, 0),
     rounds: rows,
   };
@@ -215,9 +216,7 @@ export async function runEndpointBench(log: (s: string) => void = console.log, s
   const cpu = (kind: string, k: 'server' | 'postgres' | 'loadgen') => of(kind, (r) => r.cpu[k]);
   // The service's CPU per request as a multiple of the bare route's, within each round:
   // steadier than the ratio of requests per second on a shared machine (docs/benchmarks.md).
-  const cpuRounds = rows
-    .filter((r) => r.kind === 'score')
-    .map((r, i) => r.cpu.server / (bareRounds[i]?.cpu.server || Number.NaN));
+  const cpuRounds = scoreRounds.map((r, i) => r.cpu.server / (bareRounds[i]?.cpu.server || Number.NaN));
   const cpuQuotient = median(cpuRounds);
   log(
     `CPU µs per request (median; Linux /proc): bare route ${cpu('bare', 'server')}, load generator ${cpu('bare', 'loadgen')}; ` +

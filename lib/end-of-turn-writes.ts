@@ -9,9 +9,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * answer that reaches an idle peer (a proxy on the same host, a load
  * generator) makes the kernel wake that peer on another core, inside our
  * write call: ~8 µs of a ~75 µs score request on the 2-core bench machine.
- * Written together, the first wakes the peer and the rest find it awake. An answer waits at most for the rest of its turn (the other requests
- * read with it); with one request in a turn it is written at once
- * (docs/decisions.md, docs/benchmarks.md).
+ * Written together, the first wakes the peer and the rest find it awake. An
+ * answer waits at most for the rest of its turn (the other requests read with
+ * it); with one request in a turn it is written at once (docs/decisions.md,
+ * docs/benchmarks.md).
  *
  * Until it is written, Fastify sees the reply as not sent: a handler that
  * sends and then lets its promise resolve to undefined makes Fastify send it
