@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { Cache, cacheInventory, remembered } from '../lib/cache.ts';
+
+describe('Cache', () => {
+  it('evicts the least recently used entry, not the oldest insert', () => {
+    const c = new Cache<string, number>({ name: 'test-lru', max: 2, invalidatedBy: 'nothing' });
+    c.set('a', 1).set('b', 2);
+    expect(c.get('a')).toBe(1); // a is now the most recently used
+    c.set('c', 3);
+    expect(c.get('b')).toBeUndefined();
+    expect(c.get('a')).toBe(1);
+    expect(c.get('c')).toBe(3);
+    expect(c.size).toBe(2);
+  });
+
+  it('keeps null as a value (a known absence) and tells it from a miss', () => {
+    const c = new Cache<string, string | null>({ name: 'test-null', max: 4, invalidatedBy: 'nothing' });
+    c.set('gone', null);
+    expect(c.get('gone')).toBeNull();
+    expect(c.get('never')).toBeUndefined();
+    expect(c.has('gone')).toBe(true);
+  });
+
+  it('misses an entry older than its lifetime', () => {
+    let now = 1000;
+    const c = new Cache<string, number>(
+      { name: 'test-ttl', max: 4, ttlMs: 100, invalidatedBy: 'age' },
+      { now: () => now },
+    );
+    c.set('k', 7);
+    now += 99;
+    expect(c.get('k')).toBe(7);
+    now += 2;
+    expect(c.get('k')).toBeUndefined();
+  });
+
+  it('drops the entries a predicate picks, and only those', () => {
+    const c = new Cache<string, number>({ name: 'test-where', max: 10, invalidatedBy: 'merchant' });
+    c.set('m1|a', 1).set('m1|b', 2).set('m2|a', 3);
+    expect(c.deleteWhere((k) => k.startsWith('m1|'))).toBe(2);
+    expect(c.keys()).toEqual(['m2|a']);
+  });
+
+  it('remembers a computed value and computes it once', () => {
+    const c = new Cache<string, number>({ name: 'test-remembered', max: 4, invalidatedBy: 'nothing' });
+    let calls = 0;
+    const make = () => ++calls * 10;
+    expect(remembered(c, 'x', make)).toBe(10);
+    expect(remembered(c, 'x', make)).toBe(10);
+    expect(calls).toBe(1);
+  });
+
+  it('lists every cache by name with its bound, lifetime, invalidation and entries', () => {
+    const c = new Cache<string, number>({ name: 'test-inventory', max: 3, ttlMs: 50, invalidatedBy: 'a test' });
+    c.set('a', 1);
+    const report = cacheInventory().find((r) => r.name === 'test-inventory');
+    expect(report).toEqual({
+      name: 'test-inventory',
+      max: 3,
+      ttlMs: 50,
+      invalidatedBy: 'a test',
+      instances: 1,
+      entries: 1,
+    });
+  });
+
+  it('refuses a cache without a bound', () => {
+    expect(() => new Cache({ name: 'test-unbounded', max: 0, invalidatedBy: 'x' })).toThrow(/max/);
+  });
+});
