@@ -2,8 +2,9 @@
  * Merchant product rows: validation of one MerchantProductInput, and the
  * scent profile a product is recommended by. Pure.
  */
-import type { ProductProfile } from '../schema/catalog.ts';
+
 import { FAMILIES, resolveTerm } from '../vocabulary/index.ts';
+import type { ProductProfile } from './types.ts';
 
 export interface ProductInput {
   merchantProductId: string;

@@ -1,5 +1,5 @@
-import type { CatalogHouse, CatalogPerfume } from '../services/catalog.ts';
 import { buildSearchIndex, type SearchIndex } from './search.ts';
+import type { CatalogHouse, CatalogPerfume } from './types.ts';
 
 /** One immutable snapshot of the catalog: swapped whole when the catalog changes. */
 export interface CatalogSnapshot {

@@ -94,11 +94,15 @@ export function remembered<K extends string | object, V>(cache: Cache<K, V>, key
 
 // Caches are weakly referenced: a cache created per app instance (tests build many)
 // leaves the inventory when its instance is collected.
-const registry = new Map<string, WeakRef<Cache<string | object, unknown>>[]>();
+interface Registered {
+  readonly spec: CacheSpec;
+  readonly size: number;
+}
+const registry = new Map<string, WeakRef<Registered>[]>();
 
-function register(cache: Cache<string | object, unknown> | Cache<never, unknown>): void {
+function register(cache: Registered): void {
   const list = (registry.get(cache.spec.name) ?? []).filter((r) => r.deref() !== undefined);
-  list.push(new WeakRef(cache as Cache<string | object, unknown>));
+  list.push(new WeakRef(cache));
   registry.set(cache.spec.name, list);
 }
 
@@ -116,9 +120,9 @@ export interface CacheReport {
 export function cacheInventory(): CacheReport[] {
   const out: CacheReport[] = [];
   for (const [name, refs] of registry) {
-    const live = refs.map((r) => r.deref()).filter((c): c is Cache<string | object, unknown> => c !== undefined);
+    const live = refs.map((r) => r.deref()).filter((c): c is Registered => c !== undefined);
     if (live.length === 0) continue;
-    const spec = (live[0] as Cache<string | object, unknown>).spec;
+    const spec = (live[0] as Registered).spec;
     out.push({
       name,
       max: spec.max,

@@ -14,18 +14,10 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { AccordWeight, NotePyramid, ProductProfile } from '../catalog/types.ts';
 import { merchants } from './merchants.ts';
 
-export interface AccordWeight {
-  name: string;
-  /** 0–1, the dominant accord of a perfume is 1 */
-  weight: number;
-}
-export interface NotePyramid {
-  top?: string[];
-  heart?: string[];
-  base?: string[];
-}
+export type { AccordWeight, NotePyramid, ProductProfile };
 
 /** Perfume houses: their names in both scripts, aliases and the abbreviations shops use. */
 export const houses = pgTable('houses', {
@@ -79,17 +71,6 @@ export const perfumes = pgTable(
   },
   (t) => [index('perfumes_house_idx').on(t.house)],
 );
-
-/** The scent profile a product is recommended by: its perfume's (matched) or built from the merchant's hints (partial). */
-export interface ProductProfile {
-  source: 'catalog' | 'merchant';
-  families: string[];
-  accords: AccordWeight[];
-  notes: { top: string[]; heart: string[]; base: string[] };
-  seasons: string[];
-  times: string[];
-  occasions: string[];
-}
 
 export const MATCH_STATUSES = ['pending', 'matched', 'partial', 'unmatched'] as const;
 export type MatchStatus = (typeof MATCH_STATUSES)[number];

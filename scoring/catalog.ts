@@ -3,9 +3,10 @@
  * answers for quizzes it has already scored: the same quiz on the same catalog
  * version is answered without scoring again.
  */
+
+import type { ProductProfile } from '../catalog/types.ts';
 import type { Recommendation } from '../contracts/widget.ts';
 import { normalizeText } from '../lib/text.ts';
-import type { ProductProfile } from '../schema/catalog.ts';
 import { buildProductMatrix, buildTaste, matchAccords, type ProductMatrix, rank, tasteSummary } from './engine.ts';
 import { type Quiz, quizKey } from './quiz.ts';
 
@@ -37,11 +38,20 @@ export class CompiledCatalog {
   readonly matrix: ProductMatrix;
   private readonly answers = new Map<string, ScoredAnswer>();
 
+  readonly products: readonly ScoringProduct[];
+
   constructor(
     readonly version: number,
-    readonly products: readonly ScoringProduct[],
+    products: readonly ScoringProduct[],
   ) {
-    this.matrix = buildProductMatrix(products.map((p) => ({ profile: p.profile, line: p.line, house: p.lineHouse })));
+    // equal scores rank by product id, not by the order the products came in: a
+    // synced feed (read back by id) and the same rows inline then rank alike
+    this.products = [...products].sort((a, b) =>
+      a.merchantProductId < b.merchantProductId ? -1 : a.merchantProductId > b.merchantProductId ? 1 : 0,
+    );
+    this.matrix = buildProductMatrix(
+      this.products.map((p) => ({ profile: p.profile, line: p.line, house: p.lineHouse })),
+    );
   }
 
   score(quiz: Quiz, limit: number): ScoredAnswer {

@@ -2,17 +2,11 @@ import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
 import type { PerfumeRecord } from '../catalog/schema.ts';
+import type { CatalogHouse } from '../catalog/types.ts';
 import { checkPerfume } from '../catalog/validate.ts';
 import type { Db } from '../db/client.ts';
 import { normalizeText } from '../lib/text.ts';
-import {
-  bumpCatalogVersion,
-  type CatalogHouse,
-  insertMissingHouses,
-  loadCatalog,
-  perfumeRow,
-  upsertPerfumes,
-} from './catalog.ts';
+import { bumpCatalogVersion, insertMissingHouses, loadCatalog, perfumeRow, upsertPerfumes } from './catalog.ts';
 
 /**
  * Imports perfumes from a file an operator licensed: JSON (an array of

@@ -5,38 +5,10 @@ import { eq, sql } from 'drizzle-orm';
 import { DATA_DIR, loadBundledCatalog } from '../catalog/bundled.ts';
 import type { HouseRecord, PerfumeRecord } from '../catalog/schema.ts';
 import { buildSnapshot } from '../catalog/store.ts';
+import type { CatalogHouse, CatalogPerfume } from '../catalog/types.ts';
 import { checkPerfume } from '../catalog/validate.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
-import { type AccordWeight, catalogState, houses, type NotePyramid, perfumes } from '../schema/index.ts';
-
-/** A perfume as the service holds it in memory. */
-export interface CatalogPerfume {
-  id: string;
-  name: string;
-  nameAr: string | null;
-  house: string;
-  houseAr: string | null;
-  concentration: string | null;
-  year: number | null;
-  gender: string | null;
-  families: string[];
-  accords: AccordWeight[];
-  notes: NotePyramid;
-  seasons: string[];
-  times: string[];
-  occasions: string[];
-  aliases: string[];
-  imageUrl: string | null;
-}
-
-export interface CatalogHouse {
-  name: string;
-  nameAr: string | null;
-  aliases: string[];
-  abbreviations: string[];
-  region: string | null;
-  country: string | null;
-}
+import { catalogState, houses, perfumes } from '../schema/index.ts';
 
 type PerfumeInsert = typeof perfumes.$inferInsert;
 

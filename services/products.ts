@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { catalogProfile, hintProfile, type ProductInput, validateProductInput } from '../catalog/enrich.ts';
-import { type MatchResult, matchListing } from '../catalog/matcher.ts';
+import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { type ProductInput, validateProductInput } from '../catalog/enrich.ts';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { notFound } from '../lib/errors.ts';
-import { type MatchStatus, merchantProducts, merchants, type ProductProfile } from '../schema/index.ts';
+import {
+  type RecognisedProduct,
+  recogniseProduct,
+  type StoredDecision,
+  scoringProductOf,
+} from '../matching/recognise.ts';
+import { type MatchStatus, merchantProducts, merchants } from '../schema/index.ts';
+import type { ScoringProduct } from '../scoring/catalog.ts';
 import { getMerchant } from './merchants.ts';
 
 export const MAX_FEED_PRODUCTS = 50_000;
@@ -33,25 +39,46 @@ export interface SyncSummary {
 
 type Row = typeof merchantProducts.$inferInsert;
 
-/** What the matcher and the hints make of one product. */
-export function classify(
-  snapshot: CatalogSnapshot,
-  product: Pick<ProductInput, 'name' | 'house' | 'accords' | 'notes'>,
-): { status: MatchStatus; match: MatchResult; profile: ProductProfile | null } {
-  const match = matchListing(snapshot, { name: product.name, house: product.house });
-  const perfume = match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined;
-  if (perfume) return { status: 'matched', match, profile: catalogProfile(perfume) };
-  const hinted = hintProfile(product);
-  return { status: hinted ? 'partial' : 'unmatched', match, profile: hinted };
+export type ProductRow = typeof merchantProducts.$inferSelect;
+
+/** A stored product as the listing the merchant sent. */
+function listingOf(row: ProductRow): ProductInput {
+  return {
+    merchantProductId: row.merchantProductId,
+    name: row.name,
+    house: row.house,
+    price: row.price,
+    currency: row.currency,
+    imageUrl: row.imageUrl,
+    productUrl: row.productUrl,
+    accords: row.accords,
+    notes: row.notes,
+  };
 }
 
-/** The columns a match result sets on a stored product. */
-const matchColumns = (c: ReturnType<typeof classify>) => ({
-  matchStatus: c.status,
-  sillagePerfumeId: c.match.perfumeId,
-  matchConfidence: c.match.confidence,
-  matchReason: c.match.reason,
-  profile: c.profile,
+/** What was decided for a stored product: the match made at its sync, or an operator's pin. */
+function decisionOf(row: ProductRow): StoredDecision {
+  return {
+    status: row.matchStatus,
+    perfumeId: row.sillagePerfumeId,
+    confidence: row.matchConfidence,
+    reason: row.matchReason,
+    pinned: row.matchPinned,
+  };
+}
+
+/** A stored product, recognised from its stored decision (the matcher is not run again). */
+export function recogniseStored(row: ProductRow, snapshot: CatalogSnapshot): RecognisedProduct {
+  return recogniseProduct(listingOf(row), snapshot, decisionOf(row));
+}
+
+/** The columns a recognition sets on a stored product. */
+const matchColumns = (r: RecognisedProduct) => ({
+  matchStatus: r.status,
+  sillagePerfumeId: r.match.perfumeId,
+  matchConfidence: r.match.confidence,
+  matchReason: r.match.reason,
+  profile: r.profile,
   updatedAt: sql`now()`,
 });
 
@@ -95,7 +122,7 @@ export async function syncProducts(
       }
       return;
     }
-    const c = classify(snapshot, p);
+    const r = recogniseProduct(p, snapshot);
     rows.set(p.merchantProductId, {
       merchantId: merchant.id,
       merchantProductId: p.merchantProductId,
@@ -107,11 +134,11 @@ export async function syncProducts(
       productUrl: p.productUrl,
       accords: p.accords,
       notes: p.notes,
-      matchStatus: c.status,
-      sillagePerfumeId: c.match.perfumeId,
-      matchConfidence: c.match.confidence,
-      matchReason: c.match.reason,
-      profile: c.profile,
+      matchStatus: r.status,
+      sillagePerfumeId: r.match.perfumeId,
+      matchConfidence: r.match.confidence,
+      matchReason: r.match.reason,
+      profile: r.profile,
       syncId,
     });
   });
@@ -188,36 +215,74 @@ export async function touchMerchantCatalog(db: DbOrTx, merchantId: string, synce
   return row?.version ?? 0;
 }
 
-export type ProductRow = typeof merchantProducts.$inferSelect;
-
+/** The admin view of a stored product: what the service makes of it now, and why. */
 export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
-  const perfume = p.sillagePerfumeId ? snapshot.byId.get(p.sillagePerfumeId) : undefined;
+  const r = recogniseStored(p, snapshot);
   return {
     merchant_product_id: p.merchantProductId,
     name: p.name,
     house: p.house,
     price: p.price,
     currency: p.currency,
-    // the merchant's own image wins; the perfume's is the fallback
-    image_url: p.imageUrl ?? perfume?.imageUrl ?? null,
+    image_url: r.imageUrl,
     product_url: p.productUrl,
     accords: p.accords,
     notes: p.notes,
-    status: p.matchStatus,
-    quality: (p.matchStatus === 'matched' ? 'full' : p.matchStatus === 'partial' ? 'partial' : null) as
-      | 'full'
-      | 'partial'
-      | null,
-    sillage_perfume_id: p.matchStatus === 'matched' ? p.sillagePerfumeId : null,
-    matched_perfume:
-      perfume && p.matchStatus === 'matched'
-        ? { name: perfume.name, name_ar: perfume.nameAr, house: perfume.house, concentration: perfume.concentration }
-        : null,
+    status: p.matchStatus === 'pending' ? p.matchStatus : r.status,
+    quality: r.quality,
+    sillage_perfume_id: r.perfume?.id ?? null,
+    matched_perfume: r.perfume
+      ? {
+          name: r.perfume.name,
+          name_ar: r.perfume.nameAr,
+          house: r.perfume.house,
+          concentration: r.perfume.concentration,
+        }
+      : null,
     confidence: p.matchConfidence,
     reason: p.matchReason,
     pinned: p.matchPinned,
     updated_at: p.updatedAt.toISOString(),
   };
+}
+
+/** A merchant's products the engine can score, with the version of the merchant's products they were read at. */
+export async function loadScoringProducts(
+  db: DbOrTx,
+  snapshot: CatalogSnapshot,
+  merchantId: string,
+): Promise<{ version: number; products: ScoringProduct[] }> {
+  const [m] = await db
+    .select({ version: merchants.catalogVersion })
+    .from(merchants)
+    .where(eq(merchants.id, merchantId));
+  const rows = await db
+    .select()
+    .from(merchantProducts)
+    .where(
+      and(
+        eq(merchantProducts.merchantId, merchantId),
+        inArray(merchantProducts.matchStatus, ['matched', 'partial']),
+        isNotNull(merchantProducts.profile),
+      ),
+    )
+    .orderBy(merchantProducts.merchantProductId);
+  const products: ScoringProduct[] = [];
+  for (const row of rows) {
+    const p = scoringProductOf(recogniseStored(row, snapshot));
+    if (p) products.push(p);
+  }
+  return { version: m?.version ?? 0, products };
+}
+
+/** The current version of each merchant's products (a sync or a pin moves it on). */
+export async function productVersions(db: DbOrTx, merchantIds: readonly string[]): Promise<Map<string, number>> {
+  if (merchantIds.length === 0) return new Map();
+  const rows = await db
+    .select({ id: merchants.id, version: merchants.catalogVersion })
+    .from(merchants)
+    .where(inArray(merchants.id, [...merchantIds]));
+  return new Map(rows.map((r) => [r.id, r.version]));
 }
 
 export async function listProducts(
@@ -266,17 +331,16 @@ export async function pinMatch(
     throw notFound('perfume_not_found', `No perfume "${perfumeId.slice(0, 120)}" in the catalog (find it with lookup)`);
   return db.transaction(async (tx) => {
     const product = await getProduct(tx, merchant.id, merchantProductId);
+    const pinned = recogniseProduct(listingOf(product), snapshot, {
+      status: 'matched',
+      perfumeId: perfume.id,
+      confidence: 1,
+      reason: `pinned by hand to ${perfume.name} (${perfume.concentration ?? '?'}) by ${perfume.house}`,
+      pinned: true,
+    });
     const [row] = await tx
       .update(merchantProducts)
-      .set({
-        matchStatus: 'matched',
-        sillagePerfumeId: perfume.id,
-        matchConfidence: 1,
-        matchReason: `pinned by hand to ${perfume.name} (${perfume.concentration ?? '?'}) by ${perfume.house}`,
-        matchPinned: true,
-        profile: catalogProfile(perfume),
-        updatedAt: sql`now()`,
-      })
+      .set({ ...matchColumns(pinned), matchPinned: true })
       .where(eq(merchantProducts.id, product.id))
       .returning();
     await touchMerchantCatalog(tx, merchant.id, false);
@@ -294,15 +358,10 @@ export async function unpinMatch(
   const merchant = await getMerchant(db, merchantIdOrSlug);
   return db.transaction(async (tx) => {
     const product = await getProduct(tx, merchant.id, merchantProductId);
-    const c = classify(snapshot, {
-      name: product.name,
-      house: product.house,
-      accords: product.accords,
-      notes: product.notes,
-    });
+    const r = recogniseProduct(listingOf(product), snapshot);
     const [row] = await tx
       .update(merchantProducts)
-      .set({ ...matchColumns(c), matchPinned: false })
+      .set({ ...matchColumns(r), matchPinned: false })
       .where(eq(merchantProducts.id, product.id))
       .returning();
     await touchMerchantCatalog(tx, merchant.id, false);
@@ -349,19 +408,19 @@ export async function rematchProducts(
     .from(merchantProducts)
     .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.matchPinned, false)));
   const counts = { matched: 0, partial: 0, unmatched: 0 };
-  const changes: { id: string; c: ReturnType<typeof classify> }[] = [];
+  const changes: { id: string; r: RecognisedProduct }[] = [];
   for (const row of rows) {
-    const c = classify(snapshot, { name: row.name, house: row.house, accords: row.accords, notes: row.notes });
-    if (c.status in counts) counts[c.status as keyof typeof counts]++;
+    const r = recogniseProduct(listingOf(row), snapshot);
+    counts[r.status]++;
     const same =
-      c.status === row.matchStatus &&
-      c.match.perfumeId === row.sillagePerfumeId &&
-      canonical(c.profile) === canonical(row.profile);
-    if (!same) changes.push({ id: row.id, c });
+      r.status === row.matchStatus &&
+      r.match.perfumeId === row.sillagePerfumeId &&
+      canonical(r.profile) === canonical(row.profile);
+    if (!same) changes.push({ id: row.id, r });
   }
   return db.transaction(async (tx) => {
-    for (const { id, c } of changes) {
-      await tx.update(merchantProducts).set(matchColumns(c)).where(eq(merchantProducts.id, id));
+    for (const { id, r } of changes) {
+      await tx.update(merchantProducts).set(matchColumns(r)).where(eq(merchantProducts.id, id));
     }
     const version = changes.length ? await touchMerchantCatalog(tx, merchant.id, false) : merchant.catalogVersion;
     return {

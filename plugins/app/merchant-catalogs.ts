@@ -1,8 +1,7 @@
-import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import fp from 'fastify-plugin';
-import type { CatalogSnapshot } from '../../catalog/store.ts';
-import { merchantProducts, merchants } from '../../schema/index.ts';
-import { CompiledCatalog, lineOf, type ScoringProduct } from '../../scoring/catalog.ts';
+import { Cache } from '../../lib/cache.ts';
+import { CompiledCatalog } from '../../scoring/catalog.ts';
+import { loadScoringProducts, productVersions } from '../../services/products.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,91 +22,68 @@ declare module 'fastify' {
 export const MERCHANT_POLL_MS = 500;
 const MAX_MERCHANTS = 1000;
 
-export function toScoringProduct(
-  row: typeof merchantProducts.$inferSelect,
-  snapshot: CatalogSnapshot,
-): ScoringProduct | null {
-  if (!row.profile || (row.matchStatus !== 'matched' && row.matchStatus !== 'partial')) return null;
-  const perfume =
-    row.matchStatus === 'matched' && row.sillagePerfumeId ? snapshot.byId.get(row.sillagePerfumeId) : undefined;
-  return {
-    merchantProductId: row.merchantProductId,
-    perfumeId: row.matchStatus === 'matched' ? row.sillagePerfumeId : null,
-    name: row.name,
-    house: row.house,
-    price: row.price,
-    currency: row.currency,
-    productUrl: row.productUrl,
-    imageUrl: row.imageUrl ?? perfume?.imageUrl ?? null,
-    quality: row.matchStatus === 'matched' ? 'full' : 'partial',
-    profile: row.profile,
-    line: perfume ? lineOf(perfume.house, perfume.name) : `merchant|${lineOf(row.house, row.name)}`,
-    lineHouse: perfume?.house ?? row.house,
-  };
-}
-
 /**
  * Keeps each merchant's recommendable products compiled in memory, so a
  * score request reads no product rows. Every MERCHANT_POLL_MS one query reads
  * the catalog versions of the cached merchants; a changed version (a sync or a
- * pin on any instance) drops the entry, and the next request reloads it.
+ * pin on any instance) drops the entry, and the next request reloads it. A
+ * change of our catalog drops them all (their profiles come from it).
  */
 export default fp(
   async (app) => {
-    const cache = new Map<string, CompiledCatalog>();
+    const cache = new Cache<string, CompiledCatalog>({
+      name: 'merchant-products',
+      max: MAX_MERCHANTS,
+      invalidatedBy:
+        "a sync, pin, unpin or rematch of the merchant's products (here at once; on other instances at their next version check, every 500 ms) and any change of our catalog",
+    });
     const loading = new Map<string, Promise<CompiledCatalog>>();
+    let catalogVersion = app.catalog.current().version;
+
+    /** compiled products carry profiles from our catalog: a new catalog outdates them all */
+    function current(merchantId: string): CompiledCatalog | undefined {
+      const version = app.catalog.current().version;
+      if (version !== catalogVersion) {
+        catalogVersion = version;
+        cache.clear();
+        return undefined;
+      }
+      return cache.get(merchantId);
+    }
 
     async function load(merchantId: string): Promise<CompiledCatalog> {
-      const [m] = await app.db
-        .select({ version: merchants.catalogVersion })
-        .from(merchants)
-        .where(eq(merchants.id, merchantId));
-      const rows = await app.db
-        .select()
-        .from(merchantProducts)
-        .where(
-          and(
-            eq(merchantProducts.merchantId, merchantId),
-            inArray(merchantProducts.matchStatus, ['matched', 'partial']),
-            isNotNull(merchantProducts.profile),
-          ),
-        )
-        .orderBy(merchantProducts.merchantProductId);
-      const snapshot = app.catalog.current();
-      const products = rows.map((r) => toScoringProduct(r, snapshot)).filter((p): p is ScoringProduct => p !== null);
-      return new CompiledCatalog(m?.version ?? 0, products);
+      const { version, products } = await loadScoringProducts(app.db, app.catalog.current(), merchantId);
+      return new CompiledCatalog(version, products);
     }
 
     async function get(merchantId: string): Promise<CompiledCatalog> {
-      const hit = cache.get(merchantId);
+      const hit = current(merchantId);
       if (hit) return hit;
       let pending = loading.get(merchantId);
       if (!pending) {
+        const loadedWith = app.catalog.current().version;
         pending = load(merchantId)
           .then((compiled) => {
-            if (cache.size >= MAX_MERCHANTS) {
-              const oldest = cache.keys().next().value;
-              if (oldest !== undefined) cache.delete(oldest);
+            // an invalidation while loading would otherwise be undone by this older load
+            if (loading.get(merchantId) === pending && app.catalog.current().version === loadedWith) {
+              cache.set(merchantId, compiled);
             }
-            cache.set(merchantId, compiled);
             return compiled;
           })
-          .finally(() => loading.delete(merchantId));
+          .finally(() => {
+            if (loading.get(merchantId) === pending) loading.delete(merchantId);
+          });
         loading.set(merchantId, pending);
       }
       return pending;
     }
 
     async function checkVersions(): Promise<void> {
-      if (cache.size === 0) return;
-      const ids = [...cache.keys()];
-      const rows = await app.db
-        .select({ id: merchants.id, version: merchants.catalogVersion })
-        .from(merchants)
-        .where(inArray(merchants.id, ids));
-      const current = new Map(rows.map((r) => [r.id, r.version]));
+      const ids = cache.keys();
+      if (ids.length === 0) return;
+      const versions = await productVersions(app.db, ids);
       for (const id of ids) {
-        if (current.get(id) !== cache.get(id)?.version) cache.delete(id);
+        if (versions.get(id) !== cache.get(id)?.version) cache.delete(id);
       }
     }
 
@@ -121,8 +97,11 @@ export default fp(
 
     app.decorate('merchantCatalogs', {
       get,
-      cached: (id: string) => cache.get(id),
-      invalidate: (id: string) => void cache.delete(id),
+      cached: current,
+      invalidate(id: string) {
+        cache.delete(id);
+        loading.delete(id);
+      },
       checkVersions,
     });
   },

@@ -140,6 +140,7 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         request.params.id,
         request.params.merchant_product_id,
       );
+      app.merchantCatalogs.invalidate(row.merchantId);
       return productView(row, app.catalog.current());
     },
   );

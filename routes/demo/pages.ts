@@ -1,4 +1,4 @@
-import type { CatalogPerfume } from '../../services/catalog.ts';
+import type { CatalogPerfume } from '../../catalog/types.ts';
 import type { ProductRow } from '../../services/products.ts';
 import { labelOf } from '../../vocabulary/index.ts';
 import { type Html, html } from './html.ts';

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { search } from '../../catalog/search.ts';
+import type { CatalogPerfume } from '../../catalog/types.ts';
 import { errorResponses } from '../../contracts/common.ts';
 import { LookupRequestSchema, LookupResponseSchema, type PerfumeResult } from '../../contracts/widget.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
-import type { CatalogPerfume } from '../../services/catalog.ts';
 
 export function perfumeResult(p: CatalogPerfume, score: number): PerfumeResult {
   return {

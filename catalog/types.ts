@@ -1,0 +1,57 @@
+/**
+ * The data types of our perfume catalog and of the scent profile a merchant's
+ * product is recommended by. Pure: the database tables (schema/) store these
+ * shapes; nothing here knows of a database.
+ */
+
+export interface AccordWeight {
+  name: string;
+  /** 0–1, the dominant accord of a perfume is 1 */
+  weight: number;
+}
+
+export interface NotePyramid {
+  top?: string[];
+  heart?: string[];
+  base?: string[];
+}
+
+/** A perfume of our catalog as the service holds it in memory. */
+export interface CatalogPerfume {
+  id: string;
+  name: string;
+  nameAr: string | null;
+  house: string;
+  houseAr: string | null;
+  concentration: string | null;
+  year: number | null;
+  gender: string | null;
+  families: string[];
+  accords: AccordWeight[];
+  notes: NotePyramid;
+  seasons: string[];
+  times: string[];
+  occasions: string[];
+  aliases: string[];
+  imageUrl: string | null;
+}
+
+export interface CatalogHouse {
+  name: string;
+  nameAr: string | null;
+  aliases: string[];
+  abbreviations: string[];
+  region: string | null;
+  country: string | null;
+}
+
+/** The scent profile a product is recommended by: its perfume's (matched) or built from the merchant's hints (partial). */
+export interface ProductProfile {
+  source: 'catalog' | 'merchant';
+  families: string[];
+  accords: AccordWeight[];
+  notes: { top: string[]; heart: string[]; base: string[] };
+  seasons: string[];
+  times: string[];
+  occasions: string[];
+}

@@ -1,0 +1,116 @@
+/**
+ * The one path from a merchant's listing to a product the engine can score.
+ * A product synced, sent inline with a score request, compiled from its stored
+ * row or shown in the admin list goes through `recogniseProduct`, so the four
+ * can never disagree about what a listing is (tests/product-parity.test.ts).
+ * Pure: the catalog snapshot comes in as data.
+ */
+import { catalogProfile, hintProfile, type ProductInput } from '../catalog/enrich.ts';
+import { type MatchResult, matchListing } from '../catalog/matcher.ts';
+import type { CatalogSnapshot } from '../catalog/store.ts';
+import type { CatalogPerfume, ProductProfile } from '../catalog/types.ts';
+import { Cache } from '../lib/cache.ts';
+import { lineOf, type ScoringProduct } from '../scoring/catalog.ts';
+
+export type RecognisedStatus = 'matched' | 'partial' | 'unmatched';
+
+/** What was decided for a product earlier and stored with it: the matcher's answer, or a pin. */
+export interface StoredDecision {
+  status: 'pending' | RecognisedStatus;
+  perfumeId: string | null;
+  confidence: number | null;
+  reason: string | null;
+  pinned: boolean;
+}
+
+/** A listing as the service understands it. */
+export interface RecognisedProduct {
+  listing: ProductInput;
+  /** matched: the perfume is ours; partial: a profile from the merchant's hints; unmatched: never recommended */
+  status: RecognisedStatus;
+  match: MatchResult;
+  pinned: boolean;
+  perfume: CatalogPerfume | null;
+  profile: ProductProfile | null;
+  quality: 'full' | 'partial' | null;
+  /** the merchant's own image wins; the perfume's is the fallback */
+  imageUrl: string | null;
+  /** perfume line (house + name) for diversity; the listing's own when unmatched */
+  line: string;
+  lineHouse: string;
+}
+
+/**
+ * Listings matched recently. A storefront sends the same inline products with
+ * every quiz, and a re-sync sends the same feed again. Keyed by catalog
+ * version: an entry of an older catalog is never read again and ages out.
+ */
+const matches = new Cache<string, MatchResult>({
+  name: 'listing-matches',
+  max: 20_000,
+  invalidatedBy: 'a catalog change: the key carries the catalog version, so older entries are never read and age out',
+});
+
+function matchOf(snapshot: CatalogSnapshot, listing: Pick<ProductInput, 'name' | 'house'>): MatchResult {
+  const key = `${snapshot.version}\u0000${listing.house}\u0000${listing.name}`;
+  let hit = matches.get(key);
+  if (!hit) {
+    hit = matchListing(snapshot, { name: listing.name, house: listing.house });
+    matches.set(key, hit);
+  }
+  return hit;
+}
+
+/**
+ * What a listing is: matched to a perfume of ours (by the matcher, or by the
+ * stored decision when one is given: a pin, or the match made at sync), else
+ * profiled from the merchant's hints, else unmatched.
+ */
+export function recogniseProduct(
+  listing: ProductInput,
+  snapshot: CatalogSnapshot,
+  stored?: StoredDecision,
+): RecognisedProduct {
+  const match: MatchResult = stored
+    ? {
+        perfumeId: stored.status === 'matched' ? stored.perfumeId : null,
+        confidence: stored.confidence ?? 0,
+        reason: stored.reason ?? '',
+      }
+    : matchOf(snapshot, listing);
+  // a perfume that has left the catalog since the decision was stored cannot lend its profile
+  const perfume = (match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined) ?? null;
+  const profile = perfume ? catalogProfile(perfume) : hintProfile(listing);
+  const status: RecognisedStatus = perfume ? 'matched' : profile ? 'partial' : 'unmatched';
+  return {
+    listing,
+    status,
+    match,
+    pinned: stored?.pinned ?? false,
+    perfume,
+    profile,
+    quality: status === 'matched' ? 'full' : status === 'partial' ? 'partial' : null,
+    imageUrl: listing.imageUrl ?? perfume?.imageUrl ?? null,
+    line: perfume ? lineOf(perfume.house, perfume.name) : `merchant|${lineOf(listing.house, listing.name)}`,
+    lineHouse: perfume?.house ?? listing.house,
+  };
+}
+
+/** The engine's view of a recognised product; null when it cannot be recommended. */
+export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
+  if (!r.profile || !r.quality) return null;
+  return {
+    merchantProductId: r.listing.merchantProductId,
+    perfumeId: r.perfume?.id ?? null,
+    name: r.listing.name,
+    house: r.listing.house,
+    price: r.listing.price,
+    currency: r.listing.currency,
+    productUrl: r.listing.productUrl,
+    imageUrl: r.imageUrl,
+    quality: r.quality,
+    profile: r.profile,
+    line: r.line,
+    lineHouse: r.lineHouse,
+  };
+}
