@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/client.ts';
+import { Cache } from '../lib/cache.ts';
 import { findKeyByHash, type ResolvedKey, touchKeys } from '../services/keys.ts';
 
 /**
@@ -17,15 +18,19 @@ const KEY_CACHE_MAX = 10_000;
 const LAST_USED_FLUSH_MS = 60_000;
 export const KEY_INVALIDATION_CHANNEL = 'sillage:key-invalidated';
 
-interface Entry {
-  value: ResolvedKey | null;
-  expires: number;
-}
-
 export function createKeyStore(opts: { db: Db; redis: Redis | null; log: FastifyBaseLogger; now?: () => number }) {
-  const { db, redis, log } = opts;
-  const now = opts.now ?? Date.now;
-  const cache = new Map<string, Entry>();
+  const { db, redis, log, now } = opts;
+  const cache = new Cache<string, ResolvedKey | null>(
+    {
+      name: 'widget-keys',
+      max: KEY_CACHE_MAX,
+      // counted from the lookup, not renewed by use: a key in constant use still sees a revocation
+      ttlMs: KEY_CACHE_TTL_MS,
+      invalidatedBy:
+        'age (1 s) and a key revocation/origin change, here at once and on other instances via Redis pub/sub',
+    },
+    now ? { now } : {},
+  );
   const inflight = new Map<string, Promise<ResolvedKey | null>>();
   const used = new Set<string>();
   let subscriber: Redis | null = null;
@@ -70,8 +75,7 @@ export function createKeyStore(opts: { db: Db; redis: Redis | null; log: Fastify
 
   /** the key behind a hash when this instance knows it now (null: no such key), else undefined */
   function cached(hash: string): ResolvedKey | null | undefined {
-    const hit = cache.get(hash);
-    return hit && hit.expires > now() ? hit.value : undefined;
+    return cache.get(hash);
   }
 
   async function resolve(hash: string): Promise<ResolvedKey | null> {
@@ -81,12 +85,7 @@ export function createKeyStore(opts: { db: Db; redis: Redis | null; log: Fastify
     if (!pending) {
       pending = findKeyByHash(db, hash)
         .then((value) => {
-          if (cache.size >= KEY_CACHE_MAX) {
-            const oldest = cache.keys().next().value;
-            if (oldest !== undefined) cache.delete(oldest);
-          }
-          cache.delete(hash);
-          cache.set(hash, { value, expires: now() + KEY_CACHE_TTL_MS });
+          cache.set(hash, value);
           return value;
         })
         .finally(() => inflight.delete(hash));

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { Cache } from '../lib/cache.ts';
 
 /**
  * Widget keys: `pk_<mode>_<22 random base62><6 checksum base62>`.
@@ -50,16 +51,21 @@ export function hashKey(key: string): string {
 
 export type ParsedKey = { ok: true; mode: KeyMode; hash: string } | { ok: false };
 
-/** A busy storefront sends one key thousands of times a minute: its parse is remembered. */
-const PARSED_CACHE = 10_000;
-const parsed = new Map<string, ParsedKey>();
+/**
+ * A busy storefront sends one key thousands of times a minute: its parse is
+ * remembered, and a stream of made-up keys does not push it out.
+ */
+const parsed = new Cache<string, ParsedKey>({
+  name: 'widget-key-parse',
+  max: 10_000,
+  invalidatedBy: 'never: a pure function of the key',
+});
 
 /** Checks the shape and checksum only; whether the key exists is the store's question. */
 export function parseKey(key: string): ParsedKey {
   const hit = parsed.get(key);
   if (hit) return hit;
   const result = parseUncached(key);
-  if (parsed.size >= PARSED_CACHE) parsed.clear();
   parsed.set(key, result);
   return result;
 }

@@ -30,9 +30,11 @@ export class Cache<K extends string | object, V> {
     opts: { now?: () => number } = {},
   ) {
     if (!Number.isSafeInteger(spec.max) || spec.max < 1) throw new Error(`cache ${spec.name}: max must be ≥ 1`);
+    // lru-cache reads an entry stamped at 0 as having no lifetime: an injected clock is moved off 0
+    const now = opts.now;
     this.lru = new LRUCache<K, Stored<V> & {}>({
       max: spec.max,
-      ...(spec.ttlMs ? { ttl: spec.ttlMs, ...(opts.now ? { perf: { now: opts.now }, ttlResolution: 0 } : {}) } : {}),
+      ...(spec.ttlMs ? { ttl: spec.ttlMs, ...(now ? { perf: { now: () => now() + 1 }, ttlResolution: 0 } : {}) } : {}),
     });
     register(this);
   }
@@ -101,9 +103,18 @@ interface Registered {
 const registry = new Map<string, WeakRef<Registered>[]>();
 
 function register(cache: Registered): void {
-  const list = (registry.get(cache.spec.name) ?? []).filter((r) => r.deref() !== undefined);
+  let list = registry.get(cache.spec.name);
+  if (!list) {
+    list = [];
+    registry.set(cache.spec.name, list);
+  }
   list.push(new WeakRef(cache));
-  registry.set(cache.spec.name, list);
+  // collected caches are swept now and then, not at every registration
+  if ((list.length & 63) === 0) {
+    const live = list.filter((r) => r.deref() !== undefined);
+    list.length = 0;
+    list.push(...live);
+  }
 }
 
 export interface CacheReport {

@@ -17,6 +17,14 @@ const SPLICEABLE = /^[0-9A-Za-z-]{1,64}$/;
 export class JsonTemplates<Owner extends object> {
   /** stands in for the token while rendering: random, so no data can contain it by chance */
   private readonly marker = randomUUID();
+  /**
+   * Not a lib/cache.ts Cache per owner: owners are cached answers (up to 500 in
+   * each of up to 1000 merchant catalogs), each with a handful of variants
+   * (locale × key mode), so a Cache each could mean hundreds of thousands of
+   * lru-cache instances in the inventory, each registered in time linear in
+   * their number. The owner's own lifetime is the real bound; the per-owner
+   * limit only stops a renderer whose variant string keeps changing.
+   */
   private readonly byOwner = new WeakMap<Owner, Map<string, Buffer[]>>();
 
   constructor(private readonly maxVariantsPerOwner = 16) {}

@@ -1,7 +1,5 @@
 import proxyAddr from '@fastify/proxy-addr';
-
-/** how many addresses the trust decision is remembered for before the memory starts afresh */
-const REMEMBERED = 10_000;
+import { Cache } from './cache.ts';
 
 /**
  * Fastify's trustProxy check for the configured proxies (IPs or CIDRs), with
@@ -12,12 +10,16 @@ const REMEMBERED = 10_000;
  */
 export function rememberedTrust(proxies: readonly string[]): (address: string, hop: number) => boolean {
   const trusted = proxyAddr.compile([...proxies]);
-  const memo = new Map<string, boolean>();
+  // many client addresses pass through, but the proxies' own are asked about on every request
+  const memo = new Cache<string, boolean>({
+    name: 'trust-proxy-decision',
+    max: 10_000,
+    invalidatedBy: 'never: a pure function of the address (the proxy list is fixed per app)',
+  });
   return (address, hop) => {
     let t = memo.get(address);
     if (t === undefined) {
       t = trusted(address, hop);
-      if (memo.size >= REMEMBERED) memo.clear();
       memo.set(address, t);
     }
     return t;

@@ -1,4 +1,5 @@
 /** The attribution block of every score answer. */
+import { Cache } from '../lib/cache.ts';
 
 /** A small scent-trail mark: static, script-free SVG that inherits the text colour. */
 export const LOGO_SVG =
@@ -10,7 +11,11 @@ export const LOGO_SVG =
 const LABELS = { ar: 'بدعم من Sillage', en: 'Powered by Sillage' } as const;
 
 /** base + merchant → the URL up to the session parameter: parsed once, not per answer */
-const prefixes = new Map<string, string>();
+const prefixes = new Cache<string, string>({
+  name: 'powered-by-prefix',
+  max: 10_000,
+  invalidatedBy: 'never: a pure function of the base URL and the merchant slug',
+});
 
 export function poweredBy(base: string, locale: 'ar' | 'en', merchantSlug: string, sessionId: string) {
   const memo = `${base}\u0000${merchantSlug}`;
@@ -21,7 +26,6 @@ export function poweredBy(base: string, locale: 'ar' | 'en', merchantSlug: strin
     url.searchParams.set('merchant', merchantSlug);
     url.searchParams.set('session', '');
     prefix = url.toString();
-    if (prefixes.size >= 10_000) prefixes.clear();
     prefixes.set(memo, prefix);
   }
   return { label: LABELS[locale], url: prefix + encodeURIComponent(sessionId), logo_svg: LOGO_SVG };

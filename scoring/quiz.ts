@@ -2,6 +2,7 @@
  * Quiz answers: validation against the vocabulary and a canonical form.
  * Pure; shared by the score route and (later) the widget.
  */
+import { Cache } from '../lib/cache.ts';
 import {
   type AccordSlug,
   type FamilySlug,
@@ -105,8 +106,12 @@ export function quizKey(q: Quiz): string {
   return key;
 }
 
-const RECENT_QUIZZES = 5_000;
-const recent = new Map<string, Quiz>();
+// pure for the bundler: a widget that imports normalizeQuiz alone ships no cache
+const recent = /* @__PURE__ */ new Cache<string, Quiz>({
+  name: 'quiz-normalized',
+  max: 5_000,
+  invalidatedBy: "never: a pure function of the answers' JSON (the vocabulary is compiled in)",
+});
 
 /**
  * normalizeQuiz, remembered by the answers' own JSON: a shop's shoppers send
@@ -123,7 +128,6 @@ export function normalizeQuizRemembered(input: QuizInput): ReturnType<typeof nor
     Object.freeze(q.ratings);
     Object.freeze(q.families);
     Object.freeze(q);
-    if (recent.size >= RECENT_QUIZZES) recent.clear();
     recent.set(raw, q);
   }
   return result;

@@ -34,6 +34,17 @@ describe('Cache', () => {
     expect(c.get('k')).toBeUndefined();
   });
 
+  it('gives an entry made at time 0 of an injected clock its lifetime too', () => {
+    let now = 0;
+    const c = new Cache<string, number>(
+      { name: 'test-ttl-zero', max: 4, ttlMs: 100, invalidatedBy: 'age' },
+      { now: () => now },
+    );
+    c.set('k', 1);
+    now = 101;
+    expect(c.get('k')).toBeUndefined();
+  });
+
   it('drops the entries a predicate picks, and only those', () => {
     const c = new Cache<string, number>({ name: 'test-where', max: 10, invalidatedBy: 'merchant' });
     c.set('m1|a', 1).set('m1|b', 2).set('m2|a', 3);

@@ -57,6 +57,22 @@ describe('key store', () => {
     await store.close();
   });
 
+  it('a key in constant use still sees a revocation made elsewhere once the lifetime of its lookup has passed', async () => {
+    let now = 5_000;
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now });
+    const { key, keyId } = await createMerchantWithKey(app);
+    expect((await store.resolve(hashOf(key)))?.revoked).toBe(false);
+    await revokeKey(app.db, keyId); // no message to this store
+    for (let i = 0; i < 10; i++) {
+      now += 100; // used every 100 ms: each use is a hit, and none renews the entry
+      expect(store.cached(hashOf(key))?.revoked).toBe(false);
+    }
+    now += 1; // 1001 ms after the lookup
+    expect(store.cached(hashOf(key))).toBeUndefined();
+    expect((await store.resolve(hashOf(key)))?.revoked).toBe(true);
+    await store.close();
+  });
+
   it('drops the key at once on invalidate', async () => {
     const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => 0 });
     const { key, keyId } = await createMerchantWithKey(app);

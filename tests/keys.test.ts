@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateKey, hashKey, parseKey } from '../auth/keys.ts';
+import { cacheInventory } from '../lib/cache.ts';
 
 describe('widget key format', () => {
   it('creates pk_test_ and pk_live_ keys that parse back to their mode and hash', () => {
@@ -44,5 +45,16 @@ describe('widget key format', () => {
     }
     const live = generateKey('live').key;
     expect(parseKey(live.replace('pk_live_', 'pk_test_')).ok).toBe(false);
+  });
+
+  it('keeps the parse of a key in constant use while a stream of made-up keys passes, and holds at most 10,000', () => {
+    const busy = generateKey('live').key;
+    const remembered = parseKey(busy);
+    for (let i = 0; i < 25_000; i++) {
+      parseKey(`pk_live_made-up-${i}`);
+      if (i % 1000 === 0) parseKey(busy);
+    }
+    expect(parseKey(busy)).toBe(remembered); // the same object: never parsed again
+    expect(cacheInventory().find((c) => c.name === 'widget-key-parse')?.entries).toBe(10_000);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cache } from '../lib/cache.ts';
 import { operationOf } from '../plugins/app/metrics.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
 
@@ -84,5 +85,18 @@ describe('GET /metrics (Prometheus)', () => {
     expect(sample(text, 'sillage_requests_total{operation="unmatched",status="404"}')).toBeGreaterThanOrEqual(3);
     expect(operationOf('/api/admin/merchants/:id')).toBe('admin');
     expect(operationOf('/widget/v1/:file')).toBe('widget_file');
+  });
+
+  it('reports the entries of every cache by name, never more than its bound', async () => {
+    const bounded = new Cache<string, number>({ name: 'test-metrics-bound', max: 2, invalidatedBy: 'a test' });
+    bounded.set('a', 1).set('b', 2).set('c', 3);
+    await app.inject({ method: 'POST', url: '/api/widget/verify', payload: { api_key: key } });
+    const text = await scrape();
+    expect(text).toMatch(/^# TYPE sillage_cache_entries gauge$/m);
+    expect(sample(text, 'sillage_cache_entries{cache="test-metrics-bound"}')).toBe(2);
+    expect(sample(text, 'sillage_cache_entries{cache="widget-key-parse"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'sillage_cache_entries{cache="widget-keys"}')).toBeGreaterThanOrEqual(1);
+    bounded.clear();
+    expect(sample(await scrape(), 'sillage_cache_entries{cache="test-metrics-bound"}')).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import proxyAddr from '@fastify/proxy-addr';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { rememberedTrust } from '../lib/trust-proxy.ts';
 
 const address = fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('10.0.0.1', '127.0.0.1', '::1', 'not-an-ip', ''));
@@ -38,6 +38,28 @@ describe('remembered trust-proxy check', () => {
     for (let i = 0; i < 25_000; i++) {
       const a = `${i % 2 ? 10 : 11}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
       expect(remembered(a, 0)).toBe(i % 2 === 1);
+    }
+  });
+
+  it("decides the proxy's own address once while a stream of one-off client addresses passes", () => {
+    const asked: string[] = [];
+    const compile = proxyAddr.compile;
+    const spy = vi.spyOn(proxyAddr, 'compile').mockImplementation((list) => {
+      const trust = compile(list);
+      return (a: string, hop: number) => {
+        asked.push(a);
+        return trust(a, hop);
+      };
+    });
+    try {
+      const remembered = rememberedTrust(['10.0.0.0/8']);
+      for (let i = 0; i < 25_000; i++) {
+        expect(remembered('10.0.0.1', 0)).toBe(true); // the proxy, on every request
+        remembered(`11.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 1);
+      }
+      expect(asked.filter((a) => a === '10.0.0.1').length).toBe(1);
+    } finally {
+      spy.mockRestore();
     }
   });
 });

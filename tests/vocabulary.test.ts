@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { cacheInventory } from '../lib/cache.ts';
 import { normalizeText } from '../lib/text.ts';
 import {
   ACCORDS,
@@ -91,6 +92,15 @@ describe('vocabulary', () => {
     expect(resolveTerm('concentration', 'Eau de Parfum')).toBe('edp');
     expect(resolveTerm('concentration', 'أو دو بارفان')).toBe('edp');
     expect(resolveTerm('accord', 'unicorn')).toBeNull();
+  });
+
+  it('remembers at most 5,000 names, however many unknown ones are sent, and keeps answering', () => {
+    for (let i = 0; i < 12_000; i++) {
+      expect(resolveTerm('accord', `unknown ${i}`)).toBeNull();
+      if (i % 500 === 0) expect(resolveTerm('family', 'oriental')).toBe('amber');
+    }
+    expect(resolveTerm('family', 'oriental')).toBe('amber');
+    expect(cacheInventory().find((c) => c.name === 'vocabulary-resolve')?.entries).toBe(5000);
   });
 
   it('no alias means two different terms of one kind', () => {

@@ -5,8 +5,9 @@
  * names) that resolve to it. Accord slugs are the common perfumery words, lower
  * case with spaces, as perfume databases write them (`warm spicy`).
  *
- * Pure data and functions; no dependencies beyond lib/text.ts.
+ * Pure data and functions; no dependencies beyond lib/text.ts and lib/cache.ts.
  */
+import { Cache } from '../lib/cache.ts';
 import { normalizeText } from '../lib/text.ts';
 
 export interface Term {
@@ -414,12 +415,16 @@ export function resolveTerm<K extends VocabularyKind>(kind: K, name: string): Sl
   const hit = resolved.get(memo);
   if (hit !== undefined) return hit as SlugOf<K> | null;
   const slug = (lookupFor(kind).get(normalizeText(name)) as SlugOf<K> | undefined) ?? null;
-  // quizzes repeat the same few hundred names: remember them (bounded, any input is accepted)
-  if (resolved.size >= 5000) resolved.clear();
   resolved.set(memo, slug);
   return slug;
 }
-const resolved = new Map<string, string | null>();
+/** quizzes repeat the same few hundred names; any input is accepted, hence the bound */
+// pure for the bundler: the widget imports the vocabulary, never resolveTerm, and so ships no cache
+const resolved = /* @__PURE__ */ new Cache<string, string | null>({
+  name: 'vocabulary-resolve',
+  max: 5000,
+  invalidatedBy: 'never: a pure function of the kind and name (the vocabulary is compiled in)',
+});
 
 export function slugsOf<K extends VocabularyKind>(kind: K): SlugOf<K>[] {
   return (VOCABULARY[kind] as readonly Term[]).map((t) => t.slug) as SlugOf<K>[];

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { adminDisabled, createAdminTokenCheck } from '../../auth/admin-token.ts';
+import { cacheInventory } from '../../lib/cache.ts';
 import { SeriesCounter, SeriesHistogram } from '../../lib/series-metrics.ts';
 
 declare module 'fastify' {
@@ -57,6 +58,17 @@ export function createMetrics() {
       name: 'sillage_events_ingested_total',
       help: 'Widget events committed to the database (duplicates not counted)',
       registers: [registry],
+    }),
+    // read at scrape time: the caches are counted when asked, not on every request
+    cacheEntries: new Gauge({
+      name: 'sillage_cache_entries',
+      help: 'Entries held by each in-memory cache (lib/cache.ts), summed over its live instances',
+      labelNames: ['cache'],
+      registers: [registry],
+      collect() {
+        this.reset(); // a cache whose instances are gone leaves the scrape
+        for (const c of cacheInventory()) this.set({ cache: c.name }, c.entries);
+      },
     }),
   };
 }

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import rateLimit, { type FastifyRateLimitStore, normalizeIP, type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { Cache } from '../../lib/cache.ts';
 import { AppError } from '../../lib/errors.ts';
 
 /** Requests per minute for each widget operation (the interface's Limits table). */
@@ -34,13 +35,16 @@ function widgetRateKey(request: FastifyRequest): string {
   return `${key ? keyDigest(key) : 'nokey'}|${ip.includes(':') ? normalizeIP(ip) : ip}`;
 }
 
-const digests = new Map<string, string>();
+const digests = new Cache<string, string>({
+  name: 'rate-limit-key-digest',
+  max: 10_000,
+  invalidatedBy: 'never: a pure function of the key',
+});
 /** The counter name of a key: a hash prefix, remembered (a busy key is sent thousands of times a minute). */
 function keyDigest(key: string): string {
   let d = digests.get(key);
   if (!d) {
     d = createHash('sha256').update(key).digest('hex').slice(0, 20);
-    if (digests.size >= 10_000) digests.clear();
     digests.set(key, d);
   }
   return d;
