@@ -16,6 +16,7 @@ import leadsPlugin from './plugins/app/leads.ts';
 import merchantCatalogsPlugin from './plugins/app/merchant-catalogs.ts';
 import metricsPlugin from './plugins/app/metrics.ts';
 import redisPlugin from './plugins/app/redis.ts';
+import scoreAnswersPlugin from './plugins/app/score-answers.ts';
 import sessionsPlugin from './plugins/app/sessions.ts';
 import widgetKeyPlugin from './plugins/app/widget-key.ts';
 import rateLimitPlugin from './plugins/external/rate-limit.ts';
@@ -151,6 +152,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(catalogPlugin);
   await app.register(merchantCatalogsPlugin);
   await app.register(sessionsPlugin);
+  await app.register(scoreAnswersPlugin);
   await app.register(leadsPlugin);
   await app.register(eventWriterPlugin);
   await app.register(rateLimitPlugin);

@@ -5,7 +5,7 @@
  * can never disagree about what a listing is (tests/product-parity.test.ts).
  * Pure: the catalog snapshot comes in as data.
  */
-import { catalogProfile, hintProfile, type ProductInput } from '../catalog/enrich.ts';
+import { catalogProfile, hintProfile, type ProductInput, validateProductInput } from '../catalog/enrich.ts';
 import { type MatchResult, matchListing } from '../catalog/matcher.ts';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { CatalogPerfume, ProductProfile } from '../catalog/types.ts';
@@ -113,4 +113,42 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     line: r.line,
     lineHouse: r.lineHouse,
   };
+}
+
+export interface ListingProblem {
+  /** the row's position in the list it came in */
+  index: number;
+  /** the row's merchant_product_id, when it has a usable one */
+  merchantProductId?: string;
+  message: string;
+}
+
+/**
+ * A list of listings as a merchant sends it (a feed to sync, or an inline
+ * catalog with a score request): each row validated, a repeated
+ * merchant_product_id refused, and the rest recognised. A bad row is a problem
+ * named by its position, never a reason to refuse the others.
+ */
+export function recogniseListings(
+  rows: readonly unknown[],
+  snapshot: CatalogSnapshot,
+): { recognised: RecognisedProduct[]; problems: ListingProblem[] } {
+  const problems: ListingProblem[] = [];
+  const recognised: RecognisedProduct[] = [];
+  const seen = new Set<string>();
+  rows.forEach((raw, index) => {
+    const v = validateProductInput(raw);
+    if (!v.ok) {
+      problems.push({ index, merchantProductId: v.merchantProductId, message: v.reason });
+      return;
+    }
+    const id = v.product.merchantProductId;
+    if (seen.has(id)) {
+      problems.push({ index, merchantProductId: id, message: 'merchant_product_id appears twice in the list' });
+      return;
+    }
+    seen.add(id);
+    recognised.push(recogniseProduct(v.product, snapshot));
+  });
+  return { recognised, problems };
 }

@@ -6,6 +6,7 @@
 
 import type { ProductProfile } from '../catalog/types.ts';
 import type { Recommendation } from '../contracts/widget.ts';
+import { Cache } from '../lib/cache.ts';
 import { normalizeText } from '../lib/text.ts';
 import { buildProductMatrix, buildTaste, matchAccords, type ProductMatrix, rank, tasteSummary } from './engine.ts';
 import { type Quiz, quizKey } from './quiz.ts';
@@ -36,14 +37,25 @@ const ANSWER_CACHE = 500;
 
 export class CompiledCatalog {
   readonly matrix: ProductMatrix;
-  private readonly answers = new Map<string, ScoredAnswer>();
+  /** answers for quizzes already scored against these products (none for products scored once) */
+  private readonly answers: Cache<string, ScoredAnswer> | null;
 
   readonly products: readonly ScoringProduct[];
 
   constructor(
     readonly version: number,
     products: readonly ScoringProduct[],
+    opts: { rememberAnswers?: boolean } = {},
   ) {
+    this.answers =
+      opts.rememberAnswers === false
+        ? null
+        : new Cache({
+            name: 'product-answers',
+            max: ANSWER_CACHE,
+            invalidatedBy:
+              "goes with its compiled products (a new version of the merchant's products or of our catalog compiles new ones)",
+          });
     // equal scores rank by product id, not by the order the products came in: a
     // synced feed (read back by id) and the same rows inline then rank alike
     this.products = [...products].sort((a, b) =>
@@ -56,7 +68,7 @@ export class CompiledCatalog {
 
   score(quiz: Quiz, limit: number): ScoredAnswer {
     const key = `${limit}|${quizKey(quiz)}`;
-    const hit = this.answers.get(key);
+    const hit = this.answers?.get(key);
     if (hit) return hit;
     const taste = buildTaste(quiz);
     const ranking = rank(this.matrix, taste, limit);
@@ -81,11 +93,7 @@ export class CompiledCatalog {
       also_explore: ranking.alsoExplore.map((r) => view(r.index, r.score)),
       taste_summary: tasteSummary(quiz, taste),
     };
-    if (this.answers.size >= ANSWER_CACHE) {
-      const oldest = this.answers.keys().next().value;
-      if (oldest !== undefined) this.answers.delete(oldest);
-    }
-    this.answers.set(key, answer);
+    this.answers?.set(key, answer);
     return answer;
   }
 }

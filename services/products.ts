@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { type ProductInput, validateProductInput } from '../catalog/enrich.ts';
+import type { ProductInput } from '../catalog/enrich.ts';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { notFound } from '../lib/errors.ts';
 import {
   type RecognisedProduct,
+  recogniseListings,
   recogniseProduct,
   type StoredDecision,
   scoringProductOf,
@@ -79,7 +80,6 @@ const matchColumns = (r: RecognisedProduct) => ({
   matchConfidence: r.match.confidence,
   matchReason: r.match.reason,
   profile: r.profile,
-  updatedAt: sql`now()`,
 });
 
 /**
@@ -96,55 +96,31 @@ export async function syncProducts(
   opts: { replace?: boolean } = {},
 ): Promise<SyncSummary> {
   const merchant = await getMerchant(db, merchantIdOrSlug);
-  const rejections: SyncRejection[] = [];
-  let rejected = 0;
-  const rows = new Map<string, Row>();
   const counts = { matched: 0, partial: 0, unmatched: 0 };
   const syncId = randomUUID();
 
-  feed.forEach((raw, index) => {
-    const v = validateProductInput(raw);
-    if (!v.ok) {
-      rejected++;
-      if (rejections.length < 1000)
-        rejections.push({ index, merchant_product_id: v.merchantProductId, reason: v.reason });
-      return;
-    }
-    const p = v.product;
-    if (rows.has(p.merchantProductId)) {
-      rejected++;
-      if (rejections.length < 1000) {
-        rejections.push({
-          index,
-          merchant_product_id: p.merchantProductId,
-          reason: 'merchant_product_id appears twice in the feed',
-        });
-      }
-      return;
-    }
-    const r = recogniseProduct(p, snapshot);
-    rows.set(p.merchantProductId, {
-      merchantId: merchant.id,
-      merchantProductId: p.merchantProductId,
-      name: p.name,
-      house: p.house,
-      price: p.price,
-      currency: p.currency,
-      imageUrl: p.imageUrl,
-      productUrl: p.productUrl,
-      accords: p.accords,
-      notes: p.notes,
-      matchStatus: r.status,
-      sillagePerfumeId: r.match.perfumeId,
-      matchConfidence: r.match.confidence,
-      matchReason: r.match.reason,
-      profile: r.profile,
-      syncId,
-    });
-  });
+  const { recognised, problems } = recogniseListings(feed, snapshot);
+  const rejected = problems.length;
+  const rejections: SyncRejection[] = problems
+    .slice(0, 1000)
+    .map((p) => ({ index: p.index, merchant_product_id: p.merchantProductId, reason: p.message }));
+  const rows: Row[] = recognised.map((r) => ({
+    merchantId: merchant.id,
+    merchantProductId: r.listing.merchantProductId,
+    name: r.listing.name,
+    house: r.listing.house,
+    price: r.listing.price,
+    currency: r.listing.currency,
+    imageUrl: r.listing.imageUrl,
+    productUrl: r.listing.productUrl,
+    accords: r.listing.accords,
+    notes: r.listing.notes,
+    ...matchColumns(r),
+    syncId,
+  }));
 
   return db.transaction(async (tx) => {
-    const list = [...rows.values()];
+    const list = rows;
     for (let i = 0; i < list.length; i += UPSERT_BATCH) {
       await tx
         .insert(merchantProducts)
@@ -340,7 +316,7 @@ export async function pinMatch(
     });
     const [row] = await tx
       .update(merchantProducts)
-      .set({ ...matchColumns(pinned), matchPinned: true })
+      .set({ ...matchColumns(pinned), matchPinned: true, updatedAt: sql`now()` })
       .where(eq(merchantProducts.id, product.id))
       .returning();
     await touchMerchantCatalog(tx, merchant.id, false);
@@ -361,7 +337,7 @@ export async function unpinMatch(
     const r = recogniseProduct(listingOf(product), snapshot);
     const [row] = await tx
       .update(merchantProducts)
-      .set({ ...matchColumns(r), matchPinned: false })
+      .set({ ...matchColumns(r), matchPinned: false, updatedAt: sql`now()` })
       .where(eq(merchantProducts.id, product.id))
       .returning();
     await touchMerchantCatalog(tx, merchant.id, false);
@@ -420,7 +396,10 @@ export async function rematchProducts(
   }
   return db.transaction(async (tx) => {
     for (const { id, r } of changes) {
-      await tx.update(merchantProducts).set(matchColumns(r)).where(eq(merchantProducts.id, id));
+      await tx
+        .update(merchantProducts)
+        .set({ ...matchColumns(r), updatedAt: sql`now()` })
+        .where(eq(merchantProducts.id, id));
     }
     const version = changes.length ? await touchMerchantCatalog(tx, merchant.id, false) : merchant.catalogVersion;
     return {

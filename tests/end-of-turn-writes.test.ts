@@ -1,6 +1,7 @@
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { writeAtEndOfTurn } from '../lib/end-of-turn-writes.ts';
+import { buildTestApp, closeTestApp } from './helper.ts';
 
 const turnEnd = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -90,5 +91,24 @@ describe('writeAtEndOfTurn on a Fastify route', () => {
     await turnEnd();
     expect(lines.some((l) => l.includes('a second send was dropped'))).toBe(true);
     await app.close();
+  });
+});
+
+describe('which routes hold their answers to the end of the turn', () => {
+  it('only the score route: every other route is sent as Fastify sends it, so a second send is caught there', async () => {
+    const app = await buildTestApp({ REDIS_URL: undefined });
+    try {
+      const lines = app.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n');
+      const holding: string[] = [];
+      let route = '';
+      for (const line of lines) {
+        const path = /(\/\S*) \((\w+)/.exec(line);
+        if (path) route = `${path[2]} ${path[1]}`;
+        else if (line.includes('writeAtEndOfTurn')) holding.push(route);
+      }
+      expect(holding).toEqual(['POST /api/widget/score']);
+    } finally {
+      await closeTestApp(app);
+    }
   });
 });

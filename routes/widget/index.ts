@@ -1,6 +1,5 @@
 import cors from '@fastify/cors';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { writeAtEndOfTurn } from '../../lib/end-of-turn-writes.ts';
 import { AppError } from '../../lib/errors.ts';
 import event from './event.ts';
 import lookup from './lookup.ts';
@@ -42,8 +41,6 @@ const widget: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.addHook('preHandler', app.authenticateWidgetKey);
-  // the last onSend hook of the scope: answers go out together at the end of each turn
-  app.addHook('onSend', writeAtEndOfTurn);
 
   await app.register(verify);
   await app.register(lookup);
