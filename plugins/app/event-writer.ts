@@ -1,24 +1,15 @@
-import { sql } from 'drizzle-orm';
 import fp from 'fastify-plugin';
-import { rowsOf } from '../../db/client.ts';
-import type { NormalizedEvent } from '../../events/validate.ts';
+import { createBatchWriter } from '../../lib/batch-writer.ts';
 import { AppError, isDatabaseUnavailable } from '../../lib/errors.ts';
-import { timeOrderedId } from '../../lib/ids.ts';
-import { events, leads, purchases } from '../../schema/index.ts';
-import { attributePurchases } from '../../services/attribution.ts';
+import { type EventBatch, type StoredEvents, writeEvents } from '../../services/events.ts';
 
-export interface EventBatch {
-  merchantId: string;
-  keyId: string;
-  test: boolean;
-  events: NormalizedEvent[];
-}
+export type { EventBatch } from '../../services/events.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     eventWriter: {
       /** resolves once the events are committed: a 202 may be answered then, never before */
-      write(batch: EventBatch): Promise<{ accepted: number; duplicates: number }>;
+      write(batch: EventBatch): Promise<StoredEvents>;
     };
   }
 }
@@ -29,203 +20,58 @@ export const GROUP_COMMIT_MS = 4;
 export const GROUP_COMMIT_EVENTS = 1000;
 
 interface Pending extends EventBatch {
-  resolve: (r: { accepted: number; duplicates: number }) => void;
+  resolve: (r: StoredEvents) => void;
   reject: (err: unknown) => void;
 }
 
 /**
  * Stores events with group commit: concurrent requests' events go into one
- * transaction, written a few milliseconds after the first arrives, and each
- * request is answered only after that transaction commits. Duplicates (the
- * same event_id, or a purchase's order_id, per merchant) are stored once;
- * within one transaction the first in arrival order wins.
+ * transaction (services/events.ts), written a few milliseconds after the first
+ * arrives, and each request is answered only after that transaction commits.
  */
 export default fp(
   async (app) => {
-    let queue: Pending[] = [];
-    let queued = 0;
-    let timer: NodeJS.Timeout | null = null;
-    let flushing: Promise<void> | null = null;
-
-    async function commit(batch: Pending[]) {
-      type Ref = { p: number; e: number };
-      const eventRows: Record<string, unknown>[] = [];
-      const eventRefs: Ref[] = [];
-      const purchaseRows: Record<string, unknown>[] = [];
-      const purchaseRefs: Ref[] = [];
-      const ids: string[][] = batch.map((b) => b.events.map((e) => e.eventId ?? timeOrderedId()));
-      for (const [p, b] of batch.entries()) {
-        for (const [i, e] of b.events.entries()) {
-          if (e.purchase) {
-            purchaseRows.push({
-              merchant_id: b.merchantId,
-              session_id: e.sessionId,
-              test: b.test,
-              order_id: e.purchase.orderId,
-              event_id: ids[p]?.[i],
-              total: e.purchase.total,
-              currency: e.purchase.currency,
-              items: e.purchase.items,
-              occurred_at: e.occurredAt.toISOString(),
-            });
-            purchaseRefs.push({ p, e: i });
-          }
-        }
-      }
-      const accepted = batch.map((b) => b.events.map(() => false));
-
-      await app.db.transaction(async (tx) => {
-        const dupPurchase = new Set<string>();
-        if (purchaseRows.length) {
-          const inserted = rowsOf<{ merchant_id: string; test: boolean; order_id: string }>(
-            await tx.execute(sql`
-              insert into ${purchases} (merchant_id, session_id, test, order_id, event_id, total, currency, items, occurred_at)
-              select merchant_id, session_id, test, order_id, event_id, total, currency, items, occurred_at
-              from jsonb_to_recordset(${JSON.stringify(purchaseRows)}::jsonb) as x(
-                merchant_id uuid, session_id uuid, test boolean, order_id text, event_id text,
-                total numeric, currency text, items jsonb, occurred_at timestamptz)
-              on conflict (merchant_id, test, order_id) do nothing
-              returning merchant_id, test, order_id`),
-          );
-          const fresh = new Set(inserted.map((r) => `${r.merchant_id}|${r.test}|${r.order_id}`));
-          purchaseRows.forEach((r, k) => {
-            const key = `${r.merchant_id}|${r.test}|${r.order_id}`;
-            const ref = purchaseRefs[k] as Ref;
-            // first of the batch takes the order; a resent one (even with another event_id) is a duplicate
-            if (fresh.delete(key)) return;
-            dupPurchase.add(`${ref.p}:${ref.e}`);
-          });
-        }
-        for (const [p, b] of batch.entries()) {
-          for (const [i, e] of b.events.entries()) {
-            if (dupPurchase.has(`${p}:${i}`)) continue;
-            eventRows.push({
-              merchant_id: b.merchantId,
-              key_id: b.keyId,
-              session_id: e.sessionId,
-              test: b.test,
-              type: e.type,
-              event_id: ids[p]?.[i],
-              occurred_at: e.occurredAt.toISOString(),
-              data: e.data,
-            });
-            eventRefs.push({ p, e: i });
-          }
-        }
-        if (eventRows.length === 0) return;
-        const inserted = rowsOf<{ merchant_id: string; event_id: string }>(
-          await tx.execute(sql`
-            insert into ${events} (merchant_id, key_id, session_id, test, type, event_id, occurred_at, data)
-            select merchant_id, key_id, session_id, test, type, event_id, occurred_at, data
-            from jsonb_to_recordset(${JSON.stringify(eventRows)}::jsonb) as x(
-              merchant_id uuid, key_id uuid, session_id uuid, test boolean, type text, event_id text,
-              occurred_at timestamptz, data jsonb)
-            on conflict (merchant_id, event_id) where event_id is not null do nothing
-            returning merchant_id, event_id`),
-        );
-        const fresh = new Set(inserted.map((r) => `${r.merchant_id}|${r.event_id}`));
-        const leadRows: Record<string, unknown>[] = [];
-        eventRows.forEach((r, k) => {
-          const ref = eventRefs[k] as Ref;
-          if (!fresh.delete(`${r.merchant_id}|${r.event_id}`)) return;
-          (accepted[ref.p] as boolean[])[ref.e] = true;
-          const b = batch[ref.p] as Pending;
-          const lead = b.events[ref.e]?.lead;
-          if (lead) {
-            leadRows.push({
-              merchant_id: b.merchantId,
-              session_id: r.session_id,
-              test: b.test,
-              email_encrypted: lead.email ? app.leadCipher.encrypt(lead.email) : null,
-              phone_encrypted: lead.phone ? app.leadCipher.encrypt(lead.phone) : null,
-              email_lookup: lead.email ? app.leadCipher.emailLookup(lead.email) : null,
-              consent_at: r.occurred_at,
-              consent_version: lead.consentVersion,
-            });
-          }
-        });
-        // attribution: purchases of the sessions this batch touched (a new purchase, or a click
-        // arriving after its purchase) take the value of their items clicked as recommendations
-        const touched = new Map<string, Set<string>>();
-        for (const r of eventRows) {
-          if (!r.session_id) continue;
-          if (
-            r.type === 'purchase_completed' ||
-            r.type === 'recommendation_clicked' ||
-            r.type === 'also_explore_clicked'
-          ) {
-            const set = touched.get(r.merchant_id as string) ?? new Set<string>();
-            set.add(r.session_id as string);
-            touched.set(r.merchant_id as string, set);
-          }
-        }
-        for (const [merchantId, sessions] of touched) {
-          await attributePurchases(tx, merchantId, [...sessions], app.config.attributionWindowDays);
-        }
-        if (leadRows.length) {
-          await tx.execute(sql`
-            insert into ${leads} (merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, consent_at, consent_version)
-            select merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, consent_at, consent_version
-            from jsonb_to_recordset(${JSON.stringify(leadRows)}::jsonb) as x(
-              merchant_id uuid, session_id uuid, test boolean, email_encrypted text, phone_encrypted text,
-              email_lookup text, consent_at timestamptz, consent_version text)`);
-        }
+    const commit = async (batch: Pending[]) => {
+      const stored = await writeEvents(app.db, batch, {
+        cipher: app.leadCipher,
+        attributionWindowDays: app.config.attributionWindowDays,
       });
-      batch.forEach((b, p) => {
-        const n = (accepted[p] as boolean[]).filter(Boolean).length;
-        b.resolve({ accepted: n, duplicates: b.events.length - n });
-      });
-    }
+      for (const [p, b] of batch.entries()) b.resolve(stored[p] as StoredEvents);
+    };
 
     const unavailableError = () =>
       new AppError(503, 'database_unavailable', 'Events could not be stored, retry shortly', undefined, {
         'retry-after': '5',
       });
 
-    function flush() {
-      if (timer) {
-        clearTimeout(timer);
-        timer = null;
-      }
-      if (flushing || queue.length === 0) return;
-      const batch = queue;
-      queue = [];
-      queued = 0;
-      flushing = commit(batch)
-        .catch(async (err) => {
-          const unavailable = isDatabaseUnavailable(err);
-          if (!unavailable && batch.length > 1) {
-            // one request's events must not fail everyone's: commit each alone
-            for (const b of batch) {
-              await commit([b]).catch((e) => {
-                app.log.error({ err: e }, 'event batch failed');
-                b.reject(isDatabaseUnavailable(e) ? unavailableError() : e);
-              });
-            }
-            return;
+    const writer = createBatchWriter<Pending>({
+      write: commit,
+      maxWaitMs: GROUP_COMMIT_MS,
+      maxBatch: GROUP_COMMIT_EVENTS,
+      weight: (p) => p.events.length,
+      async onFailure(batch, err) {
+        const unavailable = isDatabaseUnavailable(err);
+        if (!unavailable && batch.length > 1) {
+          // one request's events must not fail everyone's: commit each alone
+          for (const b of batch) {
+            await commit([b]).catch((e) => {
+              app.log.error({ err: e }, 'event batch failed');
+              b.reject(isDatabaseUnavailable(e) ? unavailableError() : e);
+            });
           }
-          if (!unavailable) app.log.error({ err }, 'event batch failed');
-          const answer = unavailable ? unavailableError() : err;
-          for (const b of batch) b.reject(answer);
-        })
-        .finally(() => {
-          flushing = null;
-          if (queue.length) flush();
-        });
-    }
-
-    app.addHook('onClose', async () => {
-      flush();
-      while (flushing) await flushing;
+          return;
+        }
+        if (!unavailable) app.log.error({ err }, 'event batch failed');
+        const answer = unavailable ? unavailableError() : err;
+        for (const b of batch) b.reject(answer);
+      },
     });
+    app.addHook('onClose', () => writer.close());
 
     app.decorate('eventWriter', {
       write(batch: EventBatch) {
-        return new Promise((resolve, reject) => {
-          queue.push({ ...batch, resolve, reject });
-          queued += batch.events.length;
-          if (queued >= GROUP_COMMIT_EVENTS) flush();
-          else if (!timer) timer = setTimeout(flush, GROUP_COMMIT_MS);
+        return new Promise<StoredEvents>((resolve, reject) => {
+          writer.add({ ...batch, resolve, reject });
         });
       },
     });

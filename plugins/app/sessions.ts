@@ -1,40 +1,15 @@
-import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import fp from 'fastify-plugin';
-import { apiKeys, merchants, widgetAnswers, widgetSessions } from '../../schema/index.ts';
+import { createBatchWriter } from '../../lib/batch-writer.ts';
+import { Cache } from '../../lib/cache.ts';
+import { type SessionRecord, writeSessions } from '../../services/sessions.ts';
 
-/** A scored answer's content, stored once in widget_answers however many sessions got it */
-export interface RecordedAnswer {
-  /** the hash of the merchant id and the two texts below (answerId) */
-  id: string;
-  /** the normalised quiz and its catalog_mode, as JSON */
-  quizJson: string;
-  /** [{merchant_product_id, position, match_score, list: recommendations|also_explore}], as JSON */
-  shownJson: string;
-}
-
-export interface SessionRecord {
-  id: string;
-  merchantId: string;
-  keyId: string;
-  test: boolean;
-  locale: string;
-  answer: RecordedAnswer;
-}
-
-/**
- * The id of an answer's content: the first 128 bits of SHA-256 over the
- * merchant id, the quiz JSON and the shown JSON, joined by newlines, written as
- * a UUID. Migration 0006 computes the same in SQL for the sessions it moved.
- */
-export function answerId(merchantId: string, quizJson: string, shownJson: string): string {
-  const h = createHash('sha256').update(`${merchantId}\n${quizJson}\n${shownJson}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
-
-export function recordedAnswer(merchantId: string, quizJson: string, shownJson: string): RecordedAnswer {
-  return { id: answerId(merchantId, quizJson, shownJson), quizJson, shownJson };
-}
+// importers (routes/widget/score.ts, tests) take these from here
+export {
+  answerId,
+  type RecordedAnswer,
+  recordedAnswer,
+  type SessionRecord,
+} from '../../services/sessions.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -46,138 +21,48 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * A batch is written at most this long after its first session was queued
+ * (not on a fixed interval: an idle instance sets no timer), or at once after
+ * the write in flight.
+ */
 const FLUSH_MS = 250;
 const FLUSH_AT = 200;
 /** beyond this many waiting (database away), the oldest are dropped, with a warning */
 const MAX_QUEUE = 20_000;
-/** answer ids known to be stored, remembered up to this many (then forgotten and re-sent once) */
+/** answer ids known to be stored, remembered up to this many (an id forgotten is re-sent once) */
 const STORED_ANSWERS = 50_000;
 
 /**
  * Records each scored session (merchant, key mode, quiz, locale, products
- * shown with positions) for analytics, in batches written every FLUSH_MS or
- * FLUSH_AT sessions, so the score answer waits for no database write. A
- * re-scored session updates its row. Flushed on shutdown.
- *
- * A session row is narrow (ids, mode, locale, answer id); an answer's quiz and
- * products shown go to widget_answers once, the first time this instance
- * writes a session that got it. A batch locks its merchants and keys once
- * (FOR KEY SHARE, as a foreign key check would per row) and keeps only the
- * sessions whose merchant still exists; a deleted key's id is stored as null.
+ * shown with positions) for analytics, in batches (services/sessions.ts), so
+ * the score answer waits for no database write. A batch that fails is queued
+ * again and retried. Flushed on shutdown.
  */
 export default fp(
   async (app) => {
-    let queue: SessionRecord[] = [];
-    let flushing: Promise<void> | null = null;
-    const storedAnswers = new Set<string>();
-
-    async function write(batch: SessionRecord[]) {
-      // One row per group of sessions that share an answer, a key and a locale, with the
-      // group's session ids in a list: most of a batch took the same few quizzes, so this
-      // sends and parses ~40 bytes a session rather than a whole row.
-      type Group = { s: SessionRecord; ids: string[] };
-      const groups = new Map<RecordedAnswer, Map<string, Map<string, Group>>>();
-      const list: Group[] = [];
-      const answers = new Map<string, SessionRecord>();
-      const seen = new Set<string>();
-      // newest first: the latest answer of a session wins within a batch
-      for (let i = batch.length - 1; i >= 0; i--) {
-        const s = batch[i] as SessionRecord;
-        if (seen.has(s.id)) continue;
-        seen.add(s.id);
-        let byKey = groups.get(s.answer);
-        if (!byKey) {
-          byKey = new Map();
-          groups.set(s.answer, byKey);
-          if (!storedAnswers.has(s.answer.id)) answers.set(s.answer.id, s);
-        }
-        let byLocale = byKey.get(s.keyId);
-        if (!byLocale) {
-          byLocale = new Map();
-          byKey.set(s.keyId, byLocale);
-        }
-        let group = byLocale.get(s.locale);
-        if (!group) {
-          group = { s, ids: [] };
-          byLocale.set(s.locale, group);
-          list.push(group);
-        }
-        group.ids.push(s.id);
-      }
-      // ids are bare UUIDs (checked at the door, or ours), so they need no escaping
-      const rows = list.map(
-        ({ s, ids }) =>
-          `{"merchant_id":"${s.merchantId}","key_id":"${s.keyId}","test":${s.test},"locale":${JSON.stringify(s.locale)},"answer_id":"${s.answer.id}","ids":["${ids.join('","')}"]}`,
-      );
-      const answerRows = [...answers.values()].map(
-        (s) =>
-          `{"id":"${s.answer.id}","merchant_id":"${s.merchantId}","quiz":${s.answer.quizJson},"shown":${s.answer.shownJson}}`,
-      );
-      // a prepared statement: its text never changes (docs/decisions.md)
-      await app.database.executePrepared(sql`
-        with g as (
-          select * from json_to_recordset(${`[${rows.join(',')}]`}::json)
-            as g(merchant_id uuid, key_id uuid, test boolean, locale text, answer_id uuid, ids json)
-        ), m as (
-          select id from ${merchants} where id in (select merchant_id from g) for key share
-        ), k as (
-          select id from ${apiKeys} where id in (select key_id from g) for key share
-        ), a as (
-          insert into ${widgetAnswers} (id, merchant_id, quiz, shown)
-          select a.id, a.merchant_id, a.quiz, a.shown
-          from json_to_recordset(${`[${answerRows.join(',')}]`}::json)
-            as a(id uuid, merchant_id uuid, quiz json, shown json)
-          join m on m.id = a.merchant_id
-          on conflict (id) do nothing
-        )
-        insert into ${widgetSessions} (id, merchant_id, key_id, test, locale, answer_id)
-        select s.id::uuid, g.merchant_id, k.id, g.test, g.locale, g.answer_id
-        from g join m on m.id = g.merchant_id left join k on k.id = g.key_id
-          cross join lateral json_array_elements_text(g.ids) as s(id)
-        on conflict (id) do update set answer_id = excluded.answer_id, locale = excluded.locale
-          -- a session id is the client's: never let one merchant's id overwrite another's session
-          where ${widgetSessions.merchantId} = excluded.merchant_id`);
-      if (storedAnswers.size + answers.size > STORED_ANSWERS) storedAnswers.clear();
-      for (const id of answers.keys()) storedAnswers.add(id);
-    }
-
-    /** writes what is queued now: after the batch being written, if any (it may not hold them) */
-    async function flush(): Promise<void> {
-      if (flushing) await flushing;
-      // another caller may have started the next batch meanwhile: it holds what was queued
-      if (flushing) return flushing;
-      if (queue.length === 0) return;
-      const batch = queue;
-      queue = [];
-      flushing = write(batch)
-        .catch((err) => {
-          app.log.warn({ err, sessions: batch.length }, 'could not record sessions; will retry');
-          queue = batch.concat(queue).slice(-MAX_QUEUE);
-        })
-        .finally(() => {
-          flushing = null;
-        });
-      return flushing;
-    }
-
-    const timer = setInterval(() => void flush(), FLUSH_MS);
-    timer.unref();
-    app.addHook('onClose', async () => {
-      clearInterval(timer);
-      await flush();
+    const storedAnswers = new Cache<string, true>({
+      name: 'stored-answer-ids',
+      max: STORED_ANSWERS,
+      invalidatedBy:
+        'never wrong, only forgotten: an id evicted is sent once more and the insert skips it (on conflict do nothing)',
     });
-
-    app.decorate('sessions', {
-      record(s: SessionRecord) {
-        queue.push(s);
-        if (queue.length > MAX_QUEUE) {
-          queue.splice(0, queue.length - MAX_QUEUE);
-          app.log.warn('session queue full: oldest sessions dropped');
-        }
-        if (queue.length >= FLUSH_AT) void flush();
+    const writer = createBatchWriter<SessionRecord>({
+      write: (batch) => writeSessions(app.database.executePrepared, batch, storedAnswers),
+      maxWaitMs: FLUSH_MS,
+      maxBatch: FLUSH_AT,
+      maxQueued: MAX_QUEUE,
+      onFailure(batch, err) {
+        app.log.warn({ err, sessions: batch.length }, 'could not record sessions; will retry');
+        return 'requeue';
       },
-      flush,
+      onDrop(dropped) {
+        app.log.warn({ dropped }, 'session queue full: oldest sessions dropped');
+      },
     });
+    app.addHook('onClose', () => writer.close());
+
+    app.decorate('sessions', { record: writer.add, flush: writer.flush });
   },
   { name: 'sessions', dependencies: ['database'] },
 );

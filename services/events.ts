@@ -1,0 +1,164 @@
+import { sql } from 'drizzle-orm';
+import { type Db, rowsOf } from '../db/client.ts';
+import type { NormalizedEvent } from '../events/validate.ts';
+import { timeOrderedId } from '../lib/ids.ts';
+import type { LeadCipher } from '../lib/lead-crypto.ts';
+import { events, leads, purchases } from '../schema/index.ts';
+import { attributePurchases } from './attribution.ts';
+
+/** One request's events */
+export interface EventBatch {
+  merchantId: string;
+  keyId: string;
+  test: boolean;
+  events: NormalizedEvent[];
+}
+
+export interface StoredEvents {
+  accepted: number;
+  duplicates: number;
+}
+
+export interface WriteEventsOptions {
+  cipher: Pick<LeadCipher, 'encrypt' | 'emailLookup'>;
+  attributionWindowDays: number;
+}
+
+/**
+ * Stores several requests' events in one transaction and answers, for each
+ * request in order, how many were new and how many duplicates. Duplicates (the
+ * same event_id, or a purchase's order_id, per merchant) are stored once;
+ * within the transaction the first in `batch` order wins. A new lead event
+ * stores its contact details encrypted; purchases and clicks recompute the
+ * attribution of their sessions' purchases. Rejects, having stored nothing,
+ * when the transaction fails.
+ */
+export async function writeEvents(
+  db: Db,
+  batch: readonly EventBatch[],
+  { cipher, attributionWindowDays }: WriteEventsOptions,
+): Promise<StoredEvents[]> {
+  type Ref = { p: number; e: number };
+  const eventRows: Record<string, unknown>[] = [];
+  const eventRefs: Ref[] = [];
+  const purchaseRows: Record<string, unknown>[] = [];
+  const purchaseRefs: Ref[] = [];
+  const ids: string[][] = batch.map((b) => b.events.map((e) => e.eventId ?? timeOrderedId()));
+  for (const [p, b] of batch.entries()) {
+    for (const [i, e] of b.events.entries()) {
+      if (e.purchase) {
+        purchaseRows.push({
+          merchant_id: b.merchantId,
+          session_id: e.sessionId,
+          test: b.test,
+          order_id: e.purchase.orderId,
+          event_id: ids[p]?.[i],
+          total: e.purchase.total,
+          currency: e.purchase.currency,
+          items: e.purchase.items,
+          occurred_at: e.occurredAt.toISOString(),
+        });
+        purchaseRefs.push({ p, e: i });
+      }
+    }
+  }
+  const accepted = batch.map((b) => b.events.map(() => false));
+
+  await db.transaction(async (tx) => {
+    const dupPurchase = new Set<string>();
+    if (purchaseRows.length) {
+      const inserted = rowsOf<{ merchant_id: string; test: boolean; order_id: string }>(
+        await tx.execute(sql`
+          insert into ${purchases} (merchant_id, session_id, test, order_id, event_id, total, currency, items, occurred_at)
+          select merchant_id, session_id, test, order_id, event_id, total, currency, items, occurred_at
+          from jsonb_to_recordset(${JSON.stringify(purchaseRows)}::jsonb) as x(
+            merchant_id uuid, session_id uuid, test boolean, order_id text, event_id text,
+            total numeric, currency text, items jsonb, occurred_at timestamptz)
+          on conflict (merchant_id, test, order_id) do nothing
+          returning merchant_id, test, order_id`),
+      );
+      const fresh = new Set(inserted.map((r) => `${r.merchant_id}|${r.test}|${r.order_id}`));
+      purchaseRows.forEach((r, k) => {
+        const key = `${r.merchant_id}|${r.test}|${r.order_id}`;
+        const ref = purchaseRefs[k] as Ref;
+        // first of the batch takes the order; a resent one (even with another event_id) is a duplicate
+        if (fresh.delete(key)) return;
+        dupPurchase.add(`${ref.p}:${ref.e}`);
+      });
+    }
+    for (const [p, b] of batch.entries()) {
+      for (const [i, e] of b.events.entries()) {
+        if (dupPurchase.has(`${p}:${i}`)) continue;
+        eventRows.push({
+          merchant_id: b.merchantId,
+          key_id: b.keyId,
+          session_id: e.sessionId,
+          test: b.test,
+          type: e.type,
+          event_id: ids[p]?.[i],
+          occurred_at: e.occurredAt.toISOString(),
+          data: e.data,
+        });
+        eventRefs.push({ p, e: i });
+      }
+    }
+    if (eventRows.length === 0) return;
+    const inserted = rowsOf<{ merchant_id: string; event_id: string }>(
+      await tx.execute(sql`
+        insert into ${events} (merchant_id, key_id, session_id, test, type, event_id, occurred_at, data)
+        select merchant_id, key_id, session_id, test, type, event_id, occurred_at, data
+        from jsonb_to_recordset(${JSON.stringify(eventRows)}::jsonb) as x(
+          merchant_id uuid, key_id uuid, session_id uuid, test boolean, type text, event_id text,
+          occurred_at timestamptz, data jsonb)
+        on conflict (merchant_id, event_id) where event_id is not null do nothing
+        returning merchant_id, event_id`),
+    );
+    const fresh = new Set(inserted.map((r) => `${r.merchant_id}|${r.event_id}`));
+    const leadRows: Record<string, unknown>[] = [];
+    eventRows.forEach((r, k) => {
+      const ref = eventRefs[k] as Ref;
+      if (!fresh.delete(`${r.merchant_id}|${r.event_id}`)) return;
+      (accepted[ref.p] as boolean[])[ref.e] = true;
+      const b = batch[ref.p] as EventBatch;
+      const lead = b.events[ref.e]?.lead;
+      if (lead) {
+        leadRows.push({
+          merchant_id: b.merchantId,
+          session_id: r.session_id,
+          test: b.test,
+          email_encrypted: lead.email ? cipher.encrypt(lead.email) : null,
+          phone_encrypted: lead.phone ? cipher.encrypt(lead.phone) : null,
+          email_lookup: lead.email ? cipher.emailLookup(lead.email) : null,
+          consent_at: r.occurred_at,
+          consent_version: lead.consentVersion,
+        });
+      }
+    });
+    // attribution: purchases of the sessions this batch touched (a new purchase, or a click
+    // arriving after its purchase) take the value of their items clicked as recommendations
+    const touched = new Map<string, Set<string>>();
+    for (const r of eventRows) {
+      if (!r.session_id) continue;
+      if (r.type === 'purchase_completed' || r.type === 'recommendation_clicked' || r.type === 'also_explore_clicked') {
+        const set = touched.get(r.merchant_id as string) ?? new Set<string>();
+        set.add(r.session_id as string);
+        touched.set(r.merchant_id as string, set);
+      }
+    }
+    for (const [merchantId, sessions] of touched) {
+      await attributePurchases(tx, merchantId, [...sessions], attributionWindowDays);
+    }
+    if (leadRows.length) {
+      await tx.execute(sql`
+        insert into ${leads} (merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, consent_at, consent_version)
+        select merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, consent_at, consent_version
+        from jsonb_to_recordset(${JSON.stringify(leadRows)}::jsonb) as x(
+          merchant_id uuid, session_id uuid, test boolean, email_encrypted text, phone_encrypted text,
+          email_lookup text, consent_at timestamptz, consent_version text)`);
+    }
+  });
+  return batch.map((b, p) => {
+    const n = (accepted[p] as boolean[]).filter(Boolean).length;
+    return { accepted: n, duplicates: b.events.length - n };
+  });
+}
