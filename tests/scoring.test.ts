@@ -131,6 +131,10 @@ describe('scoring properties (for all quizzes and products)', () => {
 });
 
 // ---- scenarios on the real catalog -----------------------------------------
+// Each scenario names the products it expects by their catalog ids, so an empty or reshuffled list fails. Scores are
+// whole numbers and often equal, so a scenario reads equal scores in id order and names its leaders only down to a
+// drop in score: the names hold however ties are broken. They come from the shipped catalog; when it or the weights
+// change on purpose, check the accord assertions against the new lists before updating the names.
 const { perfumes } = loadBundledCatalog();
 const shopProducts: ScoringProduct[] = perfumes.map((p) => ({
   merchantProductId: p.id,
@@ -150,8 +154,29 @@ const shop = new CompiledCatalog(1, shopProducts);
 const byId = new Map(shopProducts.map((p) => [p.merchantProductId, p]));
 const weightOf = (id: string, accord: string) =>
   byId.get(id)?.profile.accords.find((a) => a.name === accord)?.weight ?? 0;
-const topOf = (q: QuizInput, n = 6) => shop.score(quizOf(q), n).recommendations.map((r) => r.merchant_product_id);
+/** What the scenarios rank with: the shop's answer to a quiz. */
+const answerOf = (q: QuizInput, n = 6) => shop.score(quizOf(q), n);
+/** The recommended ids, best first, equal scores in id order. */
+const topOf = (q: QuizInput, n = 6) => {
+  const recs = answerOf(q, n).recommendations;
+  const ids: string[] = [];
+  for (let i = 0; i < recs.length; ) {
+    let j = i;
+    while (j < recs.length && recs[j]?.match_score === recs[i]?.match_score) j++;
+    ids.push(
+      ...recs
+        .slice(i, j)
+        .map((r) => r.merchant_product_id)
+        .sort(),
+    );
+    i = j;
+  }
+  return ids;
+};
 const strongest = (id: string) => byId.get(id)?.profile.accords[0]?.name;
+/** A product's score before the list is made diverse (the matrix is in the compiled catalog's own order). */
+const scoreOf = (q: QuizInput, id: string) =>
+  scoreProducts(shop.matrix, buildTaste(quizOf(q))).scores[shop.products.findIndex((p) => p.merchantProductId === id)];
 
 describe('scenarios on the shipped catalog', () => {
   it('an oud and amber lover who avoids citrus, in winter evenings: oud and amber first, no fresh citrus in the top 3', () => {
@@ -161,7 +186,16 @@ describe('scenarios on the shipped catalog', () => {
       season: 'winter',
       occasion: 'evening',
     });
-    for (const id of top.slice(0, 3)) {
+    expect(top).toHaveLength(6);
+    const leaders = [
+      'lattafa-al-qiam-gold-edp', // Lattafa Al Qiam Gold: leather, oud, amber
+      'lattafa-ameer-al-oudh-edp', // Lattafa Ameer Al Oudh: woody, oud, vanilla, amber
+      'louis-vuitton-ombre-nomade-edp', // Louis Vuitton Ombre Nomade: oud first
+      'maison-alhambra-jean-lowe-ombre-edp', // Maison Alhambra Jean Lowe Ombre: oud, rose
+      'orientica-oud-saffron-edp', // Orientica Oud Saffron: spicy, oud, amber
+    ];
+    expect(top.slice(0, 5)).toEqual(leaders);
+    for (const id of leaders) {
       expect(weightOf(id, 'oud') + weightOf(id, 'amber'), id).toBeGreaterThan(0.5);
       expect(weightOf(id, 'citrus'), id).toBeLessThan(0.3);
     }
@@ -174,7 +208,15 @@ describe('scenarios on the shipped catalog', () => {
       season: 'summer',
       occasion: 'office',
     });
-    for (const id of top.slice(0, 3)) {
+    expect(top).toHaveLength(6);
+    const leaders = [
+      'creed-royal-water-edp', // Creed Royal Water
+      'azzaro-chrome-edt', // Azzaro Chrome
+      'dior-dior-homme-cologne-edc', // Dior Homme Cologne
+      'issey-miyake-l-eau-d-issey-pour-homme-edt', // Issey Miyake L'Eau d'Issey Pour Homme
+    ];
+    expect(top.slice(0, 4)).toEqual(leaders);
+    for (const id of leaders) {
       expect(weightOf(id, 'citrus') + weightOf(id, 'fresh'), id).toBeGreaterThan(0.8);
       expect(weightOf(id, 'oud'), id).toBe(0);
     }
@@ -186,13 +228,30 @@ describe('scenarios on the shipped catalog', () => {
       accord_ratings: { vanilla: 'love', caramel: 'love' },
       season: 'winter',
     });
+    expect(top).toHaveLength(6);
+    expect(top.slice(0, 5)).toEqual([
+      'kayali-vanilla-28-edp', // Kayali Vanilla 28
+      'parfums-de-marly-althair-edp', // Parfums de Marly Althaïr
+      'prada-candy-edp', // Prada Candy
+      'khadlaj-cream-velvet-extrait', // Khadlaj Cream Velvet
+      'lattafa-teriaq-edp', // Lattafa Teriaq
+    ]);
     for (const id of top)
       expect(weightOf(id, 'vanilla') + weightOf(id, 'caramel') + weightOf(id, 'sweet'), id).toBeGreaterThan(0.8);
   });
 
   it('a rose lover dressing for a wedding gets rose perfumes', () => {
     const top = topOf({ families: ['floral'], accord_ratings: { rose: 'love' }, occasion: 'wedding' });
-    for (const id of top.slice(0, 4)) expect(weightOf(id, 'rose'), id).toBeGreaterThanOrEqual(0.5);
+    expect(top).toHaveLength(6);
+    const leaders = [
+      'french-avenue-enigma-quatre-edp', // French Avenue Enigma Quatre
+      'al-haramain-madinah-edp', // Al Haramain Madinah
+      'estee-lauder-beautiful-edp', // Estée Lauder Beautiful
+      'montale-roses-musk-edp', // Montale Roses Musk
+      'ajmal-wisal-edp', // Ajmal Wisal
+    ];
+    expect(top.slice(0, 5)).toEqual(leaders);
+    for (const id of leaders) expect(weightOf(id, 'rose'), id).toBeGreaterThanOrEqual(0.5);
   });
 
   it('a sporty summer shopper gets aquatic and marine freshness', () => {
@@ -202,7 +261,15 @@ describe('scenarios on the shipped catalog', () => {
       season: 'summer',
       occasion: 'sport',
     });
-    for (const id of top.slice(0, 3))
+    expect(top).toEqual([
+      'bvlgari-aqva-pour-homme-edt', // Bvlgari Aqva Pour Homme
+      'rabanne-invictus-edt', // Rabanne Invictus
+      'dolce-and-gabbana-light-blue-eau-intense-pour-homme-edp', // D&G Light Blue Eau Intense Pour Homme
+      'issey-miyake-l-eau-d-issey-pour-homme-edt', // Issey Miyake L'Eau d'Issey Pour Homme
+      'orto-parisi-megamare-parfum', // Orto Parisi Megamare
+      'creed-millesime-imperial-edp', // Creed Millésime Impérial
+    ]);
+    for (const id of top)
       expect(weightOf(id, 'aquatic') + weightOf(id, 'marine') + weightOf(id, 'ozonic'), id).toBeGreaterThan(0.6);
   });
 
@@ -213,8 +280,21 @@ describe('scenarios on the shipped catalog', () => {
       season: 'autumn',
       occasion: 'evening',
     });
-    for (const id of top.slice(0, 3))
-      expect(weightOf(id, 'leather') + weightOf(id, 'tobacco'), id).toBeGreaterThan(0.6);
+    expect(top).toHaveLength(6);
+    expect(top.slice(0, 2)).toEqual([
+      'burberry-london-for-men-edt', // Burberry London for Men: leather, tobacco
+      'lattafa-al-qiam-gold-edp', // Lattafa Al Qiam Gold: leather, oud
+    ]);
+    // then five products on one score for four places: one of the two Ombré Leathers (one line) and these three
+    expect(top.slice(2)).toEqual(
+      expect.arrayContaining([
+        'amouage-journey-man-edp', // Amouage Journey Man: spicy, tobacco, leather
+        'lattafa-velvet-oud-edp', // Lattafa Velvet Oud
+        'tom-ford-tuscan-leather-edp', // Tom Ford Tuscan Leather
+      ]),
+    );
+    expect(top.filter((id) => id.startsWith('tom-ford-ombre-leather-'))).toHaveLength(1);
+    for (const id of top) expect(weightOf(id, 'leather') + weightOf(id, 'tobacco'), id).toBeGreaterThan(0.6);
   });
 
   it('a white-floral spring shopper gets white florals', () => {
@@ -224,23 +304,77 @@ describe('scenarios on the shipped catalog', () => {
       season: 'spring',
       occasion: 'daily',
     });
-    for (const id of top.slice(0, 3)) expect(weightOf(id, 'white floral'), id).toBeGreaterThanOrEqual(0.5);
+    expect(top).toHaveLength(6);
+    const leaders = [
+      'chanel-gabrielle-edp', // Chanel Gabrielle
+      'chloe-love-story-edp', // Chloé Love Story
+      'ex-nihilo-fleur-narcotique-edp', // Ex Nihilo Fleur Narcotique
+      'maison-margiela-flower-market-edt', // Maison Margiela Flower Market
+    ];
+    expect(top.slice(0, 4)).toEqual(leaders);
+    for (const id of leaders) expect(weightOf(id, 'white floral'), id).toBeGreaterThanOrEqual(0.5);
   });
 
   it('loving woods but avoiding sweetness keeps sweet-dominated perfumes out of the list', () => {
-    const top = topOf({ families: ['woody'], accord_ratings: { woody: 'love', sweet: 'avoid', vanilla: 'avoid' } });
+    const woods: QuizInput = {
+      families: ['woody'],
+      accord_ratings: { woody: 'love', sweet: 'avoid', vanilla: 'avoid' },
+    };
+    const top = topOf(woods);
+    expect(top).toHaveLength(6);
+    expect(top.slice(0, 4)).toEqual([
+      'byredo-super-cedar-edp', // Byredo Super Cedar
+      'diptyque-tam-dao-edt', // Diptyque Tam Dao
+      'dior-dior-homme-edt', // Dior Homme
+      'le-labo-santal-33-edp', // Le Labo Santal 33
+    ]);
     for (const id of top) {
+      expect(weightOf(id, 'woody'), id).toBeGreaterThanOrEqual(0.5);
       expect(weightOf(id, 'sweet'), id).toBeLessThan(DOMINANT_WEIGHT);
       expect(weightOf(id, 'vanilla'), id).toBeLessThan(DOMINANT_WEIGHT);
     }
+    // Le Labo Tonka 25, woody and sweet-dominated, would compete for a place without the avoid; with it, it falls far back
+    const tonka = 'le-labo-tonka-25-edp';
+    const lastListed = answerOf(woods).recommendations.at(-1)?.match_score ?? 100;
+    expect(weightOf(tonka, 'woody')).toBeGreaterThanOrEqual(0.5);
+    expect(weightOf(tonka, 'sweet')).toBeGreaterThanOrEqual(DOMINANT_WEIGHT);
+    expect(top).not.toContain(tonka);
+    expect(scoreOf({ families: ['woody'], accord_ratings: { woody: 'love' } }, tonka)).toBeGreaterThanOrEqual(
+      lastListed,
+    );
+    expect(scoreOf(woods, tonka)).toBeLessThan(50);
   });
 
   it('an iris and powder office profile gets powdery iris perfumes', () => {
     const top = topOf({ families: ['powdery'], accord_ratings: { iris: 'love' }, occasion: 'office' });
-    for (const id of top.slice(0, 3)) expect(weightOf(id, 'iris') + weightOf(id, 'powdery'), id).toBeGreaterThan(0.6);
+    expect(top).toEqual([
+      'dior-dior-homme-intense-edp', // Dior Homme Intense
+      'maison-alhambra-dark-door-intense-edp', // Maison Alhambra Dark Door Intense
+      'prada-infusion-d-iris-edp', // Prada Infusion d'Iris
+      'dior-bois-d-argent-edp', // Dior Bois d'Argent
+      'prada-l-homme-edt', // Prada L'Homme
+      'valentino-donna-edp', // Valentino Donna
+    ]);
+    for (const id of top) expect(weightOf(id, 'iris') + weightOf(id, 'powdery'), id).toBeGreaterThan(0.6);
   });
 
   it('Arabic and alias answers mean the same as the English slugs', () => {
+    const english = topOf({
+      families: ['oud', 'amber'],
+      accord_ratings: { oud: 'love', citrus: 'avoid' },
+      season: 'autumn',
+      occasion: 'evening',
+    });
+    expect(english).toHaveLength(6);
+    // six products share the best score, three of them Lattafa's: two of those three make the list
+    expect(english).toEqual(
+      expect.arrayContaining([
+        'louis-vuitton-ombre-nomade-edp', // Louis Vuitton Ombre Nomade
+        'initio-parfums-prives-oud-for-greatness-edp', // Initio Oud for Greatness
+        'le-labo-oud-27-edp', // Le Labo Oud 27
+      ]),
+    );
+    expect(english.filter((id) => id.startsWith('lattafa-'))).toHaveLength(2);
     expect(
       topOf({
         families: ['عود', 'شرقي'],
@@ -248,19 +382,42 @@ describe('scenarios on the shipped catalog', () => {
         season: 'fall',
         occasion: 'night out',
       }),
-    ).toEqual(
-      topOf({
-        families: ['oud', 'amber'],
-        accord_ratings: { oud: 'love', citrus: 'avoid' },
-        season: 'autumn',
-        occasion: 'evening',
-      }),
-    );
+    ).toEqual(english);
   });
 
   it('keeps the list diverse: one product per perfume line, at most two per house', () => {
-    for (const q of [{ families: ['amber'] }, { families: ['fresh'] }, { families: ['oud'] }] as QuizInput[]) {
+    // one line: an aromatic amber lover gets one Sauvage, though two more outscore the last product listed
+    const aromatic: QuizInput = { families: ['aromatic'], accord_ratings: { amber: 'love' } };
+    const aromaticTop = topOf(aromatic);
+    expect(aromaticTop.slice(0, 5)).toEqual([
+      'clive-christian-rock-rose-parfum', // Clive Christian Rock Rose
+      'dior-sauvage-edp', // Dior Sauvage EDP
+      'serge-lutens-ambre-sultan-edp', // Serge Lutens Ambre Sultan
+      'french-avenue-zenith-blue-edp', // French Avenue Zenith Blue
+      'tiziana-terenzi-laudano-nero-extrait', // Tiziana Terenzi Laudano Nero
+    ]);
+    const lastOfAromatic = answerOf(aromatic).recommendations.at(-1)?.match_score ?? 100;
+    for (const flanker of ['dior-sauvage-edt', 'dior-sauvage-parfum']) {
+      expect(aromaticTop).not.toContain(flanker);
+      expect(scoreOf(aromatic, flanker), flanker).toBeGreaterThan(lastOfAromatic);
+    }
+    // two per house: Lattafa has two in, and two more that outscore the last product listed stay out
+    const oud: QuizInput = {
+      families: ['oud', 'amber'],
+      accord_ratings: { oud: 'love', amber: 'like', citrus: 'avoid' },
+      season: 'winter',
+      occasion: 'evening',
+    };
+    expect(topOf(oud).filter((id) => id.startsWith('lattafa-'))).toEqual([
+      'lattafa-al-qiam-gold-edp', // Lattafa Al Qiam Gold
+      'lattafa-ameer-al-oudh-edp', // Lattafa Ameer Al Oudh
+    ]);
+    const lastOfOud = answerOf(oud).recommendations.at(-1)?.match_score ?? 100;
+    for (const third of ['lattafa-musamam-edp', 'lattafa-oud-mood-edp'])
+      expect(scoreOf(oud, third), third).toBeGreaterThan(lastOfOud);
+    for (const q of [aromatic, oud, { families: ['amber'] }, { families: ['fresh'] }, { families: ['oud'] }]) {
       const top = topOf(q, 6);
+      expect(top).toHaveLength(6);
       const lines = top.map((id) => byId.get(id)?.line);
       expect(new Set(lines).size).toBe(6);
       const houses = top.map((id) => byId.get(id)?.house);
@@ -269,26 +426,44 @@ describe('scenarios on the shipped catalog', () => {
   });
 
   it('also_explore holds good products from families the shopper did not pick', () => {
-    const answer = shop.score(quizOf({ families: ['oud'], accord_ratings: { oud: 'love' } }), 6);
-    expect(answer.also_explore.length).toBeGreaterThan(0);
+    const answer = answerOf({ families: ['oud'], accord_ratings: { oud: 'love' } });
+    expect(answer.also_explore.map((r) => r.merchant_product_id)).toEqual([
+      'lattafa-musamam-edp', // Lattafa Musamam: woody, amber, spicy
+      'amouage-interlude-man-edp', // Amouage Interlude Man: amber, woody, spicy
+      'afnan-rare-carbon-edp', // Afnan Rare Carbon: leather, woody
+    ]);
+    const recommended = answer.recommendations.map((r) => r.merchant_product_id);
+    expect(recommended).toHaveLength(6);
     for (const r of answer.also_explore) {
       expect(byId.get(r.merchant_product_id)?.profile.families).not.toContain('oud');
+      expect(recommended).not.toContain(r.merchant_product_id);
       expect(r.match_score).toBeGreaterThanOrEqual(55);
     }
   });
 
   it('scores read like a match percentage: a fit near the top, a clash near the bottom', () => {
-    const answer = shop.score(
-      quizOf({ families: ['citrus'], accord_ratings: { citrus: 'love', oud: 'avoid' }, season: 'summer' }),
-      6,
-    );
-    expect(answer.recommendations[0]?.match_score).toBeGreaterThanOrEqual(85);
-    const ouds = shopProducts.map((p, i) => ({ p, i })).filter(({ p }) => strongest(p.merchantProductId) === 'oud');
-    const { scores } = scoreProducts(
-      shop.matrix,
-      buildTaste(quizOf({ families: ['citrus'], accord_ratings: { citrus: 'love', oud: 'avoid' }, season: 'summer' })),
-    );
-    for (const { i } of ouds) expect(scores[i]).toBeLessThan(35);
+    const quiz: QuizInput = {
+      families: ['citrus'],
+      accord_ratings: { citrus: 'love', oud: 'avoid' },
+      season: 'summer',
+    };
+    const best = answerOf(quiz).recommendations[0];
+    expect(best?.merchant_product_id).toBe('louis-vuitton-afternoon-swim-edp'); // Louis Vuitton Afternoon Swim
+    expect(best?.match_score).toBeGreaterThanOrEqual(85);
+    const ouds = shopProducts.map((p) => p.merchantProductId).filter((id) => strongest(id) === 'oud');
+    expect(ouds).toEqual([
+      'dior-oud-ispahan-edp',
+      'louis-vuitton-ombre-nomade-edp',
+      'chopard-oud-malaki-edp',
+      'afnan-supremacy-in-oud-extrait',
+      'lattafa-badee-al-oud-oud-for-glory-edp',
+      'maison-alhambra-jean-lowe-ombre-edp',
+      'initio-parfums-prives-oud-for-greatness-edp',
+      'le-labo-oud-27-edp',
+      'jo-malone-london-oud-and-bergamot-edc',
+      'montale-black-aoud-edp',
+    ]);
+    for (const id of ouds) expect(scoreOf(quiz, id), id).toBeLessThan(35);
   });
 });
 
