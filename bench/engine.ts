@@ -7,7 +7,7 @@
  * the median over all quizzes of 5 timed runs each.
  */
 import { loadBundledCatalog } from '../catalog/bundled.ts';
-import { catalogProfile } from '../catalog/enrich.ts';
+import { catalogProfile } from '../matching/profile.ts';
 import { buildProductMatrix, buildTaste, rank } from '../scoring/engine.ts';
 import { normalizeQuiz, type Quiz } from '../scoring/quiz.ts';
 import { slugsOf } from '../vocabulary/index.ts';

@@ -2,8 +2,8 @@ import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { createScratchDatabase } from '../db/scratch.ts';
 import { merchantAnalytics } from '../services/analytics.ts';
-import { attributePurchases } from '../services/attribution.ts';
 import { createMerchant } from '../services/merchants.ts';
+import { attributePurchases } from '../services/purchase-attribution.ts';
 import { startBenchServer } from './child.ts';
 import { median } from './stats.ts';
 

@@ -10,9 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { matchListing } from '../catalog/matcher.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { createScratchDatabase } from '../db/scratch.ts';
+import { matchListing } from '../matching/matcher.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';

@@ -6,7 +6,7 @@
  * (BENCH_ROUNDS) of bare, control and score; the ratio is the median of the
  * rounds' ratios, the other figures medians of the rounds. The control is the
  * bare route writing its answers at the end of each event-loop turn, as the
- * service's widget routes do (lib/end-of-turn-writes.ts): the score route's
+ * service's score route does (http/end-of-turn-writes.ts): the score route's
  * ratio to it shows what that choice alone is worth. Score
  * requests cycle through 50 quizzes and 20,000 shopper addresses
  * (X-Forwarded-For from a trusted proxy), so the per-key-and-address rate

@@ -10,7 +10,7 @@ import Fastify from 'fastify';
 import { buildApp } from '../app.ts';
 import { loadBundledCatalog } from '../catalog/bundled.ts';
 import { loadConfig } from '../config.ts';
-import { writeAtEndOfTurn } from '../lib/end-of-turn-writes.ts';
+import { writeAtEndOfTurn } from '../http/end-of-turn-writes.ts';
 import { createKey } from '../services/keys.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';

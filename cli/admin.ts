@@ -5,10 +5,9 @@ import { KEY_INVALIDATION_CHANNEL } from '../auth/key-store.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
-import { createLeadCipher } from '../lib/lead-crypto.ts';
-import { resolveLeadKey } from '../lib/lead-key.ts';
+import { createLeadCipher } from '../privacy/lead-crypto.ts';
+import { resolveLeadKey } from '../privacy/lead-key.ts';
 import { merchantAnalytics } from '../services/analytics.ts';
-import { attributePurchases } from '../services/attribution.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { importCatalog, readRows } from '../services/catalog-import.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
@@ -23,6 +22,7 @@ import {
   syncProducts,
   unpinMatch,
 } from '../services/products.ts';
+import { attributePurchases } from '../services/purchase-attribution.ts';
 import { table } from './format.ts';
 
 const HELP = `Sillage admin CLI — npm run admin -- <command> [options]

@@ -5,12 +5,14 @@
  * can never disagree about what a listing is (tests/product-parity.test.ts).
  * Pure: the catalog snapshot comes in as data.
  */
-import { catalogProfile, hintProfile, type ProductInput, validateProductInput } from '../catalog/enrich.ts';
-import { type MatchResult, matchListing } from '../catalog/matcher.ts';
+
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { CatalogPerfume, ProductProfile } from '../catalog/types.ts';
 import { Cache } from '../lib/cache.ts';
-import { lineOf, type ScoringProduct } from '../scoring/catalog.ts';
+import { lineOf, type ScoringProduct } from '../scoring/products.ts';
+import { type ProductInput, validateProductInput } from './listing.ts';
+import { type MatchResult, matchListing } from './matcher.ts';
+import { catalogProfile, hintProfile } from './profile.ts';
 
 export type RecognisedStatus = 'matched' | 'partial' | 'unmatched';
 

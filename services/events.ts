@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../db/client.ts';
 import type { NormalizedEvent } from '../events/validate.ts';
 import { timeOrderedId } from '../lib/ids.ts';
-import type { LeadCipher } from '../lib/lead-crypto.ts';
+import type { LeadCipher } from '../privacy/lead-crypto.ts';
 import { events, leads, purchases } from '../schema/index.ts';
-import { attributePurchases } from './attribution.ts';
+import { attributePurchases } from './purchase-attribution.ts';
 
 /** One request's events */
 export interface EventBatch {

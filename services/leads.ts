@@ -1,6 +1,6 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.ts';
-import type { LeadCipher } from '../lib/lead-crypto.ts';
+import type { LeadCipher } from '../privacy/lead-crypto.ts';
 import { leads } from '../schema/index.ts';
 import { getMerchant } from './merchants.ts';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import type { ProductInput } from '../catalog/enrich.ts';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { notFound } from '../lib/errors.ts';
+import type { ProductInput } from '../matching/listing.ts';
 import {
   type RecognisedProduct,
   recogniseListings,
@@ -12,7 +12,7 @@ import {
   scoringProductOf,
 } from '../matching/recognise.ts';
 import { type MatchStatus, merchantProducts, merchants } from '../schema/index.ts';
-import type { ScoringProduct } from '../scoring/catalog.ts';
+import type { ScoringProduct } from '../scoring/products.ts';
 import { getMerchant } from './merchants.ts';
 
 export const MAX_FEED_PRODUCTS = 50_000;

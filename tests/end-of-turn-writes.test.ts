@@ -1,6 +1,6 @@
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { writeAtEndOfTurn } from '../lib/end-of-turn-writes.ts';
+import { writeAtEndOfTurn } from '../http/end-of-turn-writes.ts';
 import { buildTestApp, closeTestApp } from './helper.ts';
 
 const turnEnd = () => new Promise((resolve) => setImmediate(resolve));

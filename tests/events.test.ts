@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { OCCURRED_MAX_AGE_MS, OCCURRED_MAX_AHEAD_MS } from '../events/validate.ts';
-import { createLeadCipher } from '../lib/lead-crypto.ts';
+import { createLeadCipher } from '../privacy/lead-crypto.ts';
 import { events, leads, purchases } from '../schema/index.ts';
 import { createKey } from '../services/keys.ts';
 import {

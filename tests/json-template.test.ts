@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonTemplates } from '../lib/json-template.ts';
-import { findUnstorableText, isStorableText } from '../lib/storable-text.ts';
+import { JsonTemplates } from '../http/json-template.ts';
+import { findUnstorableText, isStorableText } from '../http/storable-text.ts';
 
 /** renders like the score answer: the token in a JSON string and inside a URL, text in any script */
 const renderer = (data: unknown, label: string) => (token: string) =>

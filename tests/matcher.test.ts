@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadBundledCatalog } from '../catalog/bundled.ts';
-import { alignment, MATCH_THRESHOLD, matchListing, parseListing } from '../catalog/matcher.ts';
 import { buildSearchIndex } from '../catalog/search.ts';
+import { alignment, MATCH_THRESHOLD, matchListing, parseListing } from '../matching/matcher.ts';
 
 const { houses, perfumes } = loadBundledCatalog();
 const ps = perfumes.map((p) => ({ ...p, nameAr: p.name_ar }));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey } from '../auth/keys.ts';
 import type { ScoreCall } from '../plugins/app/score-answers.ts';
 import type { SessionRecord } from '../plugins/app/sessions.ts';
-import type { CompiledCatalog } from '../scoring/catalog.ts';
+import type { CompiledProducts } from '../scoring/products.ts';
 import { normalizeQuiz } from '../scoring/quiz.ts';
 import type { ResolvedKey } from '../services/keys.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
@@ -60,7 +60,7 @@ function call(over: Partial<ScoreCall> = {}): ScoreCall {
   };
 }
 
-async function merchantProducts(): Promise<CompiledCatalog> {
+async function merchantProducts(): Promise<CompiledProducts> {
   const products = app.scoreAnswers.productsFor(call(), undefined);
   return products instanceof Promise ? await products : products;
 }
@@ -70,7 +70,7 @@ describe('score answers', () => {
     await merchantProducts();
     const again = app.scoreAnswers.productsFor(call(), undefined);
     expect(again).not.toBeInstanceOf(Promise);
-    expect((again as CompiledCatalog).products.map((p) => p.merchantProductId)).toEqual(['fresh-1', 'oud-1', 'sw-1']);
+    expect((again as CompiledProducts).products.map((p) => p.merchantProductId)).toEqual(['fresh-1', 'oud-1', 'sw-1']);
   });
 
   it('renders a synced answer once, then gives each request the same bytes with its own session id', async () => {
@@ -117,7 +117,7 @@ describe('score answers', () => {
   it('answers an inline catalog with the body, scored afresh, and records it as inline', async () => {
     recorded.length = 0;
     const c = call({ mode: 'inline', sessionId: 'cccccccc-0000-7000-8000-000000000003' });
-    const products = app.scoreAnswers.productsFor(c, feed) as CompiledCatalog;
+    const products = app.scoreAnswers.productsFor(c, feed) as CompiledProducts;
     const answer = app.scoreAnswers.answer(c, products, (b) => JSON.stringify(b));
     expect(Buffer.isBuffer(answer)).toBe(false);
     expect((answer as { session_id: string }).session_id).toBe('cccccccc-0000-7000-8000-000000000003');

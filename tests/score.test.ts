@@ -340,7 +340,7 @@ describe('several instances on one database', () => {
       headers: adminHeaders,
     });
     expect((await ask()).json().recommendations).toEqual([]); // still its cached catalog
-    await other.merchantCatalogs.checkVersions(); // what its timer does every 500 ms
+    await other.merchantProducts.checkVersions(); // what its timer does every 500 ms
     expect(
       (await ask()).json().recommendations.map((r: { merchant_product_id: string }) => r.merchant_product_id),
     ).toEqual(['oud-1']);

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadBundledCatalog } from '../catalog/bundled.ts';
-import { catalogProfile } from '../catalog/enrich.ts';
-import { LOGO_SVG, poweredBy } from '../scoring/attribution.ts';
-import { CompiledCatalog, lineOf, type ScoringProduct } from '../scoring/catalog.ts';
+import { catalogProfile } from '../matching/profile.ts';
 import { buildProductMatrix, buildTaste, DOMINANT_WEIGHT, rank, scoreProducts } from '../scoring/engine.ts';
+import { LOGO_SVG, poweredBy } from '../scoring/powered-by.ts';
+import { CompiledProducts, lineOf, type ScoringProduct } from '../scoring/products.ts';
 import { normalizeQuiz, normalizeQuizRemembered, type Quiz, type QuizInput, quizKey } from '../scoring/quiz.ts';
 import { slugsOf } from '../vocabulary/index.ts';
 
@@ -150,7 +150,7 @@ const shopProducts: ScoringProduct[] = perfumes.map((p) => ({
   line: lineOf(p.house, p.name),
   lineHouse: p.house,
 }));
-const shop = new CompiledCatalog(1, shopProducts);
+const shop = new CompiledProducts(1, shopProducts);
 const byId = new Map(shopProducts.map((p) => [p.merchantProductId, p]));
 const weightOf = (id: string, accord: string) =>
   byId.get(id)?.profile.accords.find((a) => a.name === accord)?.weight ?? 0;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { SeriesCounter, SeriesHistogram } from '../lib/series-metrics.ts';
+import { SeriesCounter, SeriesHistogram } from '../http/series-metrics.ts';
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const operation = fc.constantFrom('score', 'event', 'verify', 'unmatched');

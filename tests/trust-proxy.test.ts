@@ -1,7 +1,7 @@
 import proxyAddr from '@fastify/proxy-addr';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { rememberedTrust } from '../lib/trust-proxy.ts';
+import { rememberedTrust } from '../http/trust-proxy.ts';
 
 const address = fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('10.0.0.1', '127.0.0.1', '::1', 'not-an-ip', ''));
 const proxies = fc

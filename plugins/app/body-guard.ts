@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin';
+import { findUnstorableText } from '../../http/storable-text.ts';
 import { AppError } from '../../lib/errors.ts';
-import { findUnstorableText } from '../../lib/storable-text.ts';
 
 /**
  * Refuses, on every route, a body, path parameter or query holding text PostgreSQL cannot store (a NUL,
- * an unpaired surrogate): 400 with where it was. See lib/storable-text.ts.
+ * an unpaired surrogate): 400 with where it was. See http/storable-text.ts.
  */
 export default fp(
   async (app) => {

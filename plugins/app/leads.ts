@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
-import { createLeadCipher, type LeadCipher } from '../../lib/lead-crypto.ts';
-import { resolveLeadKey } from '../../lib/lead-key.ts';
+import { createLeadCipher, type LeadCipher } from '../../privacy/lead-crypto.ts';
+import { resolveLeadKey } from '../../privacy/lead-key.ts';
 import { purgeExpiredLeads } from '../../services/leads.ts';
 
 declare module 'fastify' {

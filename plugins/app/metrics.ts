@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { adminDisabled, createAdminTokenCheck } from '../../auth/admin-token.ts';
+import { SeriesCounter, SeriesHistogram } from '../../http/series-metrics.ts';
 import { cacheInventory } from '../../lib/cache.ts';
-import { SeriesCounter, SeriesHistogram } from '../../lib/series-metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,7 +34,7 @@ export function createMetrics() {
   collectDefaultMetrics({ register: registry });
   return {
     registry,
-    // updated on every request: series looked up once, each update an array write (lib/series-metrics.ts)
+    // updated on every request: series looked up once, each update an array write (http/series-metrics.ts)
     requests: new SeriesCounter(
       'sillage_requests_total',
       'Requests answered, by operation and status code',

@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin';
+import { JsonTemplates } from '../../http/json-template.ts';
 import { AppError } from '../../lib/errors.ts';
-import { JsonTemplates } from '../../lib/json-template.ts';
 import { recogniseListings, scoringProductOf } from '../../matching/recognise.ts';
-import { poweredBy } from '../../scoring/attribution.ts';
-import { CompiledCatalog, type ScoredAnswer, type ScoringProduct } from '../../scoring/catalog.ts';
+import { poweredBy } from '../../scoring/powered-by.ts';
+import { CompiledProducts, type ScoredAnswer, type ScoringProduct } from '../../scoring/products.ts';
 import type { Quiz } from '../../scoring/quiz.ts';
 import type { ResolvedKey } from '../../services/keys.ts';
 import { type RecordedAnswer, recordedAnswer } from './sessions.ts';
@@ -29,7 +29,10 @@ declare module 'fastify' {
        * recognised; a bad row is a 400 naming it), or the merchant's compiled
        * products — at once when loaded here, else once they are.
        */
-      productsFor(call: ScoreCall, inline: readonly unknown[] | undefined): CompiledCatalog | Promise<CompiledCatalog>;
+      productsFor(
+        call: ScoreCall,
+        inline: readonly unknown[] | undefined,
+      ): CompiledProducts | Promise<CompiledProducts>;
       /**
        * Scores the call, records its session, and gives the answer: its bytes,
        * rendered by `serialize` once per cached answer and variant and then
@@ -38,7 +41,7 @@ declare module 'fastify' {
        */
       answer(
         call: ScoreCall,
-        products: CompiledCatalog,
+        products: CompiledProducts,
         serialize: ((body: ScoreAnswerBody) => string) | undefined,
       ): Buffer | ScoreAnswerBody;
     };
@@ -64,10 +67,10 @@ export default fp(
 
     function productsFor(call: ScoreCall, inline: readonly unknown[] | undefined) {
       if (call.mode === 'inline') return compileInline(inline ?? []);
-      return app.merchantCatalogs.cached(call.key.merchant.id) ?? app.merchantCatalogs.get(call.key.merchant.id);
+      return app.merchantProducts.cached(call.key.merchant.id) ?? app.merchantProducts.get(call.key.merchant.id);
     }
 
-    function compileInline(rows: readonly unknown[]): CompiledCatalog {
+    function compileInline(rows: readonly unknown[]): CompiledProducts {
       const snapshot = app.catalog.current();
       const { recognised, problems } = recogniseListings(rows, snapshot);
       const first = problems[0];
@@ -85,12 +88,12 @@ export default fp(
         if (p) products.push(p);
       }
       // scored once: nothing to remember answers for
-      return new CompiledCatalog(snapshot.version, products, { rememberAnswers: false });
+      return new CompiledProducts(snapshot.version, products, { rememberAnswers: false });
     }
 
     function answer(
       call: ScoreCall,
-      products: CompiledCatalog,
+      products: CompiledProducts,
       serialize: ((body: ScoreAnswerBody) => string) | undefined,
     ): Buffer | ScoreAnswerBody {
       const { key, quiz, mode, limit, locale, sessionId } = call;
@@ -141,7 +144,7 @@ export default fp(
 
     app.decorate('scoreAnswers', { productsFor, answer });
   },
-  { name: 'score-answers', dependencies: ['sessions', 'catalog', 'merchant-catalogs'] },
+  { name: 'score-answers', dependencies: ['sessions', 'catalog', 'merchant-products'] },
 );
 
 /** What a session records of its quiz and answer (see plugins/app/sessions.ts). */

@@ -44,7 +44,7 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
       const summary = await syncProducts(app.db, app.catalog.current(), request.params.id, request.body.products, {
         replace: request.body.replace ?? false,
       });
-      app.merchantCatalogs.invalidate(summary.merchant_id);
+      app.merchantProducts.invalidate(summary.merchant_id);
       return summary;
     },
   );
@@ -66,7 +66,7 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const snapshot = await app.catalog.refresh();
       const summary = await rematchProducts(app.db, snapshot, request.params.id);
-      app.merchantCatalogs.invalidate(summary.merchant_id);
+      app.merchantProducts.invalidate(summary.merchant_id);
       return summary;
     },
   );
@@ -117,7 +117,7 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         request.params.merchant_product_id,
         request.body.sillage_perfume_id,
       );
-      app.merchantCatalogs.invalidate(row.merchantId);
+      app.merchantProducts.invalidate(row.merchantId);
       return productView(row, app.catalog.current());
     },
   );
@@ -140,7 +140,7 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         request.params.id,
         request.params.merchant_product_id,
       );
-      app.merchantCatalogs.invalidate(row.merchantId);
+      app.merchantProducts.invalidate(row.merchantId);
       return productView(row, app.catalog.current());
     },
   );

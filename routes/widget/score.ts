@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { errorResponses } from '../../contracts/common.ts';
 import { type ScoreRequest, ScoreRequestSchema, ScoreResponseSchema } from '../../contracts/widget.ts';
-import { writeAtEndOfTurn } from '../../lib/end-of-turn-writes.ts';
+import { writeAtEndOfTurn } from '../../http/end-of-turn-writes.ts';
 import { AppError } from '../../lib/errors.ts';
 import { timeOrderedId } from '../../lib/ids.ts';
 import type { ScoreCall } from '../../plugins/app/score-answers.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
-import type { CompiledCatalog } from '../../scoring/catalog.ts';
+import type { CompiledProducts } from '../../scoring/products.ts';
 import { normalizeQuizRemembered } from '../../scoring/quiz.ts';
 import type { ResolvedKey } from '../../services/keys.ts';
 
@@ -46,7 +46,7 @@ function scoreCallOf(body: ScoreRequest, key: ResolvedKey): ScoreCall {
 
 const score: FastifyPluginAsyncTypebox = async (app) => {
   /** the answer, or undefined when its bytes were sent (rendered once per cached answer: plugins/app/score-answers.ts) */
-  function send(call: ScoreCall, products: CompiledCatalog, reply: FastifyReply) {
+  function send(call: ScoreCall, products: CompiledProducts, reply: FastifyReply) {
     const answer = app.scoreAnswers.answer(call, products, reply.getSerializationFunction('200'));
     if (!Buffer.isBuffer(answer)) return answer;
     reply.type('application/json; charset=utf-8').send(answer);
@@ -57,7 +57,7 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
     '/score',
     {
       config: { rateLimit: widgetRateLimit('score') },
-      // the one route answered often enough for batching its writes to pay (lib/end-of-turn-writes.ts)
+      // the one route answered often enough for batching its writes to pay (http/end-of-turn-writes.ts)
       onSend: writeAtEndOfTurn,
       schema: {
         tags: ['widget'],

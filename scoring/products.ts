@@ -35,7 +35,7 @@ export interface ScoredAnswer {
 
 const ANSWER_CACHE = 500;
 
-export class CompiledCatalog {
+export class CompiledProducts {
   readonly matrix: ProductMatrix;
   /** answers for quizzes already scored against these products (none for products scored once) */
   private readonly answers: Cache<string, ScoredAnswer> | null;

@@ -1,15 +1,15 @@
 import fp from 'fastify-plugin';
 import { Cache } from '../../lib/cache.ts';
-import { CompiledCatalog } from '../../scoring/catalog.ts';
+import { CompiledProducts } from '../../scoring/products.ts';
 import { loadScoringProducts, productVersions } from '../../services/products.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    merchantCatalogs: {
+    merchantProducts: {
       /** the merchant's recommendable products, compiled; loaded once per catalog version */
-      get(merchantId: string): Promise<CompiledCatalog>;
+      get(merchantId: string): Promise<CompiledProducts>;
       /** the merchant's compiled catalog when it is loaded here now (no waiting), else undefined */
-      cached(merchantId: string): CompiledCatalog | undefined;
+      cached(merchantId: string): CompiledProducts | undefined;
       /** drops the merchant's compiled catalog here (a sync or pin on this instance) */
       invalidate(merchantId: string): void;
       /** reads the cached merchants' versions now and drops the changed ones (also run every MERCHANT_POLL_MS) */
@@ -31,17 +31,17 @@ const MAX_MERCHANTS = 1000;
  */
 export default fp(
   async (app) => {
-    const cache = new Cache<string, CompiledCatalog>({
+    const cache = new Cache<string, CompiledProducts>({
       name: 'merchant-products',
       max: MAX_MERCHANTS,
       invalidatedBy:
         "a sync, pin, unpin or rematch of the merchant's products (here at once; on other instances at their next version check, every 500 ms) and any change of our catalog",
     });
-    const loading = new Map<string, Promise<CompiledCatalog>>();
+    const loading = new Map<string, Promise<CompiledProducts>>();
     let catalogVersion = app.catalog.current().version;
 
     /** compiled products carry profiles from our catalog: a new catalog outdates them all */
-    function current(merchantId: string): CompiledCatalog | undefined {
+    function current(merchantId: string): CompiledProducts | undefined {
       const version = app.catalog.current().version;
       if (version !== catalogVersion) {
         catalogVersion = version;
@@ -51,12 +51,12 @@ export default fp(
       return cache.get(merchantId);
     }
 
-    async function load(merchantId: string): Promise<CompiledCatalog> {
+    async function load(merchantId: string): Promise<CompiledProducts> {
       const { version, products } = await loadScoringProducts(app.db, app.catalog.current(), merchantId);
-      return new CompiledCatalog(version, products);
+      return new CompiledProducts(version, products);
     }
 
-    async function get(merchantId: string): Promise<CompiledCatalog> {
+    async function get(merchantId: string): Promise<CompiledProducts> {
       const hit = current(merchantId);
       if (hit) return hit;
       let pending = loading.get(merchantId);
@@ -95,7 +95,7 @@ export default fp(
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
 
-    app.decorate('merchantCatalogs', {
+    app.decorate('merchantProducts', {
       get,
       cached: current,
       invalidate(id: string) {
@@ -105,5 +105,5 @@ export default fp(
       checkVersions,
     });
   },
-  { name: 'merchant-catalogs', dependencies: ['database', 'catalog'] },
+  { name: 'merchant-products', dependencies: ['database', 'catalog'] },
 );

@@ -7,9 +7,17 @@
  * the listing is ambiguous, names a flanker we do not have, or is not a
  * perfume at all, the answer is "unmatched" with the reason.
  */
+
+import { skeleton } from '../catalog/phonetic.ts';
+import {
+  editDistance,
+  extractConcentration,
+  resolveHouse,
+  type SearchIndex,
+  search,
+  searchTokens,
+} from '../catalog/search.ts';
 import { foldDigits, normalizeText } from '../lib/text.ts';
-import { skeleton } from './phonetic.ts';
-import { editDistance, extractConcentration, resolveHouse, type SearchIndex, search, searchTokens } from './search.ts';
 
 export interface MatchablePerfume {
   id: string;

@@ -1,5 +1,5 @@
 import proxyAddr from '@fastify/proxy-addr';
-import { Cache } from './cache.ts';
+import { Cache } from '../lib/cache.ts';
 
 /**
  * Fastify's trustProxy check for the configured proxies (IPs or CIDRs), with
