@@ -17,7 +17,7 @@ import { apiKeys, merchants } from './merchants.ts';
 /**
  * One scored answer's content, stored once however many sessions got it: the
  * normalised quiz (with its catalog_mode) and the products shown. Its id is the
- * content's hash (answerId in plugins/app/sessions.ts; migration 0006 computes
+ * content's hash (answerId in services/sessions.ts; migration 0006 computes
  * the same in SQL), so every instance stores the same answer under the same id.
  */
 export const widgetAnswers = pgTable('widget_answers', {

@@ -47,7 +47,7 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
     ),
     db.execute(sql`
       select count(*) as n from ${widgetSessions} where ${sessionsInRange}`),
-    // attribution is computed when purchases and clicks are stored (plugins/app/event-writer.ts)
+    // attribution is computed when purchases and clicks are stored (services/events.ts, services/purchase-attribution.ts)
     db.execute(sql`
       select currency, count(*) as orders, sum(attributed_revenue) as revenue from ${purchases}
       where ${purchases.merchantId} = ${m} and ${purchases.test} = ${o.test}
