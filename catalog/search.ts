@@ -105,9 +105,42 @@ function deletions(word: string): string[] {
   return out;
 }
 
+/**
+ * The work searches and matches do, counted so that a test can hold it under
+ * its caps whatever the text (tests/matcher-work.test.ts); never reset here.
+ */
+export const work = { cells: 0, variants: 0, postings: 0 };
+/**
+ * Edit-distance cells one search or one listing match may spend. Past it,
+ * fuzzy comparison gives up (the pair counts as different) and exact words
+ * still match: a name of 300 letters run together costs at most this much.
+ */
+export const CELL_BUDGET = 200_000;
+/** Query words longer than this are matched exactly only (no index word is so long). */
+export const MAX_FUZZY_WORD = 24;
+/** Words of a query considered; the rest are ignored. */
+export const MAX_QUERY_WORDS = 24;
+
+let cellsLeft = Number.POSITIVE_INFINITY;
+
+/** Runs `fn` with a fresh CELL_BUDGET, unless already inside one (the caps do not add up). */
+export function withWorkBudget<T>(fn: () => T): T {
+  if (cellsLeft !== Number.POSITIVE_INFINITY) return fn();
+  cellsLeft = CELL_BUDGET;
+  try {
+    return fn();
+  } finally {
+    cellsLeft = Number.POSITIVE_INFINITY;
+  }
+}
+
 /** Optimal string alignment distance with an early exit above max. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
+  const cells = a.length * b.length;
+  if (cells > cellsLeft) return max + 1;
+  cellsLeft -= cells;
+  work.cells += cells;
   const n = b.length;
   let prev2 = new Array<number>(n + 1).fill(0);
   let prev = Array.from({ length: n + 1 }, (_, j) => j);
@@ -347,10 +380,11 @@ function expand(index: SearchIndex, q: string, allowPrefix: boolean, allowShortP
     }
   }
 
-  const max = maxEdits(q.length);
+  const max = q.length > MAX_FUZZY_WORD ? 0 : maxEdits(q.length);
   if (max > 0) {
     const variants = new Set<string>([q, ...deletions(q)]);
     if (max >= 2) for (const d of deletions(q)) for (const dd of deletions(d)) variants.add(dd);
+    work.variants += variants.size;
     for (const v of variants) {
       const cands =
         v === q ? (index.deletes.get(q) ?? []) : [...(index.tokens.has(v) ? [v] : []), ...(index.deletes.get(v) ?? [])];
@@ -402,10 +436,16 @@ function scratch(index: SearchIndex): Scratch {
 }
 
 export function search(index: SearchIndex, query: string, opts: SearchOptions = {}): SearchHit[] {
+  return withWorkBudget(() => searchWithin(index, query, opts));
+}
+
+function searchWithin(index: SearchIndex, query: string, opts: SearchOptions): SearchHit[] {
   const limit = Math.max(1, opts.limit ?? 10);
   const house = opts.house ? resolveHouse(index, opts.house) : null;
   if (opts.house && !house) return [];
-  const { tokens: words, concentration, removed } = extractConcentration(searchTokens(query));
+  const extracted = extractConcentration(searchTokens(query));
+  const { concentration, removed } = extracted;
+  const words = extracted.tokens.slice(0, MAX_QUERY_WORDS);
 
   if (words.length === 0) {
     // nothing but a house (and maybe a concentration): that house's perfumes, originals first
@@ -444,6 +484,7 @@ export function search(index: SearchIndex, query: string, opts: SearchOptions = 
       const tok = index.tokens.get(t) as Token;
       const base = wordIdf * sim;
       const { docs, weights } = tok;
+      work.postings += docs.length;
       for (let i = 0; i < docs.length; i++) {
         const d = docs[i] as number;
         if (house && index.docHouse[d] !== house) continue;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IsoDateTime, Nullable } from './common.ts';
-import { KeyModeSchema } from './widget.ts';
+import { KeyModeSchema, QualitySchema } from './widget.ts';
 
 export const MerchantIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 100, description: 'Merchant id (UUID) or slug' }),
@@ -98,6 +98,52 @@ export const ListProductsQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
+const ListingExplanationSchema = Type.Object(
+  {
+    parsed: Type.Object({
+      words: Type.Array(Type.String(), { description: 'the words read as naming the perfume' }),
+      concentration: Nullable(Type.String({ description: 'a concentration the listing states (edp, edt, parfum…)' })),
+      gender: Nullable(Type.Union([Type.Literal('men'), Type.Literal('women')])),
+      size: Nullable(Type.Object({ value: Type.Number(), unit: Type.Union([Type.Literal('ml'), Type.Literal('oz')]) })),
+      form: Type.Union(
+        ['full', 'tester', 'sample', 'mini', 'gift_set', 'refill', 'oil'].map((f) => Type.Literal(f)),
+        { description: 'the product form the listing describes' },
+      ),
+      noise: Type.Array(Type.String(), { description: "the seller's words set aside (New, Sealed, barcodes…)" }),
+      not_perfume: Nullable(
+        Type.String({ description: 'set when the listing is not a perfume (body mist, deodorant…)' }),
+      ),
+    }),
+    house: Type.Object({
+      name: Nullable(Type.String()),
+      from: Nullable(
+        Type.Union([Type.Literal('house'), Type.Literal('name')], {
+          description: 'house: the house field names it; name: found in the title (the field is not a house of ours)',
+        }),
+      ),
+    }),
+    matcher: Type.Object({
+      perfume_id: Nullable(Type.String()),
+      confidence: Type.Number(),
+      sibling: Type.Boolean(),
+      reason: Type.String(),
+    }),
+    candidates: Type.Array(
+      Type.Object({
+        sillage_perfume_id: Type.String(),
+        name: Type.String(),
+        concentration: Nullable(Type.String()),
+        score: Type.Number(),
+      }),
+      { description: 'the closest perfumes the matcher examined, best first (at most 3)' },
+    ),
+  },
+  {
+    description:
+      'How the listing is read now and what the matcher makes of it: its fields, its house, the candidate taken or refused with its confidence, and the closest candidates, so an operator can pin what it missed',
+  },
+);
+
 export const AdminProductSchema = Type.Object({
   merchant_product_id: Type.String(),
   name: Type.String(),
@@ -115,7 +161,8 @@ export const AdminProductSchema = Type.Object({
     }),
   ),
   status: ProductStatusSchema,
-  quality: Nullable(Type.Union([Type.Literal('full'), Type.Literal('partial')])),
+  quality: Nullable(QualitySchema),
+  explanation: ListingExplanationSchema,
   sillage_perfume_id: Nullable(Type.String()),
   matched_perfume: Nullable(
     Type.Object({

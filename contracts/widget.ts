@@ -148,14 +148,24 @@ export const ScoreRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const QualitySchema = Type.Union([Type.Literal('full'), Type.Literal('sibling'), Type.Literal('partial')], {
+  description:
+    "What the product's scent profile is known from. full: the product is a perfume of our catalog. sibling: the listing names a concentration of a line the catalog lacks (e.g. an EDP of a line we hold as EDT); the profile is the nearest concentration's, a close version, not the product itself. partial: not matched; the profile comes from the merchant's own accord and note hints.",
+});
+
 export const RecommendationSchema = Type.Object({
   merchant_product_id: Type.String(),
-  sillage_perfume_id: Nullable(Type.String({ description: 'null for quality partial (not matched to our catalog)' })),
+  sillage_perfume_id: Nullable(
+    Type.String({
+      description:
+        'The perfume of our catalog whose profile the product is scored by (for quality sibling, the close version); null for quality partial',
+    }),
+  ),
   name: Type.String(),
   house: Type.String(),
   match_score: Type.Integer({ minimum: 0, maximum: 100 }),
   match_accords: Type.Array(Type.String()),
-  quality: Type.Union([Type.Literal('full'), Type.Literal('partial')]),
+  quality: QualitySchema,
   price: Nullable(Type.Number()),
   currency: Type.String(),
   product_url: Nullable(Type.String()),

@@ -11,13 +11,16 @@
 import { skeleton } from '../catalog/phonetic.ts';
 import {
   editDistance,
-  extractConcentration,
   resolveHouse,
   type SearchIndex,
   search,
   searchTokens,
+  withWorkBudget,
 } from '../catalog/search.ts';
-import { foldDigits, normalizeText } from '../lib/text.ts';
+import { normalizeText } from '../lib/text.ts';
+import { DESCRIPTORS, GENDER_WORDS, NOISE, type ParsedListing, parseListing } from './parse.ts';
+
+export { type ParsedListing, parseListing };
 
 export interface MatchablePerfume {
   id: string;
@@ -34,141 +37,56 @@ export interface MatchResult {
   /** 0–1; a match is returned only at or above MATCH_THRESHOLD */
   confidence: number;
   reason: string;
+  /**
+   * the listing names a concentration of the line that the catalog lacks, and
+   * the perfume is that line's nearest concentration: recommended as a
+   * sibling, never passed off as the product (quality "sibling")
+   */
+  sibling?: boolean;
+  /** the closest perfumes examined, best first (at most 3), for an operator to see why */
+  candidates?: { perfumeId: string; score: number }[];
 }
 
 export const MATCH_THRESHOLD = 0.8;
 /** a rival of another line this close to the best makes the listing ambiguous */
 const AMBIGUITY_MARGIN = 0.04;
 
-/** Products that carry a perfume's name but are not the perfume. */
-const NOT_PERFUME: [RegExp, string][] = [
-  [/\b(deodorant|deo|antiperspirant|stick)\b|مزيل|مضاد للتعرق/, 'deodorant'],
-  [/\b(body lotion|lotion|body milk|cream|creme|balm)\b|لوشن|كريم|بلسم/, 'body care'],
-  [/\b(shower gel|bath|gel douche|soap)\b|شاور|صابون|جل استحمام/, 'bath product'],
-  [/\b(after ?shave)\b|بعد الحلاقة|افتر شيف/, 'aftershave'],
-  [/\b(hair mist|hair perfume|body mist|body spray)\b|معطر شعر|عطر الشعر|معطر الجسم|بخاخ الجسم/, 'hair or body mist'],
-  [/\b(candle|diffuser|reed|room spray|home fragrance)\b|شمعة|شموع|معطر جو|فواحة/, 'home fragrance'],
-  [/\b(gift card|gift wrap|wrapping|bag|pouch|case|atomizer|funnel)\b|تغليف|كيس|بطاقة هدية/, 'accessory'],
-  [/\b(bakhoor|bukhoor|incense chips|mabkhara)\b|بخور|مبخرة|معمول/, 'incense product'],
-];
+const SOFT = new Set([
+  'for',
+  'pour',
+  'the',
+  'le',
+  'la',
+  'l',
+  'and',
+  'di',
+  'du',
+  'ال',
+  'بور',
+  'فور',
+  'لو',
+  'لي',
+  'دي',
+  'دو',
+  ...GENDER_WORDS.keys(),
+]);
 
-/** Words shop feeds add that say nothing about which perfume it is. */
-const NOISE = new Set(
-  [
-    'perfume',
-    'perfumes',
-    'fragrance',
-    'spray',
-    'vaporisateur',
-    'vapo',
-    'natural',
-    'new',
-    'original',
-    'authentic',
-    'genuine',
-    'sealed',
-    'box',
-    'boxed',
-    'unboxed',
-    'tester',
-    'testers',
-    'sample',
-    'decant',
-    'travel',
-    'size',
-    'mini',
-    'miniature',
-    'by',
-    'from',
-    'de',
-    'ml',
-    'oz',
-    'fl',
-    'floz',
-    'edition?',
-    'unisex',
-    'refillable',
-    'refill',
-    'عطر',
-    'عطور',
-    'بخاخ',
-    'اصلي',
-    'تستر',
-    'تيستر',
-    'جديد',
-    'من',
-    'مل',
-    'ملي',
-    'اونصه',
-    'حجم',
-    'للجنسين',
-    'ماء',
-    'عينه',
-  ].map((w) => normalizeText(w)),
-);
-/** kept out of the name, but they say who the perfume is for */
-const GENDER_WORDS: Partial<Record<string, 'men' | 'women'>> = Object.fromEntries(
-  [
-    ...['him', 'homme', 'men', 'man', 'male', 'masculine', 'lui', 'uomo', 'للرجال', 'رجالي', 'رجال'].map((w) => [
-      w,
-      'men',
-    ]),
-    ...['her', 'femme', 'women', 'woman', 'female', 'feminine', 'elle', 'donna', 'للنساء', 'نسائي', 'نساء'].map((w) => [
-      w,
-      'women',
-    ]),
-  ].map(([w, g]) => [normalizeText(w as string), g as 'men' | 'women']),
-);
-const SOFT = new Set(['for', 'pour', 'the', 'le', 'la', 'l', 'and', 'di', 'du', 'ال', ...Object.keys(GENDER_WORDS)]);
-
-/** Concentrations shops mix up on labels; the rest (parfum, extrait, elixir, oil) are distinct products. */
-const LABEL_SLIPS = new Set(['edt', 'edp', 'edc']);
-
-const SIZE = /(\d+(?:[.,]\d+)?)\s*(ml|mls|milliliters?|millilitres?|oz|fl\.?\s*oz|مل|ملي|مللي|ملل)(?=\s|$|[^\p{L}])/giu;
-
-export interface ParsedListing {
-  /** the words that name the perfume */
-  words: string[];
-  concentration: string | null;
-  /** the words read as the concentration: some names contain them ("Dior Homme Cologne") */
-  concentrationWords: string[];
-  gender: 'men' | 'women' | null;
-  notPerfume: string | null;
-}
-
-/** Cleans a listing: sizes, noise, concentration and gender words out; what is left names the perfume. */
-export function parseListing(raw: string): ParsedListing {
-  // Arabic-Indic digits first, so "١٠٠ مل" is a size like "100 ml"
-  const name = foldDigits(raw).replace(SIZE, ' ');
-  const folded = normalizeText(name);
-  const lower = ` ${folded} `;
-  let notPerfume: string | null = null;
-  for (const [re, what] of NOT_PERFUME) {
-    if (re.test(lower)) {
-      notPerfume = what;
-      break;
-    }
-  }
-  const tokens = searchTokens(name).filter((t) => !/^\d+(ml|oz)$/.test(t));
-  const { tokens: rest, concentration, removed } = extractConcentration(tokens);
-  let gender: 'men' | 'women' | null = null;
-  const words: string[] = [];
-  for (const t of rest) {
-    if (NOISE.has(t)) continue;
-    const g = GENDER_WORDS[t];
-    if (g) gender = gender && gender !== g ? null : g;
-    words.push(t);
-  }
-  return { words, concentration, concentrationWords: removed, gender, notPerfume };
-}
+/**
+ * Concentrations of one line close enough to stand in for each other, by
+ * strength: a listing of a version we lack takes the nearest one as a
+ * sibling. An elixir or an oil is a composition of its own, never a sibling.
+ */
+const SIBLING_STRENGTH: Readonly<Record<string, number>> = { edc: 1, edt: 2, edp: 3, parfum: 4, extrait: 5 };
 
 function wordSim(a: string, b: string): number {
   if (a === b) return 1;
-  const ga = GENDER_WORDS[a];
-  if (ga && ga === GENDER_WORDS[b]) return 1;
+  const ga = GENDER_WORDS.get(a);
+  if (ga && ga === GENDER_WORDS.get(b)) return 1;
   if (/^\d+$/.test(a) || /^\d+$/.test(b)) return 0;
   const arA = /[\u0600-\u06FF]/.test(a);
   const arB = /[\u0600-\u06FF]/.test(b);
+  // a final ta marbuta is a word of its own in Arabic names: اميرة (princess) is not امير (prince)
+  if (arA && arB && (a === `${b}ه` || b === `${a}ه`)) return 0;
   if (arA !== arB) {
     const sa = skeleton(a);
     return sa.length >= 3 && sa === skeleton(b) ? 0.8 : 0;
@@ -190,7 +108,12 @@ function wordSim(a: string, b: string): number {
  * words, de…) never count for or against, except that each one missing costs
  * 2%: "Light Blue" beats "Light Blue Pour Homme" for a listing of "Light Blue".
  */
-function covered(from: readonly string[], to: readonly string[], soft: (w: string) => boolean): number | null {
+function covered(
+  from: readonly string[],
+  to: readonly string[],
+  soft: (w: string) => boolean,
+  weightOf: (w: string) => number = () => 1,
+): number | null {
   let total = 0;
   let weight = 0;
   let softMissing = 0;
@@ -204,15 +127,132 @@ function covered(from: readonly string[], to: readonly string[], soft: (w: strin
       if (best === 0) softMissing++;
       continue;
     }
-    total += best;
-    weight += 1;
+    // a word the name explains counts in full; one it leaves out counts as much as it could mean
+    const wt = best === 1 ? 1 : weightOf(w);
+    total += best * wt;
+    weight += wt;
   }
   return weight === 0 ? null : (total / weight) * 0.98 ** softMissing;
 }
 
 const isSoft = (w: string) => SOFT.has(w) || NOISE.has(w);
+/**
+ * Listing words that say nothing against a perfume that lacks them: a
+ * seller's description ("Sporty", "Luxury"), a number left from a size or a
+ * count, a stock code ("Y1", "7D").
+ */
+const sayNothing = (w: string) => DESCRIPTORS.has(w) || /^(?=.*\d)(?=.*[a-z])[a-z0-9]{2,3}$/.test(w);
 /** when a listing says nothing but its house and a gender ("Valentino Donna"), the gender words name the perfume */
-const isSoftButGender = (w: string) => isSoft(w) && GENDER_WORDS[w] === undefined;
+const isSoftButGender = (w: string) => isSoft(w) && !GENDER_WORDS.has(w);
+
+/**
+ * A name that holds the words read as a concentration ("Dior Homme Cologne")
+ * is the more specific reading, by more than the ambiguity margin: the other
+ * reading would take "cologne" for a concentration the line lacks.
+ */
+const TAKE_BACK = 0.05;
+
+/** words of a concentration phrase that name nothing on their own */
+const LINKING = new Set(['eau', 'de', 'du', 'di', 'او', 'دو', 'دي', 'ادو']);
+
+/** how many of a listing's say-nothing words a perfume's name holds */
+function descriptorsIn(words: readonly string[], p: MatchablePerfume): number {
+  const name = new Set(searchTokens(p.name));
+  return words.filter((w) => sayNothing(w) && name.has(w)).length;
+}
+
+/**
+ * Words that make a different perfume of a line: a listing word among them
+ * that a name leaves out always counts against it ("Sauvage Eau Forte" is not
+ * "Sauvage").
+ */
+const FLANKER_WORDS = new Set(
+  [
+    'intense',
+    'intensely',
+    'extreme',
+    'absolu',
+    'absolute',
+    'elixir',
+    'noir',
+    'black',
+    'night',
+    'nuit',
+    'sport',
+    'fresh',
+    'fraiche',
+    'eau',
+    'leau',
+    'parfum',
+    'cologne',
+    'blue',
+    'bleu',
+    'red',
+    'rouge',
+    'white',
+    'blanc',
+    'gold',
+    'silver',
+    'platinum',
+    'rose',
+    'oud',
+    'leather',
+    'cuir',
+    'tobacco',
+    'vanilla',
+    'amber',
+    'summer',
+    'winter',
+    'spring',
+    'aqua',
+    'acqua',
+    'cool',
+    'ice',
+    'wild',
+    'pure',
+    'prive',
+    'private',
+    'exclusive',
+    'reserve',
+    'collector',
+    'edition',
+    'forte',
+    'flame',
+    'code',
+    'profumo',
+    'profondo',
+    'legend',
+    'royal',
+    'essence',
+    'le',
+    'la',
+    'vip',
+    'nyc',
+    'party',
+    'star',
+    'dream',
+    'love',
+    'secret',
+    'glam',
+    'tonic',
+    'blossom',
+    'bloom',
+    'delight',
+    'extrait',
+    'supreme',
+    'pink',
+  ].map((w) => normalizeText(w)),
+);
+
+/**
+ * How much a listing word the name leaves out tells against it: a word of the
+ * name part of the listing in full; a word of the seller's description after
+ * it ("… EDT Sophisticated Men's Cologne") nothing, unless it is a word that
+ * makes flankers ("… EDP Intense").
+ */
+function informativeIn(parsed: ParsedListing): (w: string) => number {
+  return (w) => (parsed.tail.has(w) && !FLANKER_WORDS.has(w) ? 0 : 1);
+}
 
 /**
  * How well a listing and a perfume's name explain each other: the lesser of
@@ -226,11 +266,16 @@ export function alignment(
   listing: readonly string[],
   name: readonly string[],
   houseWords: ReadonlySet<string> = new Set(),
+  informative: (w: string) => number = () => 1,
+  /** every name of the perfume: a listing in two scripts ("يارا موي Yara Moi") is explained by both */
+  allNames: readonly string[] = name,
 ): number {
   const onlyHouse = listing.every((w) => isSoft(w) || houseWords.has(w));
   const soft = onlyHouse ? isSoftButGender : isSoft;
   const nameSide = covered(name, listing, soft);
-  const listingSide = covered(listing, name, (w) => soft(w) || houseWords.has(w)) ?? covered(listing, name, soft);
+  const listingSide =
+    covered(listing, allNames, (w) => soft(w) || houseWords.has(w) || sayNothing(w), informative) ??
+    covered(listing, allNames, soft);
   if (nameSide === null || listingSide === null) return 0;
   return Math.min(nameSide, listingSide);
 }
@@ -277,46 +322,129 @@ function houseInName(index: SearchIndex, words: readonly string[]): string | nul
   return best?.house ?? null;
 }
 
+/**
+ * A house field that names no house at all: empty, or a seller's placeholder
+ * ("AS SHOWN", "Unbranded", "Multiple Brands", "Cologne").
+ */
+const NO_HOUSE =
+  /^(as ?(shown?|show|showed|seen|pictured?|picture( shown?| show)?|photo|pic|image)|see (photo|picture|pics?)|unbranded|no ?brand|non ?branded|generic|unknown|none|n ?a|various|assorted|multiple brands|mixed|others?|brand|designer|designer brand|colognes?|perfumes?|fragrances?|unisex|mens?|womens?|غير محدد|متنوع|بدون ماركه|عطور|عطر)?$/;
+export function saysNoHouse(houseField: string): boolean {
+  return NO_HOUSE.test(normalizeText(houseField));
+}
+
+/**
+ * The house of a listing: its house field when that names a house of ours,
+ * else one named in the title (a junk field such as "AS SHOWN", a shop's own
+ * name, or an empty one).
+ */
+export function listingHouse(
+  index: SearchIndex,
+  houseField: string,
+  parsed: ParsedListing,
+): { house: string | null; from: 'house' | 'name' | null } {
+  const fromField = resolveHouse(index, houseField);
+  if (fromField) return { house: fromField, from: 'house' };
+  const fromName = houseInName(index, parsed.words);
+  return fromName ? { house: fromName, from: 'name' } : { house: null, from: null };
+}
+
+/**
+ * The perfume a listing names, or a reasoned refusal. Its cost is bounded
+ * whatever the text: MAX_LISTING_CHARS and MAX_LISTING_WORDS of the listing
+ * are read (matching/parse.ts), CANDIDATES perfumes are examined, and all
+ * edit-distance work shares one CELL_BUDGET (catalog/search.ts).
+ */
 export function matchListing(catalog: MatcherCatalog, listing: { name: string; house: string }): MatchResult {
-  const parsed = parseListing(listing.name);
+  return withWorkBudget(() => matchWithin(catalog, listing));
+}
+
+/** perfumes of the house the search offers for closer scoring */
+export const CANDIDATES = 25;
+/**
+ * A listing with no house of ours is matched by its name alone only when the
+ * name explains every word of it this well, names a perfume of at least
+ * MIN_HOUSELESS_NAME letters ("Y" or "Oud" could be anyone's), and no perfume of
+ * another line comes near; its confidence is then lowered by HOUSELESS_CONFIDENCE.
+ */
+const HOUSELESS_MIN_ALIGNMENT = 0.95;
+const MIN_HOUSELESS_NAME = 4;
+const HOUSELESS_CONFIDENCE = 0.9;
+/** a sibling is a close version, not the product: its confidence is lowered by this factor */
+const SIBLING_CONFIDENCE = 0.9;
+
+const candidatesOf = (scored: readonly { p: MatchablePerfume; score: number }[]) =>
+  scored.slice(0, 3).map((s) => ({ perfumeId: s.p.id, score: Math.round(s.score * 1000) / 1000 }));
+
+function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: string }): MatchResult {
+  let parsed = parseListing(listing.name);
   if (parsed.notPerfume) return { perfumeId: null, confidence: 0, reason: `not a perfume (${parsed.notPerfume})` };
 
   const { index } = catalog;
-  let house = resolveHouse(index, listing.house);
-  let houseVia = 'house';
-  if (!house) {
-    house = houseInName(index, parsed.words);
-    houseVia = 'name';
-  }
-  if (!house) {
+  const { house, from: houseVia } = listingHouse(index, listing.house, parsed);
+  // no house of ours in the house field or the title ("AS SHOWN", a shop's own name, an empty
+  // field): the name alone may still say which perfume it is, if nothing else could be meant
+  if (house === null && !saysNoHouse(listing.house)) {
+    // a house field that names a house we lack: its perfumes are not ours, whatever their names
     return { perfumeId: null, confidence: 0, reason: `house "${listing.house.slice(0, 80)}" is not in our catalog` };
   }
-  const houseWords = houseWordsOf(index, house);
-  const words = withoutHouse(parsed.words, houseWords);
+  const houseless = house === null;
+  const houseWords = house ? houseWordsOf(index, house) : new Set<string>();
+  // without a house, every word of the listing must be explained, the seller's description too
+  const informative = houseless ? () => 1 : informativeIn(parsed);
+  let words = withoutHouse(parsed.words, houseWords);
+  if (!words.some((w) => !isSoftButGender(w)) && parsed.concentrationPhrases.length) {
+    // nothing but a concentration word left: it is the name ("Acqua di Parma Colonia", "كولونيا")
+    const named = parsed.concentrationPhrases.flat().filter((w) => !LINKING.has(w));
+    parsed = { ...parsed, words: [...parsed.words, ...named], concentrationPhrases: [] };
+    words = withoutHouse(parsed.words, houseWords);
+  }
   const meaningful = words.filter((w) => !isSoftButGender(w));
   if (meaningful.length === 0)
-    return { perfumeId: null, confidence: 0, reason: 'the listing names no perfume, only a house' };
+    return {
+      perfumeId: null,
+      confidence: 0,
+      reason: houseless
+        ? `house "${listing.house.slice(0, 80)}" is not in our catalog`
+        : 'the listing names no perfume, only a house',
+    };
+  const houseWordsFound = houseWords;
 
-  const hits = search(index, words.join(' '), { house, limit: 25 });
+  const hits = search(index, words.join(' '), { ...(house ? { house } : {}), limit: CANDIDATES });
   type Scored = { doc: number; p: MatchablePerfume; score: number; line: string };
   const scored: Scored[] = [];
   for (const h of hits) {
     const p = catalog.perfumes[h.doc] as MatchablePerfume;
+    const houseWords = house ? houseWordsFound : houseWordsOf(index, p.house);
     let name = 0;
-    const cw = parsed.concentrationWords;
-    for (const v of nameVariants(p)) {
-      name = Math.max(name, alignment(parsed.words, v, houseWords));
-      // a name holding the concentration words takes them back, and is the more specific reading
-      if (cw.length && cw.every((w) => v.includes(w))) {
-        name = Math.max(name, Math.min(1, alignment([...parsed.words, ...cw], v, houseWords)) + 0.001);
+    const variants = nameVariants(p);
+    const allNames = variants.flat();
+    for (const v of variants) {
+      name = Math.max(name, alignment(parsed.words, v, houseWords, informative, allNames));
+      // a name holding words read as a concentration takes them back, and is the more specific reading
+      // ("Dior Homme Cologne" listed as "… Eau de Cologne": the name takes "cologne" back)
+      const back = parsed.concentrationPhrases.flat().filter((w) => !LINKING.has(w) && v.includes(w));
+      if (back.length) {
+        name = Math.max(
+          name,
+          Math.min(1, alignment([...parsed.words, ...back], v, houseWords, informative, [...allNames, ...back])) +
+            TAKE_BACK,
+        );
       }
     }
-    let score = name;
+    // of names that explain the listing equally, the one holding the seller's extra words
+    // ("Man in Black" over "Black" for "Man in Black EDP") is the closer reading
+    let score = name + 0.0005 * descriptorsIn(parsed.words, p);
     if (parsed.gender && p.gender && p.gender !== 'unisex' && p.gender !== parsed.gender) score *= 0.6;
-    scored.push({ doc: h.doc, p, score, line: normalizeText(p.name) });
+    scored.push({ doc: h.doc, p, score, line: `${p.house}|${normalizeText(p.name)}` });
   }
   if (scored.length === 0)
-    return { perfumeId: null, confidence: 0, reason: `no perfume of ${house} is named like this` };
+    return {
+      perfumeId: null,
+      confidence: 0,
+      reason: houseless
+        ? `house "${listing.house.slice(0, 80)}" is not in our catalog, and no perfume of ours is named like this`
+        : `no perfume of ${house} is named like this`,
+    };
 
   // best line first; within a line, the concentration the listing names, else the line's original
   scored.sort((a, b) => b.score - a.score || (index.docRank[a.doc] ?? 0) - (index.docRank[b.doc] ?? 0));
@@ -326,44 +454,86 @@ export function matchListing(catalog: MatcherCatalog, listing: { name: string; h
   let chosen = line[0] as Scored;
   let confidence = top.score;
   let concNote = '';
+  let sibling = false;
   if (parsed.concentration) {
-    const same = line.find((s) => s.p.concentration === parsed.concentration);
-    if (same) chosen = same;
-    else if (
-      line.length > 1 ||
-      !LABEL_SLIPS.has(parsed.concentration) ||
-      !LABEL_SLIPS.has(chosen.p.concentration ?? '')
-    ) {
-      // a Parfum, Extrait or Elixir the catalog lacks is another product, not a label slip
+    // of several stated ("EDP … Parfum Spray"), the last one the line has
+    const same = [...parsed.concentrations]
+      .reverse()
+      .map((c) => line.find((s) => s.p.concentration === c))
+      .find((s) => s !== undefined);
+    const wanted = SIBLING_STRENGTH[parsed.concentration];
+    const nearest =
+      wanted === undefined
+        ? undefined
+        : line
+            .filter((s) => SIBLING_STRENGTH[s.p.concentration ?? ''] !== undefined)
+            .sort(
+              (a, b) =>
+                Math.abs((SIBLING_STRENGTH[a.p.concentration ?? ''] as number) - wanted) -
+                Math.abs((SIBLING_STRENGTH[b.p.concentration ?? ''] as number) - wanted),
+            )[0];
+    // an elixir or an oil stated and not held is a composition of its own, whatever else is said
+    const distinctMissing = parsed.concentrations.some(
+      (c) => SIBLING_STRENGTH[c] === undefined && !line.some((s) => s.p.concentration === c),
+    );
+    if (same && !distinctMissing) chosen = same;
+    else if (nearest && !distinctMissing) {
+      chosen = nearest;
+      sibling = true;
+      confidence *= SIBLING_CONFIDENCE;
+      concNote = `; listed as ${parsed.concentration}, which the catalog lacks: recommended as a sibling of the ${chosen.p.concentration}`;
+    } else {
       return {
         perfumeId: null,
         confidence: 0,
-        reason: `${top.p.name} by ${house} exists as ${line.map((s) => s.p.concentration).join(', ')}, not ${parsed.concentration}`,
+        reason: `${top.p.name} by ${top.p.house} exists as ${line.map((s) => s.p.concentration).join(', ')}, not ${parsed.concentration}`,
+        candidates: candidatesOf(scored),
       };
-    } else {
-      confidence *= 0.9;
-      concNote = `; listed as ${parsed.concentration}, the catalog has only ${chosen.p.concentration}`;
     }
   }
   if (houseVia === 'name') confidence *= 0.97;
+  if (houseless) {
+    const rival = scored.find((s) => s.line !== top.line);
+    const distinctive =
+      searchTokens(top.p.name)
+        .filter((w) => !isSoft(w))
+        .join('').length >= MIN_HOUSELESS_NAME;
+    if (top.score < HOUSELESS_MIN_ALIGNMENT || !distinctive || (rival && top.score - rival.score < AMBIGUITY_MARGIN)) {
+      return {
+        perfumeId: null,
+        confidence: 0,
+        reason: `house "${listing.house.slice(0, 80)}" is not in our catalog; the name alone does not say which perfume (closest: ${top.p.name} by ${top.p.house})`,
+        candidates: candidatesOf(scored),
+      };
+    }
+    confidence *= HOUSELESS_CONFIDENCE;
+  }
 
   confidence = Math.min(1, Math.round(confidence * 1000) / 1000);
   if (confidence < MATCH_THRESHOLD) {
     return {
       perfumeId: null,
       confidence,
-      reason: `closest is ${chosen.p.name} (${chosen.p.concentration ?? '?'}) by ${house}, too far from "${listing.name.slice(0, 80)}"`,
+      reason: `closest is ${chosen.p.name} (${chosen.p.concentration ?? '?'}) by ${chosen.p.house}, too far from "${listing.name.slice(0, 80)}"`,
+      candidates: candidatesOf(scored),
     };
   }
   const rival = scored.find((s) => s.line !== top.line);
   if (rival && top.score - rival.score < AMBIGUITY_MARGIN && top.score < 1) {
-    return { perfumeId: null, confidence, reason: `ambiguous between ${top.p.name} and ${rival.p.name}` };
+    return {
+      perfumeId: null,
+      confidence,
+      reason: `ambiguous between ${top.p.name} and ${rival.p.name}`,
+      candidates: candidatesOf(scored),
+    };
   }
   return {
     perfumeId: chosen.p.id,
     confidence,
+    sibling,
+    candidates: candidatesOf(scored),
     reason:
-      `${chosen.p.name} ${chosen.p.concentration ?? ''} by ${house}${houseVia === 'name' ? ' (house found in the name)' : ''}${parsed.concentration ? '' : ', no concentration listed: the line original'}${concNote}`
+      `${chosen.p.name} ${chosen.p.concentration ?? ''} by ${chosen.p.house}${houseVia === 'name' ? ' (house found in the name)' : ''}${houseless ? ' (no house given: recognised by its name alone)' : ''}${parsed.concentration ? '' : ', no concentration listed: the line original'}${concNote}`
         .replace(/\s+/g, ' ')
         .trim(),
   };

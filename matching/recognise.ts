@@ -11,7 +11,8 @@ import type { CatalogPerfume, ProductProfile } from '../catalog/types.ts';
 import { Cache } from '../lib/cache.ts';
 import { lineOf, type ScoringProduct } from '../scoring/products.ts';
 import { type ProductInput, validateProductInput } from './listing.ts';
-import { type MatchResult, matchListing } from './matcher.ts';
+import { listingHouse, type MatchResult, matchListing } from './matcher.ts';
+import { type ProductForm, parseListing } from './parse.ts';
 import { catalogProfile, hintProfile } from './profile.ts';
 
 export type RecognisedStatus = 'matched' | 'partial' | 'unmatched';
@@ -23,6 +24,8 @@ export interface StoredDecision {
   confidence: number | null;
   reason: string | null;
   pinned: boolean;
+  /** matched to the nearest concentration of the line, which the listing does not name */
+  sibling: boolean;
 }
 
 /** A listing as the service understands it. */
@@ -30,11 +33,14 @@ export interface RecognisedProduct {
   listing: ProductInput;
   /** matched: the perfume is ours; partial: a profile from the merchant's hints; unmatched: never recommended */
   status: RecognisedStatus;
+  /** the perfume is a concentration sibling of the product, not the product (never when pinned by hand) */
+  sibling: boolean;
   match: MatchResult;
   pinned: boolean;
   perfume: CatalogPerfume | null;
   profile: ProductProfile | null;
-  quality: 'full' | 'partial' | null;
+  /** full: our perfume's profile; sibling: the profile of a close version of the line; partial: the merchant's hints */
+  quality: 'full' | 'sibling' | 'partial' | null;
   /** the merchant's own image wins; the perfume's is the fallback */
   imageUrl: string | null;
   /** perfume line (house + name) for diversity; the listing's own when unmatched */
@@ -78,20 +84,23 @@ export function recogniseProduct(
         perfumeId: stored.status === 'matched' ? stored.perfumeId : null,
         confidence: stored.confidence ?? 0,
         reason: stored.reason ?? '',
+        sibling: stored.sibling,
       }
     : matchOf(snapshot, listing);
   // a perfume that has left the catalog since the decision was stored cannot lend its profile
   const perfume = (match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined) ?? null;
   const profile = perfume ? catalogProfile(perfume) : hintProfile(listing);
   const status: RecognisedStatus = perfume ? 'matched' : profile ? 'partial' : 'unmatched';
+  const sibling = perfume !== null && match.sibling === true && !stored?.pinned;
   return {
     listing,
     status,
+    sibling,
     match,
     pinned: stored?.pinned ?? false,
     perfume,
     profile,
-    quality: status === 'matched' ? 'full' : status === 'partial' ? 'partial' : null,
+    quality: status === 'matched' ? (sibling ? 'sibling' : 'full') : status === 'partial' ? 'partial' : null,
     imageUrl: listing.imageUrl ?? perfume?.imageUrl ?? null,
     line: perfume ? lineOf(perfume.house, perfume.name) : `merchant|${lineOf(listing.house, listing.name)}`,
     lineHouse: perfume?.house ?? listing.house,
@@ -153,4 +162,53 @@ export function recogniseListings(
     recognised.push(recogniseProduct(v.product, snapshot));
   });
   return { recognised, problems };
+}
+
+/** Why the service reads a listing as it does: for an operator deciding whether to pin it. */
+export interface ListingExplanation {
+  parsed: {
+    words: string[];
+    concentration: string | null;
+    gender: 'men' | 'women' | null;
+    size: { value: number; unit: 'ml' | 'oz' } | null;
+    form: ProductForm;
+    noise: string[];
+    not_perfume: string | null;
+  };
+  house: { name: string | null; from: 'house' | 'name' | null };
+  /** what the matcher makes of the listing now (a pin may have overruled it) */
+  matcher: { perfume_id: string | null; confidence: number; sibling: boolean; reason: string };
+  /** the closest perfumes it examined, best first */
+  candidates: { sillage_perfume_id: string; name: string; concentration: string | null; score: number }[];
+}
+
+export function explainListing(
+  listing: Pick<ProductInput, 'name' | 'house'>,
+  snapshot: CatalogSnapshot,
+): ListingExplanation {
+  const parsed = parseListing(listing.name);
+  const house = listingHouse(snapshot.index, listing.house, parsed);
+  const match = matchOf(snapshot, listing);
+  return {
+    parsed: {
+      words: parsed.words,
+      concentration: parsed.concentration,
+      gender: parsed.gender,
+      size: parsed.size,
+      form: parsed.form,
+      noise: parsed.noise,
+      not_perfume: parsed.notPerfume,
+    },
+    house: { name: house.house, from: house.from },
+    matcher: {
+      perfume_id: match.perfumeId,
+      confidence: match.confidence,
+      sibling: match.sibling === true,
+      reason: match.reason,
+    },
+    candidates: (match.candidates ?? []).flatMap((c) => {
+      const p = snapshot.byId.get(c.perfumeId);
+      return p ? [{ sillage_perfume_id: p.id, name: p.name, concentration: p.concentration, score: c.score }] : [];
+    }),
+  };
 }

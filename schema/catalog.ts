@@ -97,6 +97,8 @@ export const merchantProducts = pgTable(
     matchConfidence: real('match_confidence'),
     matchReason: text('match_reason'),
     matchPinned: boolean('match_pinned').notNull().default(false),
+    /** matched to the nearest concentration of the line because the catalog lacks the one listed */
+    matchSibling: boolean('match_sibling').notNull().default(false),
     /** null when the product cannot be recommended (unmatched, no hints) */
     profile: jsonb('profile').$type<ProductProfile>(),
     /** the sync that last carried this product: a replacing sync removes the others */

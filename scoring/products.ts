@@ -20,7 +20,7 @@ export interface ScoringProduct {
   currency: string;
   productUrl: string | null;
   imageUrl: string | null;
-  quality: 'full' | 'partial';
+  quality: 'full' | 'sibling' | 'partial';
   profile: ProductProfile;
   /** perfume line (house + perfume name) for diversity; the product's own name when unmatched */
   line: string;

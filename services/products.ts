@@ -5,6 +5,7 @@ import type { Db, DbOrTx } from '../db/client.ts';
 import { notFound } from '../lib/errors.ts';
 import type { ProductInput } from '../matching/listing.ts';
 import {
+  explainListing,
   type RecognisedProduct,
   recogniseListings,
   recogniseProduct,
@@ -65,6 +66,7 @@ function decisionOf(row: ProductRow): StoredDecision {
     confidence: row.matchConfidence,
     reason: row.matchReason,
     pinned: row.matchPinned,
+    sibling: row.matchSibling,
   };
 }
 
@@ -79,6 +81,7 @@ const matchColumns = (r: RecognisedProduct) => ({
   sillagePerfumeId: r.match.perfumeId,
   matchConfidence: r.match.confidence,
   matchReason: r.match.reason,
+  matchSibling: r.sibling,
   profile: r.profile,
 });
 
@@ -141,6 +144,7 @@ export async function syncProducts(
             sillagePerfumeId: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.sillagePerfumeId} else excluded.sillage_perfume_id end`,
             matchConfidence: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchConfidence} else excluded.match_confidence end`,
             matchReason: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchReason} else excluded.match_reason end`,
+            matchSibling: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchSibling} else excluded.match_sibling end`,
             profile: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.profile} else excluded.profile end`,
             syncId: sql`excluded.sync_id`,
             updatedAt: sql`now()`,
@@ -218,6 +222,7 @@ export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
     confidence: p.matchConfidence,
     reason: p.matchReason,
     pinned: p.matchPinned,
+    explanation: explainListing(p, snapshot),
     updated_at: p.updatedAt.toISOString(),
   };
 }
@@ -313,6 +318,7 @@ export async function pinMatch(
       confidence: 1,
       reason: `pinned by hand to ${perfume.name} (${perfume.concentration ?? '?'}) by ${perfume.house}`,
       pinned: true,
+      sibling: false,
     });
     const [row] = await tx
       .update(merchantProducts)
@@ -391,6 +397,7 @@ export async function rematchProducts(
     const same =
       r.status === row.matchStatus &&
       r.match.perfumeId === row.sillagePerfumeId &&
+      r.sibling === row.matchSibling &&
       canonical(r.profile) === canonical(row.profile);
     if (!same) changes.push({ id: row.id, r });
   }

@@ -230,3 +230,63 @@ describe('matching again after our catalog grows', () => {
     expect(again.json()).toMatchObject({ checked: 1, changed: 0 });
   });
 });
+
+describe('versions of a line we lack, and why each product is read as it is', () => {
+  it('a listing of a concentration the catalog lacks is matched as a sibling: said in the admin list and in recommendations', async () => {
+    const { merchant, key } = await createMerchantWithKey(app);
+    const products = [
+      { merchant_product_id: 'hawas-edt', name: 'Rasasi Hawas for Him EDT 100ml', house: 'Rasasi' },
+      { merchant_product_id: 'hawas-edp', name: 'Hawas for Him Eau de Parfum', house: 'Rasasi' },
+      { merchant_product_id: 'y-elixir', name: 'Y Elixir 60ml', house: 'YSL' },
+    ];
+    const sync = await admin('PUT', `/merchants/${merchant.id}/products`, { products });
+    expect(sync.json()).toMatchObject({ matched: 2, unmatched: 1 });
+
+    const list = (await admin('GET', `/merchants/${merchant.id}/products`)).json();
+    const by = Object.fromEntries(
+      list.products.map((p: { merchant_product_id: string }) => [p.merchant_product_id, p]),
+    );
+    expect(by['hawas-edt']).toMatchObject({
+      status: 'matched',
+      quality: 'sibling',
+      sillage_perfume_id: 'rasasi-hawas-for-him-edp',
+      explanation: {
+        parsed: { concentration: 'edt', size: { value: 100, unit: 'ml' }, form: 'full' },
+        house: { name: 'Rasasi', from: 'house' },
+        matcher: { perfume_id: 'rasasi-hawas-for-him-edp', sibling: true },
+      },
+    });
+    expect(by['hawas-edt'].reason).toMatch(/listed as edt, which the catalog lacks/);
+    expect(by['hawas-edp']).toMatchObject({ quality: 'full', explanation: { matcher: { sibling: false } } });
+    // a refusal names what it refused and the closest candidates, for an operator to pin
+    expect(by['y-elixir']).toMatchObject({
+      status: 'unmatched',
+      quality: null,
+      explanation: { parsed: { concentration: 'elixir' }, matcher: { perfume_id: null } },
+    });
+    expect(by['y-elixir'].explanation.candidates[0]).toMatchObject({ name: 'Y' });
+
+    const scored = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: { api_key: key, quiz: { families: ['aromatic', 'fresh'] }, limit: 24 },
+    });
+    const shown = [...scored.json().recommendations, ...scored.json().also_explore];
+    expect(
+      Object.fromEntries(
+        shown.map((r: { merchant_product_id: string; quality: string }) => [r.merchant_product_id, r.quality]),
+      ),
+    ).toEqual({ 'hawas-edp': 'full', 'hawas-edt': 'sibling' });
+  });
+
+  it('a pinned product is the product: never a sibling', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    await admin('PUT', `/merchants/${merchant.id}/products`, {
+      products: [{ merchant_product_id: 'h', name: 'Hawas EDT', house: 'Rasasi' }],
+    });
+    const pinned = await admin('PUT', `/merchants/${merchant.id}/products/h/match`, {
+      sillage_perfume_id: 'rasasi-hawas-for-him-edp',
+    });
+    expect(pinned.json()).toMatchObject({ quality: 'full', pinned: true });
+  });
+});

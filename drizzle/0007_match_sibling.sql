@@ -1,0 +1,1 @@
+ALTER TABLE "merchant_products" ADD COLUMN "match_sibling" boolean DEFAULT false NOT NULL;

@@ -1,0 +1,507 @@
+/**
+ * A shop listing read into fields before any matching: the words that name
+ * the perfume, its concentration (only a real concentration expression),
+ * gender, size, product form, and whether it is a perfume at all. Sellers'
+ * noise ("New in Box", "100% original", barcodes, "Free shipping", emojis) is
+ * set aside, so it never counts against a match. Pure, and bounded: at most
+ * MAX_LISTING_CHARS characters and MAX_LISTING_WORDS words of a listing are read.
+ */
+import { searchTokens } from '../catalog/search.ts';
+import { foldDigits, normalizeText } from '../lib/text.ts';
+
+/** Longer listings are read up to here: no perfume is named past it. */
+export const MAX_LISTING_CHARS = 300;
+/** Words of a listing considered for its name, after noise is set aside. */
+export const MAX_LISTING_WORDS = 24;
+
+export type ProductForm = 'full' | 'tester' | 'sample' | 'mini' | 'gift_set' | 'refill' | 'oil';
+
+export interface ParsedListing {
+  /** the words that name the perfume (house words included; gender words kept: some names hold them) */
+  words: string[];
+  /**
+   * words said only after the name was over (after a size, a concentration or
+   * a seller's word such as "New" or "Spray"): the seller's description
+   */
+  tail: ReadonlySet<string>;
+  /** a concentration the listing states: edp, edt, edc, parfum, extrait, elixir, oil (the last one stated) */
+  concentration: string | null;
+  /** every concentration stated, in order: sellers write "EDP … Parfum Spray" for one EDP */
+  concentrations: string[];
+  /**
+   * the phrases read as a concentration, strong or weak ("cologne", "perfume"):
+   * some names contain them ("Dior Homme Cologne", "Aventus Cologne", "Le Male Le Parfum")
+   */
+  concentrationPhrases: string[][];
+  /** the same, as one list of words */
+  concentrationWords: string[];
+  gender: 'men' | 'women' | null;
+  size: { value: number; unit: 'ml' | 'oz' } | null;
+  form: ProductForm;
+  /** set when the listing is a product that carries a perfume's name but is not one */
+  notPerfume: string | null;
+  /** the seller's words set aside as saying nothing about which perfume it is */
+  noise: string[];
+}
+
+/** Products that carry a perfume's name but are not the perfume. */
+const NOT_PERFUME: [RegExp, string][] = [
+  [/\b(deodorant|deo|antiperspirant|stick)\b|مزيل|مضاد للتعرق/, 'deodorant'],
+  [/\b(body lotion|lotion|body milk|cream|creme|balm|body wash)\b|لوشن|كريم|بلسم/, 'body care'],
+  [/\b(shower gel|bath|gel douche|soap)\b|شاور|صابون|جل استحمام/, 'bath product'],
+  [/\b(after ?shave)\b|بعد الحلاقه|افتر شيف/, 'aftershave'],
+  [
+    /\b(hair mist|hair perfume|body mist|body spray|body splash|fragrance mist)\b|معطر شعر|عطر الشعر|عطر شعر|معطر الجسم|معطر جسم|بخاخ الجسم|بودي مست|بودي سبلاش|هير مست/,
+    'hair or body mist',
+  ],
+  [/\b(candle|diffuser|reed|room spray|home fragrance|car freshener)\b|شمعه|شموع|معطر جو|فواحه/, 'home fragrance'],
+  [
+    /\b(gift card|gift wrap|wrapping|bag|pouch|case|atomizer|atomiser|funnel|empty bottle|empty)\b|تغليف|كيس|بطاقه هديه|زجاجه فارغه|فارغه/,
+    'accessory or empty bottle',
+  ],
+  [
+    /\b(bakhoor|bukhoor|incense|mabkhara|oud chips|wood chips)\b|بخور|مبخره|معمول|عود كمبودي|عود هندي|قطع عود/,
+    'incense product',
+  ],
+  [/\bpheromones?\b|فيرومون/, 'pheromone'],
+  [
+    /\b(mini set|miniature set|minis set|mini gift set|\d+ ?piece set|\d+ ?pc set|variety set|coffret set)\b/,
+    'set of several perfumes',
+  ],
+  [
+    /\b(sampler|discovery set|discovery kit|sample set|sample kit|samples set|coffret decouverte|\d+ ?pcs|\d+ ?pieces)\b|مجموعه عينات|طقم عينات/,
+    'sample kit of several perfumes',
+  ],
+];
+
+/** Concentration phrases as folded token sequences; the longest is tried first. */
+const STRONG: [string, string][] = [
+  ['extrait de parfum', 'extrait'],
+  ['extrait', 'extrait'],
+  ['extract', 'extrait'],
+  ['pure parfum', 'parfum'],
+  ['eau de parfum', 'edp'],
+  ['eau de perfume', 'edp'],
+  ['eau de parfume', 'edp'],
+  ['eau de parfun', 'edp'],
+  ['eau du parfum', 'edp'],
+  ['edp', 'edp'],
+  ['eau de toilette', 'edt'],
+  ['eau du toilette', 'edt'],
+  ['eau de toilete', 'edt'],
+  ['eau de toillete', 'edt'],
+  ['edt', 'edt'],
+  ['eau de cologne', 'edc'],
+  ['edc', 'edc'],
+  ['parfum', 'parfum'],
+  ['elixir', 'elixir'],
+  ['perfume oil', 'oil'],
+  ['parfum oil', 'oil'],
+  ['concentrated oil', 'oil'],
+  ['attar', 'oil'],
+  ['اكستريت دو بارفان', 'extrait'],
+  ['اكستريت دي بارفان', 'extrait'],
+  ['اكستريت دو بارفيوم', 'extrait'],
+  ['اكستريت', 'extrait'],
+  ['اكستريه دو بارفان', 'extrait'],
+  ['اكستريه دي بارفان', 'extrait'],
+  ['اكستريه', 'extrait'],
+  ['او دو بارفان', 'edp'],
+  ['او دي بارفان', 'edp'],
+  ['او دو برفان', 'edp'],
+  ['او دو بارفيوم', 'edp'],
+  ['او دي بارفيوم', 'edp'],
+  ['او دو برفيوم', 'edp'],
+  ['ادو بارفان', 'edp'],
+  ['ادو بارفيوم', 'edp'],
+  // "بارفان" alone is "parfum" written in Arabic letters; "او دو بارفان" above is the EDP
+  ['بارفان', 'parfum'],
+  ['او دو تواليت', 'edt'],
+  ['او دي تواليت', 'edt'],
+  ['ادو تواليت', 'edt'],
+  ['او دي تي', 'edt'],
+  ['او دي بي', 'edp'],
+  ['تواليت', 'edt'],
+  ['او دو كولون', 'edc'],
+  ['او دو كولونيا', 'edc'],
+  ['او دي كولونيا', 'edc'],
+  ['بارفيوم', 'parfum'],
+  ['بيرفيوم', 'parfum'],
+  ['برفيوم', 'parfum'],
+  ['الكسير', 'elixir'],
+  ['اليكسير', 'elixir'],
+  ['اكسير', 'elixir'],
+  ['دهن عود', 'oil'],
+  ['دهن عطري', 'oil'],
+  ['زيت عطري', 'oil'],
+  ['دهن', 'oil'],
+];
+/** Words shops use for any perfume: read as a concentration only by a name that holds them. */
+const WEAK = ['cologne', 'perfume', 'perfumes', 'كولونيا', 'كولون'];
+
+const PHRASES: { tokens: string[]; slug: string | null }[] = [
+  ...STRONG.map(([p, slug]) => ({ tokens: searchTokens(p), slug })),
+  ...WEAK.map((w) => ({ tokens: searchTokens(w), slug: null })),
+].sort((a, b) => b.tokens.length - a.tokens.length);
+
+/** Words that say who a perfume is for; kept among the words, since names hold them ("Pour Homme"). */
+export const GENDER_WORDS: ReadonlyMap<string, 'men' | 'women'> = new Map(
+  [
+    ...[
+      'him',
+      'homme',
+      'men',
+      'mens',
+      'man',
+      'male',
+      'masculine',
+      'lui',
+      'uomo',
+      'للرجال',
+      'رجالي',
+      'رجال',
+      'هوم',
+      'مان',
+    ].map((w) => [w, 'men'] as const),
+    ...[
+      'her',
+      'femme',
+      'women',
+      'womens',
+      'woman',
+      'female',
+      'feminine',
+      'elle',
+      'donna',
+      'ladies',
+      'lady',
+      'للنساء',
+      'نسائي',
+      'نساء',
+      'حريمي',
+      'هير',
+      'ومن',
+      'فيم',
+    ].map((w) => [w, 'women'] as const),
+  ].map(([w, g]) => [normalizeText(w), g]),
+);
+
+/**
+ * Words sellers use to describe or sell a perfume ("Sporty", "Energizing
+ * Scent", "Luxury"): they never count against a match, but a name that holds
+ * one ("Polo Fresh") is the better reading of a listing that says it.
+ */
+export const DESCRIPTORS: ReadonlySet<string> = new Set(
+  [
+    'sporty',
+    'energizing',
+    'energising',
+    'invigorating',
+    'vibrant',
+    'luxury',
+    'luxurious',
+    'classic',
+    'timeless',
+    'seductive',
+    'sensual',
+    'elegant',
+    'captivating',
+    'irresistible',
+    'refreshing',
+    'aquatic',
+    'woody',
+    'spicy',
+    'floral',
+    'fruity',
+    'official',
+    'distributor',
+    'authorized',
+    'sole',
+    'scent',
+    'scents',
+    'cologne',
+    'colognes',
+    'limited',
+    'edition',
+    'in',
+    'with',
+    'no',
+    'new',
+    'original',
+    'collection',
+    'men',
+    'women',
+    'unisex',
+    'premium',
+    'best',
+    'seller',
+    'popular',
+    'rare',
+    'discontinued',
+    'vintage',
+    'formula',
+    'version',
+    'bottle',
+    'full',
+    'size',
+  ].map((w) => normalizeText(w)),
+);
+
+/** Words feeds add that say nothing about which perfume it is. */
+export const NOISE: ReadonlySet<string> = new Set(
+  [
+    'perfume',
+    'perfumes',
+    'fragrance',
+    'fragrances',
+    'scent',
+    'spray',
+    'vaporisateur',
+    'vaporizer',
+    'vapo',
+    'natural',
+    'brand',
+    'nib',
+    'nwob',
+    'nwt',
+    'box',
+    'boxed',
+    'unboxed',
+    'sealed',
+    'seald',
+    'seal',
+    'authentic',
+    'genuine',
+    'free',
+    'shipping',
+    'ship',
+    'fast',
+    'usa',
+    'us',
+    'tester',
+    'testers',
+    'sample',
+    'samples',
+    'vial',
+    'vials',
+    'decant',
+    'travel',
+    'size',
+    'mini',
+    'miniature',
+    'by',
+    'from',
+    'de',
+    'ml',
+    'oz',
+    'fl',
+    'floz',
+    'unisex',
+    'refillable',
+    'refill',
+    'without',
+    'cap',
+    'gift',
+    'set',
+    'sale',
+    'hot',
+    'long',
+    'lasting',
+    'عطر',
+    'عطور',
+    'بخاخ',
+    'اصلي',
+    'اصليه',
+    'تستر',
+    'تيستر',
+    'جديد',
+    'جديده',
+    'من',
+    'مل',
+    'ملي',
+    'اونصه',
+    'حجم',
+    'للجنسين',
+    'ماء',
+    'عينه',
+    'تقسيم',
+    'بدون',
+    'كرتون',
+    'شحن',
+    'مجاني',
+    'عرض',
+    'خاص',
+    'الاصلي',
+    'الاصدار',
+    'اصدار',
+    'طقم',
+    'هديه',
+    'ميني',
+    'ريفيل',
+    'رقم',
+    'عبوه',
+    'اعاده',
+    'تعبيه',
+  ].map((w) => normalizeText(w)),
+);
+
+const SIZE =
+  /(\d+(?:[.,]\d+)?)\s*(ml|mls|milliliters?|millilitres?|fl\.?\s*oz\.?|oz\.?|ounces?|مل|ملي|مللي|ملل)(?=\s|$|[^\p{L}])/giu;
+/** "3.3 / 3.4 oz": the first size of a pair */
+const SIZE_PAIR = /(\d+(?:[.,]\d+)?)\s*\/\s*(?=\d+(?:[.,]\d+)?\s*(ml|oz|fl|مل))/giu;
+/** a decimal left without its unit ("Karus 3.4 EDP"); not a dotted name such as "L.12.12" */
+const BARE_DECIMAL = /(?<![\p{L}.\d])\d+[.,]\d+(?![.,]?\d)/gu;
+/** a quantity of a product ("2x", "x2", "3 pack", "10pcs"): not part of a name */
+const QUANTITY = /\b\d+\s*x\b|\bx\s*\d+\b|\b\d+\s*(pack|pk|pcs?)\b/gi;
+
+function formOf(folded: string, size: ParsedListing['size'], concentration: string | null): ProductForm {
+  if (/\btesters?\b|تستر|تيستر|بدون كرتون|\bunboxed\b|\bno box\b|\bwithout box\b/.test(folded)) return 'tester';
+  if (/\b(samples?|vials?|decants?)\b|عينه|تقسيم/.test(folded)) return 'sample';
+  if (/\brefills?\b|ريفيل|عبوه اعاده تعبئه/.test(folded)) return 'refill';
+  if (/\b(gift set|set|coffret)\b|طقم|مجموعه هديه|بوكس هدايا/.test(folded)) return 'gift_set';
+  const ml = size ? (size.unit === 'ml' ? size.value : size.value * 29.57) : null;
+  if (/\b(mini|miniature|travel size)\b|ميني/.test(folded) || (ml !== null && ml <= 15)) {
+    return ml !== null && ml <= 10 && /\bvial\b|عينه/.test(folded) ? 'sample' : 'mini';
+  }
+  if (concentration === 'oil') return 'oil';
+  return 'full';
+}
+
+/** stands for a size or a number in the token stream: the name is over there */
+const BREAK = 'zqbreakzq';
+/** seller's words that end the name when they follow it */
+const BREAKING_NOISE = new Set(
+  [
+    'spray',
+    'vaporisateur',
+    'vaporizer',
+    'sealed',
+    'seald',
+    'box',
+    'nib',
+    'tester',
+    'sample',
+    'vial',
+    'brand',
+    'by',
+  ].map((w) => normalizeText(w)),
+);
+/** linking words: they neither start a name nor end one */
+const SOFT_WORDS = new Set([
+  'for',
+  'pour',
+  'the',
+  'le',
+  'la',
+  'l',
+  'and',
+  'di',
+  'du',
+  'de',
+  'ال',
+  'by',
+  'بور',
+  'فور',
+  'لو',
+  'لي',
+  'دي',
+  'دو',
+]);
+
+/** Reads a listing title into its fields. */
+export function parseListing(raw: string): ParsedListing {
+  const text = foldDigits(raw.slice(0, MAX_LISTING_CHARS)).replace(SIZE_PAIR, ` ${BREAK} `);
+  let size: ParsedListing['size'] = null;
+  const withoutSize = text.replace(SIZE, (_m, n: string, unit: string) => {
+    if (!size) {
+      const value = Number(n.replace(',', '.'));
+      const u = unit.toLowerCase();
+      size = { value, unit: /oz|ounce/.test(u) ? 'oz' : 'ml' };
+    }
+    return ` ${BREAK} `;
+  });
+  const folded = ` ${normalizeText(withoutSize.replaceAll(BREAK, ' '))} `;
+  let notPerfume: string | null = null;
+  for (const [re, what] of NOT_PERFUME) {
+    if (re.test(folded)) {
+      notPerfume = what;
+      break;
+    }
+  }
+
+  const tokens = searchTokens(withoutSize.replace(QUANTITY, ' ').replace(BARE_DECIMAL, ` ${BREAK} `));
+  // "(m)", "(w)": a retailer's gender marker
+  const marker = /\((m|w)\)/i.exec(withoutSize)?.[1]?.toLowerCase();
+  const noise: string[] = [];
+  const concentrationPhrases: string[][] = [];
+  const concentrations: string[] = [];
+  let concentration: string | null = null;
+  let gender: 'men' | 'women' | null = null;
+  const words: string[] = [];
+  const tail = new Set<string>();
+  const nameWords = new Set<string>();
+  const addWord = (t: string) => {
+    const g = GENDER_WORDS.get(t);
+    if (g) gender = gender && gender !== g ? null : g;
+    else if (!SOFT_WORDS.has(t) && !DESCRIPTORS.has(t)) named = true;
+    if (words.length >= MAX_LISTING_WORDS) return;
+    words.push(t);
+    (inTail ? tail : nameWords).add(t);
+  };
+  // the name comes first; once a size, a concentration or a seller's word follows it, the
+  // rest is the seller's description ("… 4.2 oz EDT Sophisticated Men's Cologne")
+  let named = false;
+  let inTail = false;
+  for (let i = 0; i < tokens.length; ) {
+    if (tokens[i] === BREAK) {
+      if (named) inTail = true;
+      i++;
+      continue;
+    }
+    // "Le Parfum" names a flanker (Idôle Le Parfum, Le Male Le Parfum), not a concentration
+    if (tokens[i] === 'le' && tokens[i + 1] === 'parfum') {
+      for (const t of ['le', 'parfum']) addWord(t);
+      i += 2;
+      continue;
+    }
+    const phrase = PHRASES.find((p) => p.tokens.every((t, k) => tokens[i + k] === t));
+    if (phrase) {
+      // the last strong phrase is the one meant ("Le Beau Le Parfum EDP" is an EDP)
+      if (phrase.slug) {
+        concentration = phrase.slug;
+        if (!concentrations.includes(phrase.slug)) concentrations.push(phrase.slug);
+      }
+      // a phrase inside the name may belong to it ("Dior Homme Cologne"); one in the description does not
+      if (!inTail) concentrationPhrases.push(phrase.tokens);
+      i += phrase.tokens.length;
+      if (named) inTail = true;
+      continue;
+    }
+    const t = tokens[i] as string;
+    i++;
+    // barcodes, years and stock numbers: long runs of digits name no perfume
+    if (NOISE.has(t) || /^\d{5,}$/.test(t)) {
+      noise.push(t);
+      if (named && BREAKING_NOISE.has(t)) inTail = true;
+      continue;
+    }
+    addWord(t);
+  }
+  // a word also said in the name part is a name word
+  for (const w of nameWords) tail.delete(w);
+  if (!gender && marker) gender = marker === 'm' ? 'men' : 'women';
+  const form = formOf(folded, size, concentration);
+  return {
+    words,
+    tail,
+    concentration,
+    concentrations,
+    concentrationPhrases,
+    concentrationWords: concentrationPhrases.flat(),
+    gender,
+    size,
+    form,
+    notPerfume,
+    noise,
+  };
+}

@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { loadBundledCatalog } from '../catalog/bundled.ts';
+import { CELL_BUDGET, MAX_QUERY_WORDS, search, work } from '../catalog/search.ts';
+import { buildSnapshot } from '../catalog/store.ts';
+import { CANDIDATES, matchListing } from '../matching/matcher.ts';
+import { MAX_LISTING_WORDS } from '../matching/parse.ts';
+
+/**
+ * Whatever a client sends as a listing or a query, the work of matching it
+ * has a cap: edit-distance cells, spelling variants tried and index postings
+ * read are counted (catalog/search.ts `work`) and must stay under the caps
+ * named here. Time is measured in the benchmark, never here.
+ */
+const { houses, perfumes } = loadBundledCatalog();
+const snapshot = buildSnapshot(
+  1,
+  perfumes.map((p) => ({
+    id: p.id,
+    name: p.name,
+    nameAr: p.name_ar ?? null,
+    house: p.house,
+    houseAr: p.house_ar ?? null,
+    concentration: p.concentration,
+    year: p.year ?? null,
+    gender: p.gender,
+    families: p.families,
+    accords: [],
+    notes: p.notes,
+    seasons: [],
+    times: [],
+    occasions: [],
+    aliases: p.aliases ?? [],
+    imageUrl: null,
+  })),
+  houses.map((h) => ({
+    name: h.name,
+    nameAr: h.name_ar ?? null,
+    aliases: h.aliases ?? [],
+    abbreviations: h.abbreviations ?? [],
+    region: null,
+    country: null,
+  })),
+);
+
+/** a word has at most 24 letters for fuzzy matching: ≤ 1 + 24 + 24·23/2 = 301 spelling variants */
+const VARIANTS_PER_WORD = 301;
+const MAX_VARIANTS = (MAX_QUERY_WORDS + 1) * VARIANTS_PER_WORD;
+/** every index word a query word may stand for lists at most every perfume */
+const MAX_POSTINGS_PER_SEARCH = (MAX_QUERY_WORDS + 1) * 64 * perfumes.length;
+
+function cost(fn: () => void) {
+  const before = { ...work };
+  fn();
+  return {
+    cells: work.cells - before.cells,
+    variants: work.variants - before.variants,
+    postings: work.postings - before.postings,
+  };
+}
+
+const PERFUME_WORDS = ['sauvage', 'khamrah', 'aventus', 'baccarat', 'rouge', 'oud', 'wood', 'light', 'blue', 'سوفاج'];
+const adversarial = fc.oneof(
+  // the longest name allowed, one letter over and over
+  fc.constantFrom('a', 'ا', 'é', '1').map((c) => c.repeat(300)),
+  // perfume words run together without spaces
+  fc.array(fc.constantFrom(...PERFUME_WORDS), { minLength: 1, maxLength: 40 }).map((w) => w.join('').slice(0, 300)),
+  // many real words, spaced
+  fc
+    .array(fc.constantFrom(...PERFUME_WORDS, 'edp', 'parfum', 'for', 'men'), { maxLength: 80 })
+    .map((w) => w.join(' ').slice(0, 300)),
+  // any text, mixed scripts
+  fc.string({ unit: fc.constantFrom('a', 'b', 'x', ' ', 'س', 'و', 'ف', '-', '1', 'é', '&'), maxLength: 300 }),
+  fc.string({ maxLength: 300 }),
+);
+
+describe('the work of matching a listing is capped, whatever the text', () => {
+  it('never spends more than its edit-distance budget, spelling variants and postings', () => {
+    fc.assert(
+      fc.property(adversarial, fc.constantFrom('Dior', 'Lattafa', 'Unbranded', ''), (name, house) => {
+        const c = cost(() => matchListing(snapshot, { name, house: house || 'x' }));
+        expect(c.cells).toBeLessThanOrEqual(CELL_BUDGET);
+        expect(c.variants).toBeLessThanOrEqual(MAX_VARIANTS);
+        expect(c.postings).toBeLessThanOrEqual(MAX_POSTINGS_PER_SEARCH + CANDIDATES * perfumes.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a lookup query of any text stays within the same caps', () => {
+    fc.assert(
+      fc.property(adversarial, (q) => {
+        const c = cost(() => search(snapshot.index, q.slice(0, 200), { limit: 10 }));
+        expect(c.cells).toBeLessThanOrEqual(CELL_BUDGET);
+        expect(c.variants).toBeLessThanOrEqual(MAX_VARIANTS);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a 300-letter word run together does no fuzzy work at all', () => {
+    const c = cost(() => matchListing(snapshot, { name: 'sauvagekhamrahaventus'.repeat(15), house: 'Dior' }));
+    expect(c).toEqual({ cells: 0, variants: 0, postings: 0 });
+  });
+
+  it('reads at most MAX_LISTING_WORDS words of a listing', () => {
+    const long = Array.from({ length: 100 }, (_, i) => `word${i}`).join(' ');
+    const few = Array.from({ length: MAX_LISTING_WORDS }, (_, i) => `word${i}`).join(' ');
+    const a = cost(() => matchListing(snapshot, { name: long, house: 'Dior' }));
+    const b = cost(() => matchListing(snapshot, { name: few, house: 'Dior' }));
+    expect(a).toEqual(b);
+  });
+
+  it('a budget spent on one listing does not carry over to the next', () => {
+    matchListing(snapshot, { name: 'x'.repeat(300), house: 'Dior' });
+    expect(matchListing(snapshot, { name: 'Savuage EDT', house: 'Dior' }).perfumeId).toBe('dior-sauvage-edt');
+  });
+});
