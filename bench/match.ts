@@ -1,32 +1,38 @@
 /**
- * Product matching and sync speed:
+ * Product matching: recognition, cost per listing and sync speed:
  *   npm run bench -- match
- * 1. matcher alone: 20,000 listings (the labelled listings, repeated) matched
+ * 1. recognition on the labelled real listings (tests/fixtures/listings), the
+ *    tuned-on part and the held-out part, and the curve of matched share
+ *    against wrong share as the confidence threshold rises;
+ * 2. the share of the 2,000 shared real marketplace listings matched (their
+ *    brand field as house), when ../shared/data/real-listings is present;
+ * 3. the cost of the slowest listings a client can send (longest name,
+ *    words run together, one letter repeated, mixed scripts): median and
+ *    worst of 50 runs each, beside a typical listing;
+ * 4. matcher alone: 20,000 listings (the labelled listings, repeated) matched
  *    in process, products per second (median of 3 runs);
- * 2. a full 20,000-product sync, stored and matched, through the same service
+ * 5. a full 20,000-product sync, stored and matched, through the same service
  *    as PUT /api/admin/merchants/:id/products: on in-memory PGlite, and on
  *    PostgreSQL when BENCH_DATABASE_URL is set; a second sync of the same feed
  *    (all updates) too.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import type { CatalogSnapshot } from '../catalog/store.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { createScratchDatabase } from '../db/scratch.ts';
-import { matchListing } from '../matching/matcher.ts';
+import { MATCH_THRESHOLD, matchListing } from '../matching/matcher.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
+import { figuresOf, loadLabelledListings, outcomeOf } from '../tests/listing-fixture.ts';
 import { median } from './stats.ts';
 
 const N = 20_000;
 
 function feed() {
-  const listings = JSON.parse(
-    readFileSync(new URL('../tests/fixtures/match-listings.json', import.meta.url), 'utf8'),
-  ) as {
-    name: string;
-    house: string;
-  }[];
+  const listings = loadLabelledListings().map((l) => ({ name: l.title, house: l.house || 'Unknown' }));
   return Array.from({ length: N }, (_, i) => {
     const l = listings[i % listings.length] as { name: string; house: string };
     return {
@@ -60,6 +66,9 @@ export async function runMatchBench(log: (s: string) => void = console.log) {
   const lite = await createDatabase({ database: { kind: 'pglite', dataDir: null } });
   await lite.migrate();
   const snapshot = await loadSnapshot(lite.db);
+  const recognition = recognitionFigures(snapshot, log);
+  const shared = sharedListingsFigures(snapshot, log);
+  const worstCase = worstCaseFigures(snapshot, log);
   const products = feed();
   const rates: number[] = [];
   for (let run = 0; run < 3; run++) {
@@ -69,6 +78,7 @@ export async function runMatchBench(log: (s: string) => void = console.log) {
   }
   await lite.close();
   const results: Record<string, unknown> = { matcherProductsPerSecond: median(rates) };
+  const figures = { recognition, shared, worstCase };
   log(`matcher alone: ${N} listings, ${Math.round(median(rates))} products/s (median of 3)`);
 
   const pglite = await createDatabase({ database: { kind: 'pglite', dataDir: null } });
@@ -86,11 +96,111 @@ export async function runMatchBench(log: (s: string) => void = console.log) {
   }
   log('| database | products | first sync (s) | re-sync (s) |');
   log('|---|---|---|---|');
-  for (const [db, r] of Object.entries(results).filter(([k]) => k !== 'matcherProductsPerSecond') as [
+  for (const [db, r] of Object.entries(results).filter(([k]) => k === 'pglite' || k === 'postgres') as [
     string,
     { products: number; firstSyncSeconds: number; resyncSeconds: number },
   ][]) {
     log(`| ${db} | ${r.products} | ${r.firstSyncSeconds.toFixed(2)} | ${r.resyncSeconds.toFixed(2)} |`);
   }
-  return results;
+  return { ...results, ...figures };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+function recognitionFigures(snapshot: CatalogSnapshot, log: (s: string) => void) {
+  const rows = loadLabelledListings().map((l) => ({
+    l,
+    m: matchListing(snapshot, { name: l.title, house: l.house ?? '' }),
+  }));
+  const lineOf = (id: string) => snapshot.byId.get(id);
+  const at = (threshold: number, part: 'tune' | 'holdout') =>
+    figuresOf(
+      rows
+        .filter(({ l }) => l.part === part)
+        .map(({ l, m }) => ({
+          label: l.label,
+          outcome: outcomeOf(
+            l.label,
+            { perfumeId: m.confidence >= threshold ? m.perfumeId : null, sibling: m.sibling === true },
+            lineOf,
+          ),
+        })),
+    );
+  log('\nrecognition on the labelled listings (threshold in use first):');
+  log(
+    '| part | listings | of catalog perfumes | right | missed | wrong | siblings said | version unsure | non-perfumes matched | recall | wrong ÷ matches |',
+  );
+  log('|---|---|---|---|---|---|---|---|---|---|---|');
+  const parts = {} as Record<string, ReturnType<typeof figuresOf>>;
+  for (const part of ['tune', 'holdout'] as const) {
+    const f = at(MATCH_THRESHOLD, part);
+    parts[part] = f;
+    log(
+      `| ${part} | ${f.listings} | ${f.inCatalog} | ${f.right} | ${f.missed} | ${f.wrong} | ${f.sibling} | ${f.versionUnsure} | ${f.notPerfumeMatched} of ${f.notPerfume} | ${pct(f.recall)} | ${pct(f.wrongShare)} |`,
+    );
+  }
+  log('\nthreshold curve (recall and wrong share, tuned-on / held-out):');
+  log('| threshold | recall tune | wrong tune | recall holdout | wrong holdout |');
+  log('|---|---|---|---|---|');
+  const curve = [0.8, 0.82, 0.84, 0.86, 0.88, 0.9, 0.92, 0.95].map((t) => {
+    const a = at(t, 'tune');
+    const b = at(t, 'holdout');
+    log(`| ${t} | ${pct(a.recall)} | ${pct(a.wrongShare)} | ${pct(b.recall)} | ${pct(b.wrongShare)} |`);
+    return { threshold: t, tune: a, holdout: b };
+  });
+  return { parts, curve };
+}
+
+/** The 2,000 shared real listings, when this checkout has them beside it: the share matched. */
+function sharedListingsFigures(snapshot: CatalogSnapshot, log: (s: string) => void) {
+  const dir = new URL('../../shared/data/real-listings/', import.meta.url);
+  const files = ['ebay-mens-2024-05.csv', 'ebay-womens-2024-05.csv'].map((f) => new URL(f, dir));
+  if (!files.every((f) => existsSync(f))) {
+    log('\nshared real listings: not present beside this checkout, skipped');
+    return null;
+  }
+  const rows = files.flatMap(
+    (f) =>
+      parse(readFileSync(f, 'utf8').replace(/^\uFEFF/, ''), { columns: true }) as { brand: string; title: string }[],
+  );
+  const matched = rows.filter((r) => matchListing(snapshot, { name: r.title, house: r.brand }).perfumeId !== null);
+  log(`\nshared real listings: ${matched.length} of ${rows.length} matched (${pct(matched.length / rows.length)})`);
+  return { listings: rows.length, matched: matched.length };
+}
+
+/** The slowest listings a client can send, beside a typical one: median and worst of 50 runs. */
+function worstCaseFigures(snapshot: CatalogSnapshot, log: (s: string) => void) {
+  const cases: Record<string, { name: string; house: string }> = {
+    typical: { name: 'Dior Sauvage Eau de Parfum 100ml', house: 'Dior' },
+    'typical, Arabic': { name: 'عطر سوفاج من ديور للرجال او دو بارفان 100 مل', house: 'ديور' },
+    '300 letters run together': {
+      name: 'sauvagekhamrahaventusoudwoodbaccaratrougelightblue'.repeat(6).slice(0, 300),
+      house: 'Dior',
+    },
+    'one letter × 300': { name: 'a'.repeat(300), house: 'Dior' },
+    'perfume words × 60': {
+      name: Array.from({ length: 60 }, (_, i) => ['sauvage', 'khamrah', 'aventus', 'oud', 'wood', 'rouge'][i % 6]).join(
+        ' ',
+      ),
+      house: 'Dior',
+    },
+    'mixed scripts': { name: 'عطرsauvage'.repeat(30), house: 'Dior' },
+    'no house, 300 letters': { name: 'sauvagekhamrahaventus'.repeat(15), house: 'AS SHOWN' },
+    'no house, words': { name: 'oud wood rose black blue night intense '.repeat(8), house: '' },
+  };
+  log('\ncost of one listing (ms, 50 runs each):');
+  log('| listing | median | worst |');
+  log('|---|---|---|');
+  const out: Record<string, { medianMs: number; worstMs: number }> = {};
+  for (const [label, listing] of Object.entries(cases)) {
+    const times: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      matchListing(snapshot, listing);
+      times.push(performance.now() - t);
+    }
+    out[label] = { medianMs: median(times), worstMs: Math.max(...times) };
+    log(`| ${label} | ${median(times).toFixed(3)} | ${Math.max(...times).toFixed(3)} |`);
+  }
+  return out;
 }

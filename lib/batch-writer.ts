@@ -19,6 +19,12 @@ export interface BatchWriterOptions<T> {
   maxQueued?: number;
   /** how many were dropped since the last report; called when a write starts and on close */
   onDrop?(dropped: number): void;
+  /**
+   * true (default): what arrived during a write is written as soon as it
+   * ends (group commit: the least wait). false: it waits for maxBatch or
+   * maxWaitMs like any batch (the fewest writes, for a log nobody waits on).
+   */
+  chainWrites?: boolean;
 }
 
 export interface BatchWriter<T> {
@@ -45,6 +51,7 @@ const RESOLVED = Promise.resolve();
  */
 export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T> {
   const { maxWaitMs, maxBatch, weight, maxQueued } = opts;
+  const chain = opts.chainWrites ?? true;
   // queue[head…] wait; dropping the oldest moves head rather than shifting a 20,000-item array
   let queue: T[] = [];
   let head = 0;
@@ -141,13 +148,17 @@ export function createBatchWriter<T>(opts: BatchWriterOptions<T>): BatchWriter<T
         // only drops can empty a queue someone waits on (they leave maxQueued): nothing to write
         next?.resolve();
         next = null;
-      } else if (!requeued || next || (closed && size() > batch.length)) {
-        // on close, items that came during the failed write still get their one try
-        void start();
-      } else if (!closed) {
+      } else if (requeued && !next && !(closed && size() > batch.length)) {
         // a batch handed back waits before it is tried again, so a database that is
         // down is not retried in a loop
-        retrying = true;
+        if (!closed) {
+          retrying = true;
+          timer = setTimeout(onTimer, maxWaitMs);
+        }
+      } else if (chain || next || closed || queuedWeight >= maxBatch) {
+        // on close, items that came during the failed write still get their one try
+        void start();
+      } else if (timer === null) {
         timer = setTimeout(onTimer, maxWaitMs);
       }
     });

@@ -78,8 +78,23 @@ const SOFT = new Set([
  */
 const SIBLING_STRENGTH: Readonly<Record<string, number>> = { edc: 1, edt: 2, edp: 3, parfum: 4, extrait: 5 };
 
+/** numbers written as words in perfume names ("One Million" is "1 Million") */
+const NUMBER_WORDS: Readonly<Record<string, string>> = {
+  one: '1',
+  two: '2',
+  three: '3',
+  four: '4',
+  five: '5',
+  six: '6',
+  seven: '7',
+  eight: '8',
+  nine: '9',
+  ten: '10',
+};
+
 function wordSim(a: string, b: string): number {
   if (a === b) return 1;
+  if ((NUMBER_WORDS[a] ?? a) === (NUMBER_WORDS[b] ?? b)) return 1;
   const ga = GENDER_WORDS.get(a);
   if (ga && ga === GENDER_WORDS.get(b)) return 1;
   if (/^\d+$/.test(a) || /^\d+$/.test(b)) return 0;
@@ -271,10 +286,14 @@ export function alignment(
   allNames: readonly string[] = name,
 ): number {
   const onlyHouse = listing.every((w) => isSoft(w) || houseWords.has(w));
-  const soft = onlyHouse ? isSoftButGender : isSoft;
+  // a name made only of such words ("For Her", "Le Male", "Pour Homme", "Donna") is those words
+  const onlySoftName = name.every((w) => isSoft(w) || houseWords.has(w));
+  const soft = onlySoftName ? (w: string) => NOISE.has(w) : onlyHouse ? isSoftButGender : isSoft;
   const nameSide = covered(name, listing, soft);
   const listingSide =
     covered(listing, allNames, (w) => soft(w) || houseWords.has(w) || sayNothing(w), informative) ??
+    // nothing but house words (and the seller's): "Chloé" for Chloé
+    covered(listing, allNames, (w) => soft(w) || sayNothing(w), informative) ??
     covered(listing, allNames, soft);
   if (nameSide === null || listingSide === null) return 0;
   return Math.min(nameSide, listingSide);
@@ -292,6 +311,24 @@ const nameVariants = (p: MatchablePerfume): string[][] =>
 function withoutHouse(words: string[], houseWords: Set<string>): string[] {
   const out = words.filter((w) => !houseWords.has(w));
   return out.length ? out : words;
+}
+
+/**
+ * The listing's spellings of the house's words ("Hogo Boss" for Hugo Boss,
+ * "Armanni"): one typo from a house word of five letters or more is that word.
+ */
+function withTypos(words: readonly string[], houseWords: Set<string>): Set<string> {
+  const out = new Set(houseWords);
+  for (const w of words) {
+    if (out.has(w) || w.length < 4) continue;
+    for (const h of houseWords) {
+      if (h.length >= 4 && editDistance(w, h, 1) <= 1) {
+        out.add(w);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 const houseWordCache = new WeakMap<SearchIndex, Map<string, Set<string>>>();
@@ -328,6 +365,8 @@ function houseInName(index: SearchIndex, words: readonly string[]): string | nul
  */
 const NO_HOUSE =
   /^(as ?(shown?|show|showed|seen|pictured?|picture( shown?| show)?|photo|pic|image)|see (photo|picture|pics?)|unbranded|no ?brand|non ?branded|generic|unknown|none|n ?a|various|assorted|multiple brands|mixed|others?|brand|designer|designer brand|colognes?|perfumes?|fragrances?|unisex|mens?|womens?|غير محدد|متنوع|بدون ماركه|عطور|عطر)?$/;
+const HOUSE_FIELD_EXTRAS =
+  /(^| )(للعطور|عطور|perfumes?|parfums?|fragrances?|official|store|shop|ksa|uae|paris|london)(?= |$)/g;
 export function saysNoHouse(houseField: string): boolean {
   return NO_HOUSE.test(normalizeText(houseField));
 }
@@ -342,7 +381,9 @@ export function listingHouse(
   houseField: string,
   parsed: ParsedListing,
 ): { house: string | null; from: 'house' | 'name' | null } {
-  const fromField = resolveHouse(index, houseField);
+  // "لطافه للعطور", "Rasasi Perfumes Official": the house with a shop's words around it
+  const fromField =
+    resolveHouse(index, houseField) ?? resolveHouse(index, normalizeText(houseField).replace(HOUSE_FIELD_EXTRAS, ' '));
   if (fromField) return { house: fromField, from: 'house' };
   const fromName = houseInName(index, parsed.words);
   return fromName ? { house: fromName, from: 'name' } : { house: null, from: null };
@@ -388,7 +429,7 @@ function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: st
     return { perfumeId: null, confidence: 0, reason: `house "${listing.house.slice(0, 80)}" is not in our catalog` };
   }
   const houseless = house === null;
-  const houseWords = house ? houseWordsOf(index, house) : new Set<string>();
+  const houseWords = house ? withTypos(parsed.words, houseWordsOf(index, house)) : new Set<string>();
   // without a house, every word of the listing must be explained, the seller's description too
   const informative = houseless ? () => 1 : informativeIn(parsed);
   let words = withoutHouse(parsed.words, houseWords);

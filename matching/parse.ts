@@ -82,12 +82,15 @@ const STRONG: [string, string][] = [
   ['pure parfum', 'parfum'],
   ['eau de parfum', 'edp'],
   ['eau de perfume', 'edp'],
+  ['leau de parfum', 'edp'],
   ['eau de parfume', 'edp'],
+  ['eau de perfum', 'edp'],
   ['eau de parfun', 'edp'],
   ['eau du parfum', 'edp'],
   ['edp', 'edp'],
   ['eau de toilette', 'edt'],
   ['eau du toilette', 'edt'],
+  ['leau de toilette', 'edt'],
   ['eau de toilete', 'edt'],
   ['eau de toillete', 'edt'],
   ['edt', 'edt'],
@@ -429,7 +432,15 @@ export function parseListing(raw: string): ParsedListing {
     }
   }
 
-  const tokens = searchTokens(withoutSize.replace(QUANTITY, ' ').replace(BARE_DECIMAL, ` ${BREAK} `));
+  const tokens = searchTokens(
+    withoutSize
+      // " - Timeless", " | Lychee, white flowers", " ~ ": what follows is the seller's
+      .replace(/\s[-–—|~]+\s|[|~]/g, ` ${BREAK} `)
+      .replace(QUANTITY, ' ')
+      // "100% original"
+      .replace(/\d+\s*%/g, ' ')
+      .replace(BARE_DECIMAL, ` ${BREAK} `),
+  );
   // "(m)", "(w)": a retailer's gender marker
   const marker = /\((m|w)\)/i.exec(withoutSize)?.[1]?.toLowerCase();
   const noise: string[] = [];

@@ -116,6 +116,30 @@ describe('batch writer', () => {
     ]);
   });
 
+  it('without chaining, what arrived during a write waits for its size or its time', async () => {
+    const { writer, writes } = setup({ chainWrites: false });
+    writer.add(1);
+    writer.add(2);
+    writer.add(3);
+    writer.add(4);
+    writes[0]?.resolve();
+    await settle();
+    // one item behind the write: not written at once
+    expect(writes.map((w) => w.batch)).toEqual([[1, 2, 3]]);
+    vi.advanceTimersByTime(99);
+    expect(writes).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(writes.map((w) => w.batch)).toEqual([[1, 2, 3], [4]]);
+    // a full batch behind a write still goes as soon as the write ends
+    writer.add(5);
+    writer.add(6);
+    writer.add(7);
+    writer.add(8);
+    writes[1]?.resolve();
+    await settle();
+    expect(writes.map((w) => w.batch)).toEqual([[1, 2, 3], [4], [5, 6, 7, 8]]);
+  });
+
   it('reports a failed batch and writes the next one', async () => {
     const { writer, writes, failures } = setup();
     writer.add(1);
