@@ -11,6 +11,7 @@
 import { skeleton } from '../catalog/phonetic.ts';
 import {
   editDistance,
+  extractConcentration,
   resolveHouse,
   type SearchIndex,
   search,
@@ -128,6 +129,8 @@ function covered(
   to: readonly string[],
   soft: (w: string) => boolean,
   weightOf: (w: string) => number = () => 1,
+  /** soft words whose absence costs 2% (linking and gender words; not a house's, not a seller's) */
+  costly: (w: string) => boolean = (w) => SOFT.has(w),
 ): number | null {
   let total = 0;
   let weight = 0;
@@ -139,7 +142,7 @@ function covered(
       if (s > best) best = s;
     }
     if (soft(w)) {
-      if (best === 0) softMissing++;
+      if (best === 0 && costly(w)) softMissing++;
       continue;
     }
     // a word the name explains counts in full; one it leaves out counts as much as it could mean
@@ -291,7 +294,13 @@ export function alignment(
   const soft = onlySoftName ? (w: string) => NOISE.has(w) : onlyHouse ? isSoftButGender : isSoft;
   const nameSide = covered(name, listing, soft);
   const listingSide =
-    covered(listing, allNames, (w) => soft(w) || houseWords.has(w) || sayNothing(w), informative) ??
+    covered(
+      listing,
+      allNames,
+      (w) => soft(w) || houseWords.has(w) || sayNothing(w),
+      informative,
+      (w) => SOFT.has(w) && !houseWords.has(w),
+    ) ??
     // nothing but house words (and the seller's): "Chloé" for Chloé
     covered(listing, allNames, (w) => soft(w) || sayNothing(w), informative) ??
     covered(listing, allNames, soft);
@@ -458,7 +467,8 @@ function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: st
     const houseWords = house ? houseWordsFound : houseWordsOf(index, p.house);
     let name = 0;
     const variants = nameVariants(p);
-    const allNames = variants.flat();
+    // an alias may spell out the concentration ("Sauvage Eau de Toilette"): that says nothing of the name
+    const allNames = variants.flatMap((v) => extractConcentration(v).tokens);
     for (const v of variants) {
       name = Math.max(name, alignment(parsed.words, v, houseWords, informative, allNames));
       // a name holding words read as a concentration takes them back, and is the more specific reading
@@ -497,9 +507,8 @@ function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: st
   let concNote = '';
   let sibling = false;
   if (parsed.concentration) {
-    // of several stated ("EDP … Parfum Spray"), the last one the line has
-    const same = [...parsed.concentrations]
-      .reverse()
+    // of several stated ("EDP … Parfum Spray"), the most credible one the line has
+    const same = parsed.concentrations
       .map((c) => line.find((s) => s.p.concentration === c))
       .find((s) => s !== undefined);
     const wanted = SIBLING_STRENGTH[parsed.concentration];

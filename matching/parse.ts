@@ -24,9 +24,13 @@ export interface ParsedListing {
    * a seller's word such as "New" or "Spray"): the seller's description
    */
   tail: ReadonlySet<string>;
-  /** a concentration the listing states: edp, edt, edc, parfum, extrait, elixir, oil (the last one stated) */
+  /** the concentration the listing states: edp, edt, edc, parfum, extrait, elixir, oil (the first of `concentrations`) */
   concentration: string | null;
-  /** every concentration stated, in order: sellers write "EDP … Parfum Spray" for one EDP */
+  /**
+   * every concentration stated, the most credible first: spelled out ("Eau de
+   * Toilette") before abbreviated, then in the order stated (sellers write
+   * "EDP … Parfum Spray" for one EDP, "Eau de Toilette … EDP Cologne" for one EDT)
+   */
   concentrations: string[];
   /**
    * the phrases read as a concentration, strong or weak ("cologne", "perfume"):
@@ -446,6 +450,7 @@ export function parseListing(raw: string): ParsedListing {
   const noise: string[] = [];
   const concentrationPhrases: string[][] = [];
   const concentrations: string[] = [];
+  const spelledOut = new Set<string>();
   let concentration: string | null = null;
   let gender: 'men' | 'women' | null = null;
   const words: string[] = [];
@@ -477,10 +482,15 @@ export function parseListing(raw: string): ParsedListing {
     }
     const phrase = PHRASES.find((p) => p.tokens.every((t, k) => tokens[i + k] === t));
     if (phrase) {
-      // the last strong phrase is the one meant ("Le Beau Le Parfum EDP" is an EDP)
-      if (phrase.slug) {
-        concentration = phrase.slug;
-        if (!concentrations.includes(phrase.slug)) concentrations.push(phrase.slug);
+      if (phrase.slug && !concentrations.includes(phrase.slug)) {
+        // spelled out ("Eau de Toilette") before abbreviated ("EDP" in a seller's keyword list),
+        // then the first stated
+        const spelled = phrase.tokens.length > 1;
+        const at = spelled ? concentrations.findIndex((c) => !spelledOut.has(c)) : -1;
+        if (at === -1) concentrations.push(phrase.slug);
+        else concentrations.splice(at, 0, phrase.slug);
+        if (spelled) spelledOut.add(phrase.slug);
+        concentration = concentrations[0] ?? null;
       }
       // a phrase inside the name may belong to it ("Dior Homme Cologne"); one in the description does not
       if (!inTail) concentrationPhrases.push(phrase.tokens);
