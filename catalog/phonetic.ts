@@ -122,3 +122,14 @@ function arabicSkeleton(word: string): string {
 export function skeleton(token: string): string {
   return /[\u0600-\u06FF]/.test(token) ? arabicSkeleton(token) : latinSkeleton(token);
 }
+
+/**
+ * The skeletons a token may stand for. Gulf shops write a hard "g" with ق
+ * (قوتشي Gucci, قلتي Guilty), elsewhere a "q"/"k": a word with ق has both.
+ */
+export function skeletons(token: string): string[] {
+  const first = skeleton(token);
+  if (!token.includes('ق')) return [first];
+  const asG = arabicSkeleton(token.replaceAll('ق', 'غ'));
+  return asG === first ? [first] : [first, asG];
+}

@@ -13,7 +13,7 @@
  */
 import { normalizeText } from '../lib/text.ts';
 import { CONCENTRATIONS } from '../vocabulary/index.ts';
-import { skeleton } from './phonetic.ts';
+import { skeleton, skeletons } from './phonetic.ts';
 
 export interface SearchablePerfume {
   id: string;
@@ -397,9 +397,9 @@ function expand(index: SearchIndex, q: string, allowPrefix: boolean, allowShortP
     }
   }
 
-  const sk = skeleton(q);
-  if (sk.length >= 3) {
-    const qa = isArabic(q);
+  const qa = isArabic(q);
+  for (const sk of skeletons(q)) {
+    if (sk.length < 3) continue;
     for (const t of index.skeletons.get(sk) ?? []) {
       if (isArabic(t) !== qa) put(t, SIM_SKELETON);
     }

@@ -8,7 +8,7 @@
  * perfume at all, the answer is "unmatched" with the reason.
  */
 
-import { skeleton } from '../catalog/phonetic.ts';
+import { skeleton, skeletons } from '../catalog/phonetic.ts';
 import {
   editDistance,
   extractConcentration,
@@ -104,8 +104,8 @@ function wordSim(a: string, b: string): number {
   // a final ta marbuta is a word of its own in Arabic names: اميرة (princess) is not امير (prince)
   if (arA && arB && (a === `${b}ه` || b === `${a}ه`)) return 0;
   if (arA !== arB) {
-    const sa = skeleton(a);
-    return sa.length >= 3 && sa === skeleton(b) ? 0.8 : 0;
+    const sb = skeleton(b);
+    return sb.length >= 3 && (skeletons(a).includes(sb) || skeletons(b).includes(skeleton(a))) ? 0.8 : 0;
   }
   const len = Math.min(a.length, b.length);
   if (len >= 4) {
@@ -143,6 +143,11 @@ function covered(
     }
     if (soft(w)) {
       if (best === 0 && costly(w)) softMissing++;
+      // a code with digits that the other side says too ("9PM" in "9PM") explains as much as any word
+      if (best === 1 && /\d/.test(w)) {
+        total += 1;
+        weight += 1;
+      }
       continue;
     }
     // a word the name explains counts in full; one it leaves out counts as much as it could mean
@@ -169,6 +174,9 @@ const isSoftButGender = (w: string) => isSoft(w) && !GENDER_WORDS.has(w);
  * reading would take "cologne" for a concentration the line lacks.
  */
 const TAKE_BACK = 0.05;
+
+const saysCologneIntense = (parsed: ParsedListing) =>
+  parsed.concentrationPhrases.some((ph) => ph.length === 1 && ph[0] === 'cologne') && parsed.words.includes('intense');
 
 /** words of a concentration phrase that name nothing on their own */
 const LINKING = new Set(['eau', 'de', 'du', 'di', 'او', 'دو', 'دي', 'ادو']);
@@ -469,6 +477,10 @@ function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: st
     const variants = nameVariants(p);
     // an alias may spell out the concentration ("Sauvage Eau de Toilette"): that says nothing of the name
     const allNames = variants.flatMap((v) => extractConcentration(v).tokens);
+    // "Y Le Parfum" is the Parfum of Y: a parfum's own listing may say "parfum" among its words
+    if (p.concentration === 'parfum') allNames.push('parfum');
+    // …and "Cologne Intense" is what Jo Malone calls its colognes (not a flanker of an EDC line)
+    if (p.concentration === 'edc' && saysCologneIntense(parsed)) allNames.push('cologne', 'intense');
     for (const v of variants) {
       name = Math.max(name, alignment(parsed.words, v, houseWords, informative, allNames));
       // a name holding words read as a concentration takes them back, and is the more specific reading

@@ -358,8 +358,9 @@ const SIZE =
 const SIZE_PAIR = /(\d+(?:[.,]\d+)?)\s*\/\s*(?=\d+(?:[.,]\d+)?\s*(ml|oz|fl|مل))/giu;
 /** a decimal left without its unit ("Karus 3.4 EDP"); not a dotted name such as "L.12.12" */
 const BARE_DECIMAL = /(?<![\p{L}.\d])\d+[.,]\d+(?![.,]?\d)/gu;
-/** a quantity of a product ("2x", "x2", "3 pack", "10pcs"): not part of a name */
-const QUANTITY = /\b\d+\s*x\b|\bx\s*\d+\b|\b\d+\s*(pack|pk|pcs?)\b/gi;
+/** a quantity of a product ("2x", "x2", "3 pack", "10pcs", "Lot of 12", "Set 2", "1 Vial"): not part of a name */
+const QUANTITY =
+  /\b\d+\s*x\b|\bx\s*\d+\b|\b\d+\s*(pack|pk|pcs?|pieces|vials?|samples?)\b|\b(lot|set)\s+(of\s+)?\d+\b/gi;
 
 function formOf(folded: string, size: ParsedListing['size'], concentration: string | null): ProductForm {
   if (/\btesters?\b|تستر|تيستر|بدون كرتون|\bunboxed\b|\bno box\b|\bwithout box\b/.test(folded)) return 'tester';
