@@ -93,8 +93,29 @@ const NUMBER_WORDS: Readonly<Record<string, string>> = {
   ten: '10',
 };
 
+/**
+ * Word similarities computed during one match: the same pairs meet again in
+ * every name variant and candidate (a listing's 24 words against 25 perfumes).
+ */
+let simMemo: Map<string, Map<string, number>> | null = null;
+
 function wordSim(a: string, b: string): number {
   if (a === b) return 1;
+  if (!simMemo) return wordSimOnce(a, b);
+  let row = simMemo.get(a);
+  if (!row) {
+    row = new Map();
+    simMemo.set(a, row);
+  }
+  let s = row.get(b);
+  if (s === undefined) {
+    s = wordSimOnce(a, b);
+    row.set(b, s);
+  }
+  return s;
+}
+
+function wordSimOnce(a: string, b: string): number {
   if ((NUMBER_WORDS[a] ?? a) === (NUMBER_WORDS[b] ?? b)) return 1;
   const ga = GENDER_WORDS.get(a);
   if (ga && ga === GENDER_WORDS.get(b)) return 1;
@@ -136,9 +157,9 @@ function covered(
   let weight = 0;
   let softMissing = 0;
   for (const w of from) {
-    let best = 0;
-    for (const v of to) {
-      const s = wordSim(w, v);
+    let best = to.includes(w) ? 1 : 0;
+    for (let i = 0; i < to.length && best < 1; i++) {
+      const s = wordSim(w, to[i] as string);
       if (s > best) best = s;
     }
     if (soft(w)) {
@@ -413,7 +434,14 @@ export function listingHouse(
  * edit-distance work shares one CELL_BUDGET (catalog/search.ts).
  */
 export function matchListing(catalog: MatcherCatalog, listing: { name: string; house: string }): MatchResult {
-  return withWorkBudget(() => matchWithin(catalog, listing));
+  return withWorkBudget(() => {
+    simMemo = new Map();
+    try {
+      return matchWithin(catalog, listing);
+    } finally {
+      simMemo = null;
+    }
+  });
 }
 
 /** perfumes of the house the search offers for closer scoring */
@@ -427,6 +455,8 @@ export const CANDIDATES = 25;
 const HOUSELESS_MIN_ALIGNMENT = 0.95;
 const MIN_HOUSELESS_NAME = 4;
 const HOUSELESS_CONFIDENCE = 0.9;
+const HOUSELESS_QUERY_WORDS = 8;
+const HOUSELESS_CANDIDATES = 12;
 /** a sibling is a close version, not the product: its confidence is lowered by this factor */
 const SIBLING_CONFIDENCE = 0.9;
 
@@ -467,7 +497,14 @@ function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: st
     };
   const houseWordsFound = houseWords;
 
-  const hits = search(index, words.join(' '), { ...(house ? { house } : {}), limit: CANDIDATES });
+  // across every house, the name part alone is searched: 8 words name any perfume
+  const query = houseless
+    ? words.filter((w) => !parsed.tail.has(w) && !sayNothing(w)).slice(0, HOUSELESS_QUERY_WORDS)
+    : words;
+  const hits = search(index, query.join(' '), {
+    ...(house ? { house } : {}),
+    limit: houseless ? HOUSELESS_CANDIDATES : CANDIDATES,
+  });
   type Scored = { doc: number; p: MatchablePerfume; score: number; line: string };
   const scored: Scored[] = [];
   for (const h of hits) {

@@ -462,6 +462,11 @@ export function parseListing(raw: string): ParsedListing {
     if (g) gender = gender && gender !== g ? null : g;
     else if (!SOFT_WORDS.has(t) && !DESCRIPTORS.has(t)) named = true;
     if (words.length >= MAX_LISTING_WORDS) return;
+    // a word said twice is said once ("Omnia Coral by Bvlgari Omnia Coral")
+    if (words.includes(t)) {
+      if (!inTail) nameWords.add(t);
+      return;
+    }
     words.push(t);
     (inTail ? tail : nameWords).add(t);
   };
