@@ -125,11 +125,13 @@ export function skeleton(token: string): string {
 
 /**
  * The skeletons a token may stand for. Gulf shops write a hard "g" with ق
- * (قوتشي Gucci, قلتي Guilty), elsewhere a "q"/"k": a word with ق has both.
+ * (قوتشي Gucci, قلتي Guilty), elsewhere a "q"/"k": a word with ق has both;
+ * a word with the article ال written on has one without it too.
  */
 export function skeletons(token: string): string[] {
-  const first = skeleton(token);
-  if (!token.includes('ق')) return [first];
-  const asG = arabicSkeleton(token.replaceAll('ق', 'غ'));
-  return asG === first ? [first] : [first, asG];
+  const out = [skeleton(token)];
+  if (token.includes('ق')) out.push(arabicSkeleton(token.replaceAll('ق', 'غ')));
+  // the article written onto a name (القيم for "Al Qiam" or "Qiam", الحرمين for "Haramain")
+  if (token.startsWith('ال') && token.length > 4) out.push(arabicSkeleton(token.slice(2)));
+  return [...new Set(out)];
 }

@@ -401,12 +401,17 @@ function houseInName(index: SearchIndex, words: readonly string[]): string | nul
  * A house field that names no house at all: empty, or a seller's placeholder
  * ("AS SHOWN", "Unbranded", "Multiple Brands", "Cologne").
  */
+/** A house field that is a shop's own name ("متجر ريحان", "Scent Hub Riyadh", "Five Star Fragrance"). */
+const SHOP_NAME =
+  /(^| )(متجر|للعطور|عطور|دار|ركن|عالم|بيت|store|shop|boutique|fragrances?|perfumes?|parfums?|scents?|hub|outlet|mall|ksa|riyadh|jeddah|dubai)( |$)/;
+
 const NO_HOUSE =
   /^(as ?(shown?|show|showed|seen|pictured?|picture( shown?| show)?|photo|pic|image)|see (photo|picture|pics?)|unbranded|no ?brand|non ?branded|generic|unknown|none|n ?a|various|assorted|multiple brands|mixed|others?|brand|designer|designer brand|colognes?|perfumes?|fragrances?|unisex|mens?|womens?|غير محدد|متنوع|بدون ماركه|عطور|عطر)?$/;
 const HOUSE_FIELD_EXTRAS =
   /(^| )(للعطور|عطور|perfumes?|parfums?|fragrances?|official|store|shop|ksa|uae|paris|london)(?= |$)/g;
 export function saysNoHouse(houseField: string): boolean {
-  return NO_HOUSE.test(normalizeText(houseField));
+  const field = normalizeText(houseField);
+  return NO_HOUSE.test(field) || SHOP_NAME.test(field);
 }
 
 /**
@@ -464,11 +469,28 @@ const candidatesOf = (scored: readonly { p: MatchablePerfume; score: number }[])
   scored.slice(0, 3).map((s) => ({ perfumeId: s.p.id, score: Math.round(s.score * 1000) / 1000 }));
 
 function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: string }): MatchResult {
-  let parsed = parseListing(listing.name);
+  const parsed = parseListing(listing.name);
   if (parsed.notPerfume) return { perfumeId: null, confidence: 0, reason: `not a perfume (${parsed.notPerfume})` };
+  const found = listingHouse(catalog.index, listing.house, parsed);
+  const first = matchOfHouse(catalog, listing, parsed, found.house, found.from);
+  if (first.perfumeId || found.from !== 'house') return first;
+  // the title names another house than the field ("Black Opium by Yves Saint Laurent", house
+  // Lancôme): a shop's slip in the field; the title's house is tried, at lower confidence
+  const titleHouse = houseInName(catalog.index, parsed.words);
+  if (!titleHouse || titleHouse === found.house) return first;
+  const second = matchOfHouse(catalog, listing, parsed, titleHouse, 'name');
+  return second.perfumeId ? second : first;
+}
 
+function matchOfHouse(
+  catalog: MatcherCatalog,
+  listing: { name: string; house: string },
+  parsedListing: ParsedListing,
+  house: string | null,
+  houseVia: 'house' | 'name' | null,
+): MatchResult {
+  let parsed = parsedListing;
   const { index } = catalog;
-  const { house, from: houseVia } = listingHouse(index, listing.house, parsed);
   // no house of ours in the house field or the title ("AS SHOWN", a shop's own name, an empty
   // field): the name alone may still say which perfume it is, if nothing else could be meant
   if (house === null && !saysNoHouse(listing.house)) {
@@ -514,19 +536,22 @@ function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: st
     const variants = nameVariants(p);
     // an alias may spell out the concentration ("Sauvage Eau de Toilette"): that says nothing of the name
     const allNames = variants.flatMap((v) => extractConcentration(v).tokens);
+    const listingWords = parsed.words;
     // "Y Le Parfum" is the Parfum of Y: a parfum's own listing may say "parfum" among its words
     if (p.concentration === 'parfum') allNames.push('parfum');
     // …and "Cologne Intense" is what Jo Malone calls its colognes (not a flanker of an EDC line)
     if (p.concentration === 'edc' && saysCologneIntense(parsed)) allNames.push('cologne', 'intense');
     for (const v of variants) {
-      name = Math.max(name, alignment(parsed.words, v, houseWords, informative, allNames));
+      name = Math.max(name, alignment(listingWords, v, houseWords, informative, allNames));
       // a name holding words read as a concentration takes them back, and is the more specific reading
       // ("Dior Homme Cologne" listed as "… Eau de Cologne": the name takes "cologne" back)
-      const back = parsed.concentrationPhrases.flat().filter((w) => !LINKING.has(w) && v.includes(w));
+      const back = parsed.concentrationPhrases
+        .flat()
+        .filter((w) => !LINKING.has(w) && v.some((x) => wordSim(w, x) >= 0.8));
       if (back.length) {
         name = Math.max(
           name,
-          Math.min(1, alignment([...parsed.words, ...back], v, houseWords, informative, [...allNames, ...back])) +
+          Math.min(1, alignment([...listingWords, ...back], v, houseWords, informative, [...allNames, ...back])) +
             TAKE_BACK,
         );
       }

@@ -135,7 +135,9 @@ describe('houses: the field, the title, "by House", abbreviations, Arabic', () =
     for (const h of ['AS SHOWN', 'As Show', 'As picture show', 'Unbranded', 'Multiple Brands', '', 'Cologne']) {
       expect(saysNoHouse(h), h).toBe(true);
     }
-    for (const h of ['Dior', 'Jacques Bogart', 'متجر ريحان']) expect(saysNoHouse(h), h).toBe(false);
+    for (const h of ['Dior', 'Jacques Bogart', 'Grandeur']) expect(saysNoHouse(h), h).toBe(false);
+    // a shop's own name is no house either
+    for (const h of ['متجر ريحان', 'Scent Hub Riyadh', 'Five Star Fragrance']) expect(saysNoHouse(h), h).toBe(true);
   });
 
   it('takes the house from the title when the field is a placeholder: "by House", or its name', () => {
@@ -152,6 +154,18 @@ describe('houses: the field, the title, "by House", abbreviations, Arabic', () =
     expect(id('Silver Scent', 'Jacques Bogart')).toBeNull();
     // too short a name to say whose it is
     expect(id('Y Eau de Parfum 100ml', 'AS SHOWN')).toBeNull();
+  });
+
+  it("a shop's own name in the house field: the perfume is read by its name alone", () => {
+    expect(id('عطر كلوب دي نوي انتنس مان او دو بارفان 105 مل', 'نفحات للعطور')).toBe(
+      'armaf-club-de-nuit-intense-man-edp',
+    );
+  });
+
+  it("a house field that contradicts the title's house: the title's is tried", () => {
+    expect(match('Black Opium by Yves Saint Laurent 3.0 oz EDP Perfume for Women', 'Lancôme')).toMatchObject({
+      perfumeId: 'yves-saint-laurent-black-opium-edp',
+    });
   });
 
   it('abbreviations and Arabic house names, in the field or the title', () => {
