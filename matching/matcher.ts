@@ -297,8 +297,8 @@ const FLANKER_WORDS = new Set(
  * it ("… EDT Sophisticated Men's Cologne") nothing, unless it is a word that
  * makes flankers ("… EDP Intense").
  */
-function informativeIn(parsed: ParsedListing): (w: string) => number {
-  return (w) => (parsed.tail.has(w) && !FLANKER_WORDS.has(w) ? 0 : 1);
+function informativeIn(parsed: ParsedListing, description = 0): (w: string) => number {
+  return (w) => (parsed.tail.has(w) && !FLANKER_WORDS.has(w) ? description : 1);
 }
 
 /**
@@ -499,8 +499,8 @@ function matchOfHouse(
   }
   const houseless = house === null;
   const houseWords = house ? withTypos(parsed.words, houseWordsOf(index, house)) : new Set<string>();
-  // without a house, every word of the listing must be explained, the seller's description too
-  const informative = houseless ? () => 1 : informativeIn(parsed);
+  // without a house, the seller's description counts too, a quarter of a name word
+  const informative = houseless ? informativeIn(parsed, 0.25) : informativeIn(parsed);
   let words = withoutHouse(parsed.words, houseWords);
   if (!words.some((w) => !isSoftButGender(w)) && parsed.concentrationPhrases.length) {
     // nothing but a concentration word left: it is the name ("Acqua di Parma Colonia", "كولونيا")
