@@ -19,7 +19,7 @@ import {
   withWorkBudget,
 } from '../catalog/search.ts';
 import { normalizeText } from '../lib/text.ts';
-import { DESCRIPTORS, GENDER_WORDS, NOISE, type ParsedListing, parseListing } from './parse.ts';
+import { DESCRIPTORS, GENDER_WORDS, LINKING_WORDS, NOISE, type ParsedListing, parseListing } from './parse.ts';
 
 export { type ParsedListing, parseListing };
 
@@ -52,25 +52,7 @@ export const MATCH_THRESHOLD = 0.8;
 /** a rival of another line this close to the best makes the listing ambiguous */
 const AMBIGUITY_MARGIN = 0.04;
 
-const SOFT = new Set([
-  'for',
-  'pour',
-  'the',
-  'le',
-  'la',
-  'l',
-  'and',
-  'di',
-  'du',
-  'ال',
-  'بور',
-  'فور',
-  'لو',
-  'لي',
-  'دي',
-  'دو',
-  ...GENDER_WORDS.keys(),
-]);
+const SOFT = new Set([...LINKING_WORDS, ...GENDER_WORDS.keys()]);
 
 /**
  * Concentrations of one line close enough to stand in for each other, by

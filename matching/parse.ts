@@ -397,8 +397,8 @@ const BREAKING_NOISE = new Set(
     'by',
   ].map((w) => normalizeText(w)),
 );
-/** linking words: they neither start a name nor end one */
-const SOFT_WORDS = new Set([
+/** Linking words ("for", "pour", "di", بور…): they neither name a perfume nor tell one from another. */
+export const LINKING_WORDS: ReadonlySet<string> = new Set([
   'for',
   'pour',
   'the',
@@ -408,9 +408,7 @@ const SOFT_WORDS = new Set([
   'and',
   'di',
   'du',
-  'de',
   'ال',
-  'by',
   'بور',
   'فور',
   'لو',
@@ -418,6 +416,8 @@ const SOFT_WORDS = new Set([
   'دي',
   'دو',
 ]);
+/** …nor start or end the name part of a listing, and neither do "de" and "by" */
+const SOFT_WORDS = new Set([...LINKING_WORDS, 'de', 'by']);
 
 /** Reads a listing title into its fields. */
 export function parseListing(raw: string): ParsedListing {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadBundledCatalog } from '../catalog/bundled.ts';
-import { buildSnapshot } from '../catalog/store.ts';
 import { matchListing } from '../matching/matcher.ts';
+import { bundledSnapshot } from './bundled-snapshot.ts';
 import { figuresOf, type LabelledListing, loadLabelledListings, outcomeOf } from './listing-fixture.ts';
 
 /**
@@ -11,36 +10,7 @@ import { figuresOf, type LabelledListing, loadLabelledListings, outcomeOf } from
  * the figures measured when they were set (docs/benchmarks.md), a little
  * below: a change that loses recognition, or matches one wrong, fails here.
  */
-const { houses, perfumes } = loadBundledCatalog();
-const snapshot = buildSnapshot(
-  1,
-  perfumes.map((p) => ({
-    id: p.id,
-    name: p.name,
-    nameAr: p.name_ar ?? null,
-    house: p.house,
-    houseAr: p.house_ar ?? null,
-    concentration: p.concentration,
-    year: p.year ?? null,
-    gender: p.gender,
-    families: p.families,
-    accords: [],
-    notes: p.notes,
-    seasons: [],
-    times: [],
-    occasions: [],
-    aliases: p.aliases ?? [],
-    imageUrl: null,
-  })),
-  houses.map((h) => ({
-    name: h.name,
-    nameAr: h.name_ar ?? null,
-    aliases: h.aliases ?? [],
-    abbreviations: h.abbreviations ?? [],
-    region: null,
-    country: null,
-  })),
-);
+const snapshot = bundledSnapshot();
 const listings = loadLabelledListings();
 const lineOf = (id: string) => snapshot.byId.get(id);
 

@@ -1,40 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loadBundledCatalog } from '../catalog/bundled.ts';
-import { buildSnapshot } from '../catalog/store.ts';
 import { matchListing, saysNoHouse } from '../matching/matcher.ts';
 import { parseListing } from '../matching/parse.ts';
+import { bundledSnapshot } from './bundled-snapshot.ts';
 
 /** Each rule of reading a listing, alone, and what it changes in a match. */
-const { houses, perfumes } = loadBundledCatalog();
-const snapshot = buildSnapshot(
-  1,
-  perfumes.map((p) => ({
-    id: p.id,
-    name: p.name,
-    nameAr: p.name_ar ?? null,
-    house: p.house,
-    houseAr: p.house_ar ?? null,
-    concentration: p.concentration,
-    year: p.year ?? null,
-    gender: p.gender,
-    families: p.families,
-    accords: [],
-    notes: p.notes,
-    seasons: [],
-    times: [],
-    occasions: [],
-    aliases: p.aliases ?? [],
-    imageUrl: null,
-  })),
-  houses.map((h) => ({
-    name: h.name,
-    nameAr: h.name_ar ?? null,
-    aliases: h.aliases ?? [],
-    abbreviations: h.abbreviations ?? [],
-    region: null,
-    country: null,
-  })),
-);
+const snapshot = bundledSnapshot();
 const match = (name: string, house: string) => matchListing(snapshot, { name, house });
 const id = (name: string, house: string) => match(name, house).perfumeId;
 

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadBundledCatalog } from '../catalog/bundled.ts';
 import { CELL_BUDGET, MAX_QUERY_WORDS, search, work } from '../catalog/search.ts';
-import { buildSnapshot } from '../catalog/store.ts';
 import { CANDIDATES, matchListing } from '../matching/matcher.ts';
 import { MAX_LISTING_WORDS } from '../matching/parse.ts';
+import { bundledSnapshot } from './bundled-snapshot.ts';
 
 /**
  * Whatever a client sends as a listing or a query, the work of matching it
@@ -12,42 +11,13 @@ import { MAX_LISTING_WORDS } from '../matching/parse.ts';
  * read are counted (catalog/search.ts `work`) and must stay under the caps
  * named here. Time is measured in the benchmark, never here.
  */
-const { houses, perfumes } = loadBundledCatalog();
-const snapshot = buildSnapshot(
-  1,
-  perfumes.map((p) => ({
-    id: p.id,
-    name: p.name,
-    nameAr: p.name_ar ?? null,
-    house: p.house,
-    houseAr: p.house_ar ?? null,
-    concentration: p.concentration,
-    year: p.year ?? null,
-    gender: p.gender,
-    families: p.families,
-    accords: [],
-    notes: p.notes,
-    seasons: [],
-    times: [],
-    occasions: [],
-    aliases: p.aliases ?? [],
-    imageUrl: null,
-  })),
-  houses.map((h) => ({
-    name: h.name,
-    nameAr: h.name_ar ?? null,
-    aliases: h.aliases ?? [],
-    abbreviations: h.abbreviations ?? [],
-    region: null,
-    country: null,
-  })),
-);
+const snapshot = bundledSnapshot();
 
 /** a word has at most 24 letters for fuzzy matching: ≤ 1 + 24 + 24·23/2 = 301 spelling variants */
 const VARIANTS_PER_WORD = 301;
 const MAX_VARIANTS = (MAX_QUERY_WORDS + 1) * VARIANTS_PER_WORD;
 /** every index word a query word may stand for lists at most every perfume */
-const MAX_POSTINGS_PER_SEARCH = (MAX_QUERY_WORDS + 1) * 64 * perfumes.length;
+const MAX_POSTINGS_PER_SEARCH = (MAX_QUERY_WORDS + 1) * 64 * snapshot.perfumes.length;
 
 function cost(fn: () => void) {
   const before = { ...work };
@@ -81,7 +51,7 @@ describe('the work of matching a listing is capped, whatever the text', () => {
         const c = cost(() => matchListing(snapshot, { name, house: house || 'x' }));
         expect(c.cells).toBeLessThanOrEqual(CELL_BUDGET);
         expect(c.variants).toBeLessThanOrEqual(MAX_VARIANTS);
-        expect(c.postings).toBeLessThanOrEqual(MAX_POSTINGS_PER_SEARCH + CANDIDATES * perfumes.length);
+        expect(c.postings).toBeLessThanOrEqual(MAX_POSTINGS_PER_SEARCH + CANDIDATES * snapshot.perfumes.length);
       }),
       { numRuns: 300 },
     );
