@@ -499,7 +499,6 @@ function matchOfHouse(
         ? `house "${listing.house.slice(0, 80)}" is not in our catalog`
         : 'the listing names no perfume, only a house',
     };
-  const houseWordsFound = houseWords;
 
   // across every house, the name part alone is searched: 8 words name any perfume
   const query = houseless
@@ -513,7 +512,8 @@ function matchOfHouse(
   const scored: Scored[] = [];
   for (const h of hits) {
     const p = catalog.perfumes[h.doc] as MatchablePerfume;
-    const houseWords = house ? houseWordsFound : houseWordsOf(index, p.house);
+    // without a house of the listing's, each candidate's own house words are optional in it
+    const ownHouseWords = house ? houseWords : houseWordsOf(index, p.house);
     let name = 0;
     const variants = nameVariants(p);
     // an alias may spell out the concentration ("Sauvage Eau de Toilette"): that says nothing of the name
@@ -524,7 +524,7 @@ function matchOfHouse(
     // …and "Cologne Intense" is what Jo Malone calls its colognes (not a flanker of an EDC line)
     if (p.concentration === 'edc' && saysCologneIntense(parsed)) allNames.push('cologne', 'intense');
     for (const v of variants) {
-      name = Math.max(name, alignment(listingWords, v, houseWords, informative, allNames));
+      name = Math.max(name, alignment(listingWords, v, ownHouseWords, informative, allNames));
       // a name holding words read as a concentration takes them back, and is the more specific reading
       // ("Dior Homme Cologne" listed as "… Eau de Cologne": the name takes "cologne" back)
       const back = parsed.concentrationPhrases
@@ -533,7 +533,7 @@ function matchOfHouse(
       if (back.length) {
         name = Math.max(
           name,
-          Math.min(1, alignment([...listingWords, ...back], v, houseWords, informative, [...allNames, ...back])) +
+          Math.min(1, alignment([...listingWords, ...back], v, ownHouseWords, informative, [...allNames, ...back])) +
             TAKE_BACK,
         );
       }
