@@ -8,15 +8,17 @@
  * perfume at all, the answer is "unmatched" with the reason.
  */
 
-import { skeleton, skeletons } from '../catalog/phonetic.ts';
+import { skeletons } from '../catalog/phonetic.ts';
 import {
   editDistance,
   extractConcentration,
+  MAX_FUZZY_WORD,
   resolveHouse,
   type SearchIndex,
   search,
   searchTokens,
   withWorkBudget,
+  work,
 } from '../catalog/search.ts';
 import { normalizeText } from '../lib/text.ts';
 import { DESCRIPTORS, GENDER_WORDS, LINKING_WORDS, NOISE, type ParsedListing, parseListing } from './parse.ts';
@@ -97,7 +99,21 @@ function wordSim(a: string, b: string): number {
   return s;
 }
 
+/** Skeletons of the words met during one match: each word's computed once. */
+let skeletonMemo: Map<string, string[]> | null = null;
+function skeletonsOf(w: string): string[] {
+  let s = skeletonMemo?.get(w);
+  if (!s) {
+    work.skeletons++;
+    s = skeletons(w);
+    skeletonMemo?.set(w, s);
+  }
+  return s;
+}
+
 function wordSimOnce(a: string, b: string): number {
+  // a word longer than any name word is matched exactly only (MAX_FUZZY_WORD), in any script
+  if (a.length > MAX_FUZZY_WORD || b.length > MAX_FUZZY_WORD) return 0;
   if ((NUMBER_WORDS[a] ?? a) === (NUMBER_WORDS[b] ?? b)) return 1;
   const ga = GENDER_WORDS.get(a);
   if (ga && ga === GENDER_WORDS.get(b)) return 1;
@@ -107,8 +123,9 @@ function wordSimOnce(a: string, b: string): number {
   // a final ta marbuta is a word of its own in Arabic names: اميرة (princess) is not امير (prince)
   if (arA && arB && (a === `${b}ه` || b === `${a}ه`)) return 0;
   if (arA !== arB) {
-    const sb = skeleton(b);
-    return sb.length >= 3 && (skeletons(a).includes(sb) || skeletons(b).includes(skeleton(a))) ? 0.8 : 0;
+    const sa = skeletonsOf(a);
+    const sb = skeletonsOf(b);
+    return sb.some((x) => x.length >= 3 && sa.includes(x)) ? 0.8 : 0;
   }
   const len = Math.min(a.length, b.length);
   if (len >= 4) {
@@ -384,8 +401,9 @@ function houseInName(index: SearchIndex, words: readonly string[]): string | nul
  * ("AS SHOWN", "Unbranded", "Multiple Brands", "Cologne").
  */
 /** A house field that is a shop's own name ("متجر ريحان", "Scent Hub Riyadh", "Five Star Fragrance"). */
-const SHOP_NAME =
-  /(^| )(متجر|للعطور|عطور|دار|ركن|عالم|بيت|store|shop|boutique|fragrances?|perfumes?|parfums?|scents?|hub|outlet|mall|ksa|riyadh|jeddah|dubai)( |$)/;
+// "Perfumes", "Parfums", "Fragrance", "عطور" are words of real houses too (Histoires de Parfums,
+// Junaid Perfumes, ريف للعطور): only words no house is named with mark a shop
+const SHOP_NAME = /(^| )(متجر|store|shop|boutique|outlet|mall|hub|ksa|riyadh|jeddah|dubai)( |$)/;
 
 const NO_HOUSE =
   /^(as ?(shown?|show|showed|seen|pictured?|picture( shown?| show)?|photo|pic|image)|see (photo|picture|pics?)|unbranded|no ?brand|non ?branded|generic|unknown|none|n ?a|various|assorted|multiple brands|mixed|others?|brand|designer|designer brand|colognes?|perfumes?|fragrances?|unisex|mens?|womens?|غير محدد|متنوع|بدون ماركه|عطور|عطر)?$/;
@@ -423,10 +441,12 @@ export function listingHouse(
 export function matchListing(catalog: MatcherCatalog, listing: { name: string; house: string }): MatchResult {
   return withWorkBudget(() => {
     simMemo = new Map();
+    skeletonMemo = new Map();
     try {
       return matchWithin(catalog, listing);
     } finally {
       simMemo = null;
+      skeletonMemo = null;
     }
   });
 }
@@ -454,14 +474,9 @@ function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: st
   const parsed = parseListing(listing.name);
   if (parsed.notPerfume) return { perfumeId: null, confidence: 0, reason: `not a perfume (${parsed.notPerfume})` };
   const found = listingHouse(catalog.index, listing.house, parsed);
-  const first = matchOfHouse(catalog, listing, parsed, found.house, found.from);
-  if (first.perfumeId || found.from !== 'house') return first;
-  // the title names another house than the field ("Black Opium by Yves Saint Laurent", house
-  // Lancôme): a shop's slip in the field; the title's house is tried, at lower confidence
-  const titleHouse = houseInName(catalog.index, parsed.words);
-  if (!titleHouse || titleHouse === found.house) return first;
-  const second = matchOfHouse(catalog, listing, parsed, titleHouse, 'name');
-  return second.perfumeId ? second : first;
+  // a field that names one of our houses is believed, even when the title names another:
+  // dupe houses name their perfumes after the originals ("Sauvage Dior" by a dupe house)
+  return matchOfHouse(catalog, listing, parsed, found.house, found.from);
 }
 
 function matchOfHouse(

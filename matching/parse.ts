@@ -51,16 +51,19 @@ export interface ParsedListing {
 /** Products that carry a perfume's name but are not the perfume. */
 const NOT_PERFUME: [RegExp, string][] = [
   [/\b(deodorant|deo|antiperspirant|stick)\b|مزيل|مضاد للتعرق/, 'deodorant'],
-  [/\b(body lotion|lotion|body milk|cream|creme|balm|body wash)\b|لوشن|كريم|بلسم/, 'body care'],
+  [
+    /\b(body lotion|lotion|body milk|cream|creme|balm|body wash|moisturi[sz]er|emulsion|shampoo|conditioner|cleanser|body oil|hair oil|face)\b|لوشن|كريم|بلسم|مرطب|شامبو|زيت شعر|زيت للشعر|زيت جسم/,
+    'body care',
+  ],
   [/\b(shower gel|bath|gel douche|soap)\b|شاور|صابون|جل استحمام/, 'bath product'],
   [/\b(after ?shave)\b|بعد الحلاقه|افتر شيف/, 'aftershave'],
   [
-    /\b(hair mist|hair perfume|body mist|body spray|body splash|fragrance mist)\b|معطر شعر|عطر الشعر|عطر شعر|معطر الجسم|معطر جسم|بخاخ الجسم|بودي مست|بودي سبلاش|هير مست/,
+    /\b(hair mist|hair perfume|body mist|bodymist|mist|body spray|body splash|fragrance mist)\b|معطر شعر|عطر الشعر|عطر شعر|معطر الجسم|معطر جسم|بخاخ الجسم|بودي مست|بودي سبلاش|هير مست/,
     'hair or body mist',
   ],
   [/\b(candle|diffuser|reed|room spray|home fragrance|car freshener)\b|شمعه|شموع|معطر جو|فواحه/, 'home fragrance'],
   [
-    /\b(gift card|gift wrap|wrapping|bag|pouch|case|atomizer|atomiser|funnel|empty bottle|empty)\b|تغليف|كيس|بطاقه هديه|زجاجه فارغه|فارغه/,
+    /\b(gift card|gift wrap|wrapping|bag|pouch|case|atomizer|atomiser|funnel|empty bottle|empty|box only|packaging only|no bottle|empty box)\b|تغليف|كيس|بطاقه هديه|زجاجه فارغه|فارغه|فارغ|فاضي|فاضيه|علبه فقط|كرتون فقط/,
     'accessory or empty bottle',
   ],
   [

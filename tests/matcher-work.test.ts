@@ -68,6 +68,18 @@ describe('the work of matching a listing is capped, whatever the text', () => {
     );
   });
 
+  it('compares sounds across scripts for each distinct word once, however many pairs it meets', () => {
+    const letters = '㌖㌗㌠㌶㍇㌁㌈㌌㌍㌒';
+    const words = Array.from({ length: 23 }, (_, i) =>
+      Array.from({ length: 12 }, (_, k) => letters[(i * 7 + k * 3) % letters.length]).join(''),
+    );
+    const name = `لطا ${words.join(' ')}`;
+    const before = work.skeletons;
+    matchListing(snapshot, { name, house: 'Lattafa' });
+    // 24 listing words and the names of at most 25 candidates
+    expect(work.skeletons - before).toBeLessThanOrEqual(24 + 25 * 30);
+  });
+
   it('a 300-letter word run together does no fuzzy work at all', () => {
     const c = cost(() => matchListing(snapshot, { name: 'sauvagekhamrahaventus'.repeat(15), house: 'Dior' }));
     expect(c).toEqual({ cells: 0, variants: 0, postings: 0 });
