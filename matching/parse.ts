@@ -24,6 +24,8 @@ export interface ParsedListing {
    * a seller's word such as "New" or "Spray"): the seller's description
    */
   tail: ReadonlySet<string>;
+  /** words after a seller's " - " or "|": a description, whatever they are ("- Hypnotic Coffee & Vanilla") */
+  described: ReadonlySet<string>;
   /** the concentration the listing states: edp, edt, edc, parfum, extrait, elixir, oil (the first of `concentrations`) */
   concentration: string | null;
   /**
@@ -37,6 +39,8 @@ export interface ParsedListing {
    * some names contain them ("Dior Homme Cologne", "Aventus Cologne", "Le Male Le Parfum")
    */
   concentrationPhrases: string[][];
+  /** the concentrations stated inside the name part, with their words ("Yara Elixir": elixir, or a name) */
+  namePartConcentrations: { slug: string; tokens: string[] }[];
   /** the same, as one list of words */
   concentrationWords: string[];
   gender: 'men' | 'women' | null;
@@ -189,6 +193,7 @@ export const GENDER_WORDS: ReadonlyMap<string, 'men' | 'women'> = new Map(
       'نسائي',
       'نساء',
       'حريمي',
+      'mujer',
       'هير',
       'ومن',
       'فيم',
@@ -383,6 +388,8 @@ function formOf(folded: string, size: ParsedListing['size'], concentration: stri
 
 /** stands for a size or a number in the token stream: the name is over there */
 const BREAK = 'zqbreakzq';
+/** stands for a seller's " - " or "|": a description follows */
+const DESCRIPTION = 'zqdescriptionzq';
 /** seller's words that end the name when they follow it */
 const BREAKING_NOISE = new Set(
   [
@@ -446,7 +453,7 @@ export function parseListing(raw: string): ParsedListing {
   const tokens = searchTokens(
     withoutSize
       // " - Timeless", " | Lychee, white flowers", " ~ ": what follows is the seller's
-      .replace(/\s[-–—|~]+\s|[|~]/g, ` ${BREAK} `)
+      .replace(/\s[-–—|~]+\s|[|~]/g, ` ${DESCRIPTION} `)
       .replace(QUANTITY, ' ')
       // "100% original"
       .replace(/\d+\s*%/g, ' ')
@@ -456,6 +463,7 @@ export function parseListing(raw: string): ParsedListing {
   const marker = /\((m|w)\)/i.exec(withoutSize)?.[1]?.toLowerCase();
   const noise: string[] = [];
   const concentrationPhrases: string[][] = [];
+  const namePartConcentrations: { slug: string; tokens: string[] }[] = [];
   const concentrations: string[] = [];
   const spelledOut = new Set<string>();
   let concentration: string | null = null;
@@ -475,14 +483,18 @@ export function parseListing(raw: string): ParsedListing {
     }
     words.push(t);
     (inTail ? tail : nameWords).add(t);
+    if (inDescription) described.add(t);
   };
   // the name comes first; once a size, a concentration or a seller's word follows it, the
   // rest is the seller's description ("… 4.2 oz EDT Sophisticated Men's Cologne")
   let named = false;
   let inTail = false;
+  let inDescription = false;
+  const described = new Set<string>();
   for (let i = 0; i < tokens.length; ) {
-    if (tokens[i] === BREAK) {
+    if (tokens[i] === BREAK || tokens[i] === DESCRIPTION) {
       if (named) inTail = true;
+      if (named && tokens[i] === DESCRIPTION) inDescription = true;
       i++;
       continue;
     }
@@ -505,7 +517,10 @@ export function parseListing(raw: string): ParsedListing {
         concentration = concentrations[0] ?? null;
       }
       // a phrase inside the name may belong to it ("Dior Homme Cologne"); one in the description does not
-      if (!inTail) concentrationPhrases.push(phrase.tokens);
+      if (!inTail) {
+        concentrationPhrases.push(phrase.tokens);
+        if (phrase.slug) namePartConcentrations.push({ slug: phrase.slug, tokens: phrase.tokens });
+      }
       i += phrase.tokens.length;
       if (named) inTail = true;
       continue;
@@ -521,15 +536,20 @@ export function parseListing(raw: string): ParsedListing {
     addWord(t);
   }
   // a word also said in the name part is a name word
-  for (const w of nameWords) tail.delete(w);
+  for (const w of nameWords) {
+    tail.delete(w);
+    described.delete(w);
+  }
   if (!gender && marker) gender = marker === 'm' ? 'men' : 'women';
   const form = formOf(folded, size, concentration);
   return {
     words,
     tail,
+    described,
     concentration,
     concentrations,
     concentrationPhrases,
+    namePartConcentrations,
     concentrationWords: concentrationPhrases.flat(),
     gender,
     size,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CELL_BUDGET, MAX_QUERY_WORDS, search, work } from '../catalog/search.ts';
-import { CANDIDATES, matchListing } from '../matching/matcher.ts';
+import { CANDIDATES, matchListing, PAIR_BUDGET } from '../matching/matcher.ts';
 import { MAX_LISTING_WORDS } from '../matching/parse.ts';
 import { bundledSnapshot } from './bundled-snapshot.ts';
 
@@ -65,6 +65,17 @@ describe('the work of matching a listing is capped, whatever the text', () => {
         expect(c.variants).toBeLessThanOrEqual(MAX_VARIANTS);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('compares at most PAIR_BUDGET word pairs beyond exact equality in one match', () => {
+    fc.assert(
+      fc.property(adversarial, fc.constantFrom('Dior', 'Lattafa', 'Unbranded', ''), (name, house) => {
+        const before = work.pairs;
+        matchListing(snapshot, { name, house: house || 'x' });
+        expect(work.pairs - before).toBeLessThanOrEqual(PAIR_BUDGET);
+      }),
+      { numRuns: 200 },
     );
   });
 
