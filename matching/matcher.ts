@@ -557,7 +557,6 @@ function matchOfHouse(
     const variants = nameVariants(p);
     // an alias may spell out the concentration ("Sauvage Eau de Toilette"): that says nothing of the name
     const allNames = variants.flatMap((v) => extractConcentration(v).tokens);
-    const listingWords = parsed.words;
     // "Y Le Parfum" is the Parfum of Y: a parfum's own listing may say "parfum" among its words
     if (p.concentration === 'parfum') allNames.push('parfum');
     // the words of its own concentration in the seller's description ("… Cologne Spray Eau de")
@@ -565,7 +564,7 @@ function matchOfHouse(
     // …and "Cologne Intense" is what Jo Malone calls its colognes (not a flanker of an EDC line)
     if (p.concentration === 'edc' && saysCologneIntense(parsed)) allNames.push('cologne', 'intense');
     for (const v of variants) {
-      name = Math.max(name, alignment(listingWords, v, ownHouseWords, informative, allNames));
+      name = Math.max(name, alignment(parsed.words, v, ownHouseWords, informative, allNames));
       // a name holding words read as a concentration takes them back, and is the more specific reading
       // ("Dior Homme Cologne" listed as "… Eau de Cologne": the name takes "cologne" back)
       const back = parsed.concentrationPhrases
@@ -574,7 +573,7 @@ function matchOfHouse(
       if (back.length) {
         name = Math.max(
           name,
-          Math.min(1, alignment([...listingWords, ...back], v, ownHouseWords, informative, [...allNames, ...back])) +
+          Math.min(1, alignment([...parsed.words, ...back], v, ownHouseWords, informative, [...allNames, ...back])) +
             TAKE_BACK,
         );
       }

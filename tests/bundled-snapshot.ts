@@ -1,5 +1,7 @@
 import { loadBundledCatalog } from '../catalog/bundled.ts';
 import { buildSnapshot, type CatalogSnapshot } from '../catalog/store.ts';
+import type { CatalogPerfume } from '../catalog/types.ts';
+import { houseFromRecord, perfumeRow } from '../services/catalog.ts';
 
 let snapshot: CatalogSnapshot | undefined;
 
@@ -7,34 +9,12 @@ let snapshot: CatalogSnapshot | undefined;
 export function bundledSnapshot(): CatalogSnapshot {
   if (snapshot) return snapshot;
   const { houses, perfumes } = loadBundledCatalog();
+  const houseAr = new Map(houses.map((h) => [h.name, h.name_ar ?? null]));
   snapshot = buildSnapshot(
     1,
-    perfumes.map((p) => ({
-      id: p.id,
-      name: p.name,
-      nameAr: p.name_ar ?? null,
-      house: p.house,
-      houseAr: p.house_ar ?? null,
-      concentration: p.concentration,
-      year: p.year ?? null,
-      gender: p.gender,
-      families: p.families,
-      accords: [],
-      notes: p.notes,
-      seasons: [],
-      times: [],
-      occasions: [],
-      aliases: p.aliases ?? [],
-      imageUrl: null,
-    })),
-    houses.map((h) => ({
-      name: h.name,
-      nameAr: h.name_ar ?? null,
-      aliases: h.aliases ?? [],
-      abbreviations: h.abbreviations ?? [],
-      region: null,
-      country: null,
-    })),
+    // the rows an import would store, as loadCatalog reads them back
+    perfumes.map((r) => perfumeRow(r, houseAr.get(r.house) ?? null) as CatalogPerfume),
+    houses.map(houseFromRecord),
   );
   return snapshot;
 }
