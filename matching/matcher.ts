@@ -77,6 +77,18 @@ const NUMBER_WORDS: Readonly<Record<string, string>> = {
   ten: '10',
 };
 
+/** linking words of names as Arabic listings write them ("قوتشي قلتي بور هوم" for Gucci Guilty Pour Homme) */
+const LINKING_SOUNDS: Readonly<Record<string, readonly string[]>> = {
+  بور: ['pour'],
+  فور: ['for'],
+  لو: ['le', 'la'],
+  لي: ['le', 'l'],
+  لا: ['la'],
+  دي: ['de', 'di', 'des'],
+  دو: ['du', 'de'],
+  ال: ['al', 'el'],
+};
+
 /**
  * Word similarities computed during one match: the same pairs meet again in
  * every name variant and candidate (a listing's 24 words against 25 perfumes).
@@ -114,6 +126,9 @@ function skeletonsOf(w: string): string[] {
   return s;
 }
 
+const elidedOnto = (a: string, b: string) =>
+  a.length === b.length + 1 && (a[0] === 'l' || a[0] === 'd') && a.endsWith(b);
+
 function wordSimOnce(a: string, b: string): number {
   // past its budget a match compares words exactly only: the real listings of the labelled set
   // need at most 1,339 pairs, a made-up one of 24 long words against a large house 4,080
@@ -123,6 +138,7 @@ function wordSimOnce(a: string, b: string): number {
   // a word longer than any name word is matched exactly only (MAX_FUZZY_WORD), in any script
   if (a.length > MAX_FUZZY_WORD || b.length > MAX_FUZZY_WORD) return 0;
   if ((NUMBER_WORDS[a] ?? a) === (NUMBER_WORDS[b] ?? b)) return 1;
+  if (LINKING_SOUNDS[a]?.includes(b) || LINKING_SOUNDS[b]?.includes(a)) return 1;
   const ga = GENDER_WORDS.get(a);
   if (ga && ga === GENDER_WORDS.get(b)) return 1;
   if (/^\d+$/.test(a) || /^\d+$/.test(b)) return 0;
@@ -135,6 +151,8 @@ function wordSimOnce(a: string, b: string): number {
     const sb = skeletonsOf(b);
     return sb.some((x) => x.length >= 3 && sa.includes(x)) ? 0.8 : 0;
   }
+  // an article elided onto a word makes another name: "L'Homme" (lhomme) is not "Homme"
+  if (elidedOnto(a, b) || elidedOnto(b, a)) return 0;
   const len = Math.min(a.length, b.length);
   if (len >= 4) {
     const max = len >= 8 ? 2 : 1;
@@ -186,7 +204,9 @@ function covered(
   return weight === 0 ? null : (total / weight) * 0.98 ** softMissing;
 }
 
-const isSoft = (w: string) => SOFT.has(w) || NOISE.has(w);
+/** "N°5", "No. 5", "شانيل رقم 5": the sign before a number names nothing */
+const NUMBER_SIGNS = new Set(['n', 'no', 'nr', 'number', 'نمبر', 'رقم']);
+const isSoft = (w: string) => SOFT.has(w) || NOISE.has(w) || NUMBER_SIGNS.has(w);
 /**
  * Listing words that say nothing against a perfume that lacks them: a
  * seller's description ("Sporty", "Luxury"), a number left from a size or a
@@ -349,7 +369,8 @@ export function alignment(
       allNames,
       (w) => soft(w) || houseWords.has(w) || sayNothing(w),
       informative,
-      (w) => SOFT.has(w) && !houseWords.has(w),
+      // a soft word of the seller's description ("… EDP Women Gift For Her") is not the name's
+      (w) => SOFT.has(w) && !houseWords.has(w) && informative(w) === 1,
     ) ??
     // nothing but house words (and the seller's): "Chloé" for Chloé
     covered(listing, allNames, (w) => soft(w) || sayNothing(w), informative) ??
@@ -366,10 +387,16 @@ export interface MatcherCatalog {
 const nameVariants = (p: MatchablePerfume): string[][] =>
   [p.name, p.nameAr ?? '', ...(p.aliases ?? [])].filter(Boolean).map((n) => searchTokens(n));
 
-/** Drops the house's own words from a listing ("Dior Sauvage" → "Sauvage"). */
-function withoutHouse(words: string[], houseWords: Set<string>): string[] {
+/**
+ * Drops the house's own words from a listing ("Dior Sauvage" → "Sauvage"),
+ * unless nothing that could name a perfume is left: "JIMMY CHOO by Jimmy Choo
+ * EDP Women New" names the house's own perfume.
+ */
+function withoutHouse(words: string[], houseWords: Set<string>, tail: ReadonlySet<string>): string[] {
   const out = words.filter((w) => !houseWords.has(w));
-  return out.length ? out : words;
+  // the seller's description may say whom it is for ("… EDP Women"): that names nothing
+  const names = (w: string) => !isSoftButGender(w) && !DESCRIPTORS.has(w) && !(tail.has(w) && GENDER_WORDS.has(w));
+  return out.some(names) ? out : words;
 }
 
 /**
@@ -378,6 +405,16 @@ function withoutHouse(words: string[], houseWords: Set<string>): string[] {
  */
 function withTypos(words: readonly string[], houseWords: Set<string>): Set<string> {
   const out = new Set(houseWords);
+  // a house word written in two ("MONT BLANC" for Montblanc), or two written as one ("deMarly")
+  for (let i = 0; i + 1 < words.length; i++) {
+    const a = words[i] as string;
+    const b = words[i + 1] as string;
+    if (houseWords.has(a + b)) out.add(a).add(b);
+  }
+  for (const w of words) {
+    if (w.length < 5 || out.has(w)) continue;
+    for (const h of houseWords) if (w.startsWith(h) && houseWords.has(w.slice(h.length))) out.add(w);
+  }
   for (const w of words) {
     if (out.has(w) || w.length < 4) continue;
     for (const h of houseWords) {
@@ -495,7 +532,17 @@ const candidatesOf = (scored: readonly { p: MatchablePerfume; score: number }[])
   scored.slice(0, 3).map((s) => ({ perfumeId: s.p.id, score: Math.round(s.score * 1000) / 1000 }));
 
 function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: string }): MatchResult {
-  const parsed = parseListing(listing.name);
+  let parsed = parseListing(listing.name);
+  // "ByVERSACE", "Bydior": "by" written onto a house of ours
+  const glued = parsed.words.filter(
+    (w) => w.length > 4 && w.startsWith('by') && catalog.index.houseKeys.has(w.slice(2)),
+  );
+  if (glued.length) {
+    const rest = new Set(glued.map((w) => w.slice(2)));
+    parsed = parseListing(
+      listing.name.replace(/\bby(\p{L}+)/giu, (m, h: string) => (rest.has(normalizeText(h)) ? `by ${h}` : m)),
+    );
+  }
   if (parsed.notPerfume) return { perfumeId: null, confidence: 0, reason: `not a perfume (${parsed.notPerfume})` };
   const found = listingHouse(catalog.index, listing.house, parsed);
   // a field that names one of our houses is believed, even when the title names another:
@@ -522,13 +569,18 @@ function matchOfHouse(
   const houseWords = house ? withTypos(parsed.words, houseWordsOf(index, house)) : new Set<string>();
   // without a house, the seller's description counts too, a quarter of a name word
   const informative = houseless ? informativeIn(parsed, 0.25) : informativeIn(parsed);
-  let words = withoutHouse(parsed.words, houseWords);
+  let words = withoutHouse(parsed.words, houseWords, parsed.tail);
   if (!words.some((w) => !isSoftButGender(w)) && parsed.concentrationPhrases.length) {
     // nothing but a concentration word left: it is the name ("Acqua di Parma Colonia", "كولونيا")
     const named = parsed.concentrationPhrases.flat().filter((w) => !LINKING.has(w));
     parsed = { ...parsed, words: [...parsed.words, ...named], concentrationPhrases: [] };
-    words = withoutHouse(parsed.words, houseWords);
+    words = withoutHouse(parsed.words, houseWords, parsed.tail);
   }
+  // nothing but the house and the seller's words: only a perfume named after its house is meant
+  const houseNamed =
+    words === parsed.words &&
+    parsed.words.some((w) => houseWords.has(w)) &&
+    parsed.words.some((w) => !houseWords.has(w));
   const meaningful = words.filter((w) => !isSoftButGender(w));
   if (meaningful.length === 0)
     return {
@@ -553,6 +605,7 @@ function matchOfHouse(
     const p = catalog.perfumes[h.doc] as MatchablePerfume;
     // without a house of the listing's, each candidate's own house words are optional in it
     const ownHouseWords = house ? houseWords : houseWordsOf(index, p.house);
+    if (houseNamed && !searchTokens(p.name).every((w) => ownHouseWords.has(w) || isSoftButGender(w))) continue;
     let name = 0;
     const variants = nameVariants(p);
     // an alias may spell out the concentration ("Sauvage Eau de Toilette"): that says nothing of the name

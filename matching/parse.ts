@@ -67,7 +67,7 @@ const NOT_PERFUME: [RegExp, string][] = [
   ],
   [/\b(candle|diffuser|reed|room spray|home fragrance|car freshener)\b|شمعه|شموع|معطر جو|فواحه/, 'home fragrance'],
   [
-    /\b(gift card|gift wrap|wrapping|bag|pouch|case|atomizer|atomiser|funnel|empty bottle|empty|box only|packaging only|no bottle|empty box)\b|تغليف|كيس|بطاقه هديه|زجاجه فارغه|فارغه|فارغ|فاضي|فاضيه|علبه فقط|كرتون فقط/,
+    /\b(gift card|gift wrap|wrapping|bag|(?<!in |with )pouch|case|atomizer|atomiser|funnel|empty bottle|empty|box only|packaging only|no bottle|empty box)\b|تغليف|كيس|بطاقه هديه|زجاجه فارغه|فارغه|فارغ|فاضي|فاضيه|علبه فقط|كرتون فقط/,
     'accessory or empty bottle',
   ],
   [
@@ -175,7 +175,10 @@ export const GENDER_WORDS: ReadonlyMap<string, 'men' | 'women'> = new Map(
       'رجالي',
       'رجال',
       'هوم',
+      'اوم',
+      'لوي',
       'مان',
+      'مين',
     ].map((w) => [w, 'men'] as const),
     ...[
       'her',
@@ -196,7 +199,10 @@ export const GENDER_WORDS: ReadonlyMap<string, 'men' | 'women'> = new Map(
       'mujer',
       'هير',
       'ومن',
+      'وومن',
+      'ويمن',
       'فيم',
+      'فام',
     ].map((w) => [w, 'women'] as const),
   ].map(([w, g]) => [normalizeText(w), g]),
 );
@@ -238,6 +244,9 @@ export const DESCRIPTORS: ReadonlySet<string> = new Set(
     'colognes',
     'limited',
     'edition',
+    'اديشن',
+    'ايديشن',
+    'ليمتد',
     'in',
     'with',
     'no',
@@ -317,6 +326,9 @@ export const NOISE: ReadonlySet<string> = new Set(
     'unisex',
     'refillable',
     'refill',
+    'splash',
+    'dabber',
+    'carded',
     'without',
     'cap',
     'gift',
@@ -356,6 +368,7 @@ export const NOISE: ReadonlySet<string> = new Set(
     'هديه',
     'ميني',
     'ريفيل',
+    'ريفل',
     'رقم',
     'عبوه',
     'اعاده',
@@ -371,7 +384,7 @@ const SIZE_PAIR = /(\d+(?:[.,]\d+)?)\s*\/\s*(?=\d+(?:[.,]\d+)?\s*(ml|oz|fl|مل)
 const BARE_DECIMAL = /(?<![\p{L}.\d])\d+[.,]\d+(?![.,]?\d)/gu;
 /** a quantity of a product ("2x", "x2", "3 pack", "10pcs", "Lot of 12", "Set 2", "1 Vial"): not part of a name */
 const QUANTITY =
-  /\b\d+\s*x\b|\bx\s*\d+\b|\b\d+\s*(pack|pk|pcs?|pieces|vials?|samples?)\b|\b(lot|set)\s+(of\s+)?\d+\b/gi;
+  /\b\d+\s*x\b|\bx\s*\d+\b|\b\d+\s*(pack|pk|pcs?|pieces|vials?|samples?)\b|\b(lot|set)\s+(of\s+)?\d+\b(\s*x\b)?/gi;
 
 function formOf(folded: string, size: ParsedListing['size'], concentration: string | null): ProductForm {
   if (/\btesters?\b|تستر|تيستر|بدون كرتون|\bunboxed\b|\bno box\b|\bwithout box\b/.test(folded)) return 'tester';
@@ -431,7 +444,12 @@ const SOFT_WORDS = new Set([...LINKING_WORDS, 'de', 'by']);
 
 /** Reads a listing title into its fields. */
 export function parseListing(raw: string): ParsedListing {
-  const text = foldDigits(raw.slice(0, MAX_LISTING_CHARS)).replace(SIZE_PAIR, ` ${BREAK} `);
+  const text = foldDigits(raw.slice(0, MAX_LISTING_CHARS))
+    // "Y*S*L", "D*G": letters starred apart to pass a marketplace's brand filter are one word
+    .replace(/(?<![\p{L}\p{N}])\p{L}(?:\*\p{L})+(?![\p{L}\p{N}])/gu, (m) => m.replaceAll('*', ''))
+    // "2.5 ozEau De Parfum": a unit written onto the next word
+    .replace(/(\d\s*(?:ml|oz))(?=\p{Lu})/gu, '$1 ')
+    .replace(SIZE_PAIR, ` ${BREAK} `);
   let size: ParsedListing['size'] = null;
   const withoutSize = text.replace(SIZE, (_m, n: string, unit: string) => {
     if (!size) {
@@ -457,6 +475,8 @@ export function parseListing(raw: string): ParsedListing {
       .replace(QUANTITY, ' ')
       // "100% original"
       .replace(/\d+\s*%/g, ' ')
+      // "in white box", "plain box": a tester's packaging, not a white flanker
+      .replace(/\b(white|plain|brown)\s+box(es)?\b/gi, ' box ')
       .replace(BARE_DECIMAL, ` ${BREAK} `),
   );
   // "(m)", "(w)": a retailer's gender marker

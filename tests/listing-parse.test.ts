@@ -103,6 +103,38 @@ describe("sellers' noise never counts against a match", () => {
     else expect(parseListing(title).noise).toContain('6291108734056');
   });
 
+  it('a soft word of the description ("… EDP Women Gift For Her New & Sealed") costs nothing', () => {
+    const title = "J'adore 3.4 oz/100 ml Eau De Parfum EDP Women Spray Gift For Her New & Sealed US";
+    expect(id(title, 'As Show')).toBe('dior-j-adore-edp');
+    // the same soft words in the name part still tell "Light Blue" from "Light Blue Pour Homme"
+    expect(id('Light Blue Pour Homme EDT 125ml', 'Dolce & Gabbana')).toBe(
+      'dolce-and-gabbana-light-blue-pour-homme-edt',
+    );
+  });
+
+  it('packaging and counts are not name words: "in white box", "Lot 3 x", "Splash", "New in Pouch", ريفل', () => {
+    expect(parseListing('Legend Spirit EDT 3.3 OZ FOR MEN WITH CAP NEW IN WHITE BOX').words).not.toContain('white');
+    expect(parseListing('Lot 3 x Lancome Perfume La Vie Est Belle EDP 4ml').words).not.toContain('x');
+    expect(id('Lot 3 x Lancome Perfume La Vie Est Belle Eau de Parfum EDP Travel Size 4ml =12ml', 'Lancôme')).toBe(
+      'lancome-la-vie-est-belle-edp',
+    );
+    expect(id('CHLOE Perfume Eau De Parfum EDP Splash Mini 0.16oz 5 ml NEW with Box', 'Chloe')).toBe('chloe-chloe-edp');
+    expect(parseListing('Another 13 EDP Sample Vial .75ml New in Pouch').notPerfume).toBeNull();
+    expect(parseListing('Leather perfume pouch for travel').notPerfume).not.toBeNull();
+    expect(id('عبوة ريفل سوفاج او دو بارفان 300 مل - إعادة تعبئة', 'Parfums Christian Dior')).toBe('dior-sauvage-edp');
+  });
+
+  it('a unit written onto the next word ("2.5 ozEau De Parfum") is a size', () => {
+    const p = parseListing('Delina 2.5 ozEau De Parfum Spray');
+    expect(p.size).toEqual({ value: 2.5, unit: 'oz' });
+    expect(p.concentration).toBe('edp');
+  });
+
+  it('a sign before a number names nothing: N°5, No. 5, شانيل رقم 5', () => {
+    expect(id('شانيل رقم 5 او دو بارفان 100 مل', 'شانيل')).toBe('chanel-no-5-edp');
+    expect(id('Chanel No. 5 Eau de Parfum 100ml', 'Chanel')).toBe('chanel-no-5-edp');
+  });
+
   it('but a word that names a flanker, after the name, still does', () => {
     expect(id("Yves Saint Laurent Men's Y Eau de Parfum Intense EDP Spray 3.38 oz", 'Yves Saint Laurent')).toBeNull();
   });
@@ -159,6 +191,46 @@ describe('houses: the field, the title, "by House", abbreviations, Arabic', () =
     expect(id('Grand Soir', 'MFK')).toBe('maison-francis-kurkdjian-grand-soir-edp');
     expect(id('ديلينا اكسكلوسيف مارلي 75 مل', 'دي مارلي')).toBe('parfums-de-marly-delina-exclusif-parfum');
     expect(id('خمرة ١٠٠ مل', 'لطافه للعطور')).toBe('lattafa-khamrah-edp');
+  });
+
+  it('a house written in two words, two of its words written as one, or "by" written onto it', () => {
+    expect(id('MONT BLANC LEGEND SPIRIT EDT 3.3 OZ FOR MEN', 'MONT BLANC LEGEND')).toBe('montblanc-legend-spirit-edt');
+    expect(id('Parfums deMarly Delina by Parfums de Marly 2.5 oz Eau De Parfum Spray', 'Parfums de Marly')).toBe(
+      'parfums-de-marly-delina-edp',
+    );
+    expect(id('Eros Flame ByVERSACE Spray 3.4oz/100ml Fragrance Cologne For Men NIB', 'AS SHOWN')).toBe(
+      'versace-eros-flame-edp',
+    );
+    // "by" onto a word that is no house of ours is left alone
+    expect(parseListing('Byredo Gypsy Water').words).toContain('byredo');
+  });
+
+  it('letters starred apart to pass a brand filter are the abbreviation: Y*S*L', () => {
+    expect(parseListing('Y*S*L Libre 3 oz EDP').words.slice(0, 2)).toEqual(['ysl', 'libre']);
+    expect(id('Y*S*L Libre 3 oz / 90 ml EDP Perfume Spray for Women Gift for her New in Box', 'AS SHOWN')).toBe(
+      'yves-saint-laurent-libre-edp',
+    );
+    // a name with a star of its own is left as it is
+    expect(parseListing('A*Men Pure Havane').words[0]).toBe('a');
+  });
+
+  it('a listing that names only the house and whom it is for takes the perfume named after the house', () => {
+    expect(id('JIMMY CHOO by Jimmy Choo 3.3 / 3.4 oz EDP Women NEW IN BOX', 'Jimmy Choo')).toBe(
+      'jimmy-choo-jimmy-choo-edp',
+    );
+    // never a perfume named by a gender word ("Her") or by the house and a gender ("Hugo Man")
+    expect(id('BURBERRY CLASSIC by Burberry perfume for women EDP 3.3 / 3.4 oz New in Box', 'Burberry')).toBeNull();
+    expect(id('HOGO BOSS cologne For Men 3.4 oz', 'Unbranded')).toBeNull();
+  });
+
+  it('Arabic linking and gender words meet their Latin names: بور هوم, لوي, وومن', () => {
+    expect(id('قوتشي قلتي بور هوم تواليت 90 مل', 'غوتشي')).toBe('gucci-guilty-pour-homme-edt');
+    expect(id('رموز الرصاصي 9325 بور لوي 50 مل', '')).toBe('rasasi-rumz-al-rasasi-9325-pour-lui-edp');
+    expect(id('كلوب دي نوي ومن نسائي ارماف 105 مل', '')).toBe('armaf-club-de-nuit-woman-edp');
+  });
+
+  it("an article elided onto a word is another name: L'Homme is not Pour Homme", () => {
+    expect(id("Versace Men's L'Homme EDT Spray 3.4 oz (Tester)", 'Versace')).toBeNull();
   });
 
   it('a listing in two scripts is explained by both names of the perfume', () => {
