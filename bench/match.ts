@@ -1,57 +1,20 @@
-/**
- * Product matching: recognition, cost per listing and sync speed:
- *   npm run bench -- match
- * 1. recognition on the labelled real listings (tests/fixtures/listings), the
- *    tuned-on part and the held-out part, and the curve of matched share
- *    against wrong share as the confidence threshold rises;
- * 2. the share of the 2,000 shared real marketplace listings matched (their
- *    brand field as house), when ../shared/data/real-listings is present;
- * 3. the cost of the slowest listings a client can send (longest name,
- *    words run together, one letter repeated, mixed scripts): median and
- *    worst of 50 runs each, beside a typical listing;
- * 4. matcher alone: 20,000 listings (the labelled listings, repeated) matched
- *    in process, products per second (median of 3 runs);
- * 5. a full 20,000-product sync, stored and matched, through the same service
- *    as PUT /api/admin/merchants/:id/products: on in-memory PGlite, and on
- *    PostgreSQL when BENCH_DATABASE_URL is set; a second sync of the same feed
- *    (all updates) too.
- */
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import { createDatabase, type Database } from '../db/client.ts';
-import { createScratchDatabase } from '../db/scratch.ts';
 import { MATCH_THRESHOLD, matchListing } from '../matching/matcher.ts';
 import { loadSnapshot } from '../services/catalog.ts';
-import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
 import { figuresOf, loadLabelledListings, outcomeOf } from '../tests/listing-fixture.ts';
+import { benchShop, labelledListingFeed, onBenchDatabases } from './databases.ts';
 import { median } from './stats.ts';
 
 const N = 20_000;
 
-function feed() {
-  const listings = loadLabelledListings().map((l) => ({ name: l.title, house: l.house || 'Unknown' }));
-  return Array.from({ length: N }, (_, i) => {
-    const l = listings[i % listings.length] as { name: string; house: string };
-    return {
-      merchant_product_id: `sku-${i}`,
-      name: l.name,
-      house: l.house,
-      price: 100 + (i % 500),
-      product_url: `https://shop.example/p/${i}`,
-    };
-  });
-}
+const feed = () => labelledListingFeed(N, (i) => ({ product_url: `https://shop.example/p/${i}` }));
 
 async function timedSync(database: Database) {
-  await database.migrate();
-  const snapshot = await loadSnapshot(database.db);
-  const merchant = await createMerchant(database.db, {
-    name: 'Bench',
-    slug: `bench-${randomBytes(3).toString('hex')}`,
-  });
+  const { snapshot, merchant } = await benchShop(database);
   const products = feed();
   let t = performance.now();
   const first = await syncProducts(database.db, snapshot, merchant.id, products);
@@ -81,19 +44,7 @@ export async function runMatchBench(log: (s: string) => void = console.log) {
   const figures = { recognition, shared, worstCase };
   log(`matcher alone: ${N} listings, ${Math.round(median(rates))} products/s (median of 3)`);
 
-  const pglite = await createDatabase({ database: { kind: 'pglite', dataDir: null } });
-  results.pglite = await timedSync(pglite);
-  await pglite.close();
-  const url = process.env.BENCH_DATABASE_URL;
-  if (url) {
-    const scratch = await createScratchDatabase(url, 'sillage_bench');
-    try {
-      results.postgres = await timedSync(scratch.database);
-    } finally {
-      await scratch.database.close();
-      await scratch.drop();
-    }
-  }
+  Object.assign(results, await onBenchDatabases(timedSync));
   log('| database | products | first sync (s) | re-sync (s) |');
   log('|---|---|---|---|');
   for (const [db, r] of Object.entries(results).filter(([k]) => k === 'pglite' || k === 'postgres') as [

@@ -10,12 +10,14 @@ import { runImportBench } from './import.ts';
 import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
 import { runMatchBench } from './match.ts';
+import { runNotesBench } from './notes.ts';
 import { runEndpointBench } from './score-endpoint.ts';
 
 const benches: Record<string, () => Promise<unknown>> = {
   lookup: () => runLookupBench(),
   import: () => runImportBench(),
   match: () => runMatchBench(),
+  notes: () => runNotesBench(),
   engine: () => runEngineBench(),
   endpoint: () => runEndpointBench(),
   events: () => runEventsBench(),

@@ -46,8 +46,13 @@ export interface CatalogHouse {
 }
 
 /** The scent profile a product is recommended by: its perfume's (matched) or built from the merchant's hints (partial). */
+/** What a partial profile was built from, most trusted first. */
+export type ProfileBasis = 'accords' | 'notes' | 'description' | 'name';
+
 export interface ProductProfile {
   source: 'catalog' | 'merchant';
+  /** for a merchant's (partial) profile: the sources it was built from */
+  basis?: ProfileBasis[];
   families: string[];
   accords: AccordWeight[];
   notes: { top: string[]; heart: string[]; base: string[] };

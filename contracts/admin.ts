@@ -59,7 +59,7 @@ export const SyncProductsBodySchema = Type.Object(
     products: Type.Array(Type.Unknown(), {
       maxItems: 50_000,
       description:
-        'MerchantProductInput rows (merchant_product_id, name, house required; price, currency, image_url, product_url, accords, notes optional). Each row is validated on its own: bad rows are reported, good rows stored.',
+        'MerchantProductInput rows (merchant_product_id, name, house required; price, currency, image_url, product_url, accords, notes, description optional). Each row is validated on its own: bad rows are reported, good rows stored.',
     }),
     replace: Type.Optional(Type.Boolean({ description: 'Remove products absent from this feed', default: false })),
   },
@@ -160,9 +160,32 @@ export const AdminProductSchema = Type.Object({
       base: Type.Optional(Type.Array(Type.String())),
     }),
   ),
+  description: Nullable(Type.String({ description: "The shop's description of the product, as sent" })),
   status: ProductStatusSchema,
   quality: Nullable(QualitySchema),
   explanation: ListingExplanationSchema,
+  profile: Nullable(
+    Type.Object(
+      {
+        basis: Type.Array(
+          Type.Union([
+            Type.Literal('catalog'),
+            Type.Literal('accords'),
+            Type.Literal('notes'),
+            Type.Literal('description'),
+            Type.Literal('name'),
+          ]),
+          {
+            description:
+              "What the profile was built from: the matched perfume (catalog), or the merchant's accords, notes, description and product name, most trusted first",
+          },
+        ),
+        accords: Type.Array(Type.Object({ name: Type.String(), weight: Type.Number({ minimum: 0, maximum: 1 }) })),
+        families: Type.Array(Type.String()),
+      },
+      { description: 'The scent profile the product is recommended by; null when it is not recommended' },
+    ),
+  ),
   sillage_perfume_id: Nullable(Type.String()),
   matched_perfume: Nullable(
     Type.Object({

@@ -13,7 +13,12 @@ export interface ProductInput {
   productUrl: string | null;
   accords: string[] | null;
   notes: { top?: string[]; heart?: string[]; base?: string[] } | null;
+  /** the shop's description of the product, where most shops list its notes (plain text, English or Arabic) */
+  description: string | null;
 }
+
+/** A description longer than this is refused: notes are listed in the first few hundred characters. */
+export const MAX_DESCRIPTION_LENGTH = 4000;
 
 export const DEFAULT_CURRENCY = 'SAR';
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
@@ -97,6 +102,12 @@ export function validateProductInput(raw: unknown): ValidatedProduct {
       if (l.value) notes[tier] = l.value;
     }
   }
+  let description: string | null = null;
+  if (r.description !== undefined && r.description !== null && r.description !== '') {
+    if (typeof r.description !== 'string' || r.description.length > MAX_DESCRIPTION_LENGTH)
+      return fail(`description must be text of at most ${MAX_DESCRIPTION_LENGTH} characters`);
+    description = r.description.trim() || null;
+  }
   return {
     ok: true,
     product: {
@@ -109,6 +120,7 @@ export function validateProductInput(raw: unknown): ValidatedProduct {
       productUrl: product.value,
       accords: accords.value,
       notes,
+      description,
     },
   };
 }

@@ -13,7 +13,7 @@ import { lineOf, type ScoringProduct } from '../scoring/products.ts';
 import { type ProductInput, validateProductInput } from './listing.ts';
 import { listingHouse, type MatchResult, matchListing } from './matcher.ts';
 import { type ProductForm, parseListing } from './parse.ts';
-import { catalogProfile, hintProfile } from './profile.ts';
+import { catalogProfile, partialProfile } from './profile.ts';
 
 export type RecognisedStatus = 'matched' | 'partial' | 'unmatched';
 
@@ -59,6 +59,26 @@ const matches = new Cache<string, MatchResult>({
   invalidatedBy: 'a catalog change: the key carries the catalog version, so older entries are never read and age out',
 });
 
+/**
+ * Partial profiles built recently, by what the merchant says of the product:
+ * a storefront sends the same inline products, descriptions and all, with
+ * every quiz. Each is at most 4,000 characters of description and a few
+ * short lists, so 2,000 entries stay under about 10 MB.
+ */
+const partials = new Cache<string, ProductProfile | null>({
+  name: 'partial-profiles',
+  max: 2_000,
+  invalidatedBy: 'nothing: a profile depends only on the listing text and the shipped notes',
+});
+
+function partialOf(listing: ProductInput): ProductProfile | null {
+  const key = JSON.stringify([listing.name, listing.accords, listing.notes, listing.description]);
+  if (partials.has(key)) return partials.get(key) ?? null;
+  const profile = partialProfile(listing);
+  partials.set(key, profile);
+  return profile;
+}
+
 function matchOf(snapshot: CatalogSnapshot, listing: Pick<ProductInput, 'name' | 'house'>): MatchResult {
   const key = `${snapshot.version}\u0000${listing.house}\u0000${listing.name}`;
   let hit = matches.get(key);
@@ -89,7 +109,8 @@ export function recogniseProduct(
     : matchOf(snapshot, listing);
   // a perfume that has left the catalog since the decision was stored cannot lend its profile
   const perfume = (match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined) ?? null;
-  const profile = perfume ? catalogProfile(perfume) : hintProfile(listing);
+  // a body lotion or a deodorant carries a perfume's words but is never recommended as a perfume
+  const profile = perfume ? catalogProfile(perfume) : parseListing(listing.name).notPerfume ? null : partialOf(listing);
   const status: RecognisedStatus = perfume ? 'matched' : profile ? 'partial' : 'unmatched';
   const sibling = perfume !== null && match.sibling === true && !stored?.pinned;
   return {

@@ -92,6 +92,8 @@ export const merchantProducts = pgTable(
     productUrl: text('product_url'),
     accords: text('accords').array(),
     notes: jsonb('notes').$type<NotePyramid>(),
+    /** the shop's description of the product (notes are read from it) */
+    description: text('description'),
     matchStatus: text('match_status', { enum: MATCH_STATUSES }).notNull().default('pending'),
     sillagePerfumeId: text('sillage_perfume_id').references(() => perfumes.id, { onDelete: 'set null' }),
     matchConfidence: real('match_confidence'),

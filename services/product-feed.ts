@@ -19,6 +19,7 @@ export const PRODUCT_CSV_COLUMNS = [
   'top_notes',
   'heart_notes',
   'base_notes',
+  'description',
 ] as const;
 
 const list = (v: string | undefined) =>
@@ -39,7 +40,8 @@ export function csvProduct(r: Record<string, string>): Record<string, unknown> {
     const n = Number(r.price.trim().replace(',', '.'));
     out.price = Number.isFinite(n) ? n : r.price;
   }
-  for (const k of ['currency', 'image_url', 'product_url'] as const) if (r[k]?.trim()) out[k] = r[k]?.trim();
+  for (const k of ['currency', 'image_url', 'product_url', 'description'] as const)
+    if (r[k]?.trim()) out[k] = r[k]?.trim();
   const accords = list(r.accords);
   if (accords) out.accords = accords;
   const top = list(r.top_notes);

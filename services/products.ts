@@ -55,6 +55,7 @@ function listingOf(row: ProductRow): ProductInput {
     productUrl: row.productUrl,
     accords: row.accords,
     notes: row.notes,
+    description: row.description,
   };
 }
 
@@ -118,6 +119,7 @@ export async function syncProducts(
     productUrl: r.listing.productUrl,
     accords: r.listing.accords,
     notes: r.listing.notes,
+    description: r.listing.description,
     ...matchColumns(r),
     syncId,
   }));
@@ -139,6 +141,7 @@ export async function syncProducts(
             productUrl: sql`excluded.product_url`,
             accords: sql`excluded.accords`,
             notes: sql`excluded.notes`,
+            description: sql`excluded.description`,
             // a match pinned by an operator survives every re-sync
             matchStatus: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchStatus} else excluded.match_status end`,
             sillagePerfumeId: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.sillagePerfumeId} else excluded.sillage_perfume_id end`,
@@ -208,6 +211,7 @@ export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
     product_url: p.productUrl,
     accords: p.accords,
     notes: p.notes,
+    description: p.description,
     status: p.matchStatus === 'pending' ? p.matchStatus : r.status,
     quality: r.quality,
     sillage_perfume_id: r.perfume?.id ?? null,
@@ -223,6 +227,14 @@ export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
     reason: p.matchReason,
     pinned: p.matchPinned,
     explanation: explainListing(p, snapshot),
+    profile: r.profile
+      ? {
+          // what the profile was built from: the perfume we matched, or the merchant's own words
+          basis: r.profile.source === 'catalog' ? ['catalog' as const] : (r.profile.basis ?? []),
+          accords: r.profile.accords.slice(0, 8),
+          families: r.profile.families,
+        }
+      : null,
     updated_at: p.updatedAt.toISOString(),
   };
 }

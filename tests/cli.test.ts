@@ -99,14 +99,15 @@ describe('admin CLI: products', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'feed-')), 'feed.csv');
     writeFileSync(
       file,
-      'merchant_product_id,name,house,price,currency,image_url,product_url,accords,top_notes,heart_notes,base_notes\n' +
-        'a1,Khamrah EDP 100ml,Lattafa,145,SAR,,https://csv.example/a1,,,,\n' +
-        'a2,Local Rose Oil,Local House,60,,,,,,taif rose,\n' +
-        'a3,Mystery,Local House,oops,,,,,,,\n',
+      'merchant_product_id,name,house,price,currency,image_url,product_url,accords,top_notes,heart_notes,base_notes,description\n' +
+        'a1,Khamrah EDP 100ml,Lattafa,145,SAR,,https://csv.example/a1,,,,,\n' +
+        'a2,Local Rose Oil,Local House,60,,,,,,taif rose,,\n' +
+        'a3,Mystery,Local House,oops,,,,,,,,\n' +
+        'a4,Night Blend,Local House,90,,,,,,,,"Notes: oud, saffron, rose"\n',
     );
     const sync = await cli('products:sync', 'csv-shop', file, '--json');
     expect(sync.code).toBe(2);
-    expect(JSON.parse(sync.out)).toMatchObject({ received: 3, upserted: 2, matched: 1, partial: 1, rejected: 1 });
+    expect(JSON.parse(sync.out)).toMatchObject({ received: 4, upserted: 3, matched: 1, partial: 2, rejected: 1 });
     const list = await cli('products:list', 'csv-shop', '--status', 'partial');
     expect(list.out).toMatch(/a2\s+Local Rose Oil/);
     const pin = await cli('products:pin', 'csv-shop', 'a2', 'amouage-lyric-woman-edp', '--json');
@@ -114,7 +115,7 @@ describe('admin CLI: products', () => {
     const unpin = await cli('products:unpin', 'csv-shop', 'a2', '--json');
     expect(JSON.parse(unpin.out)).toMatchObject({ pinned: false, status: 'partial' });
     const rematch = await cli('products:rematch', 'csv-shop', '--json');
-    expect(JSON.parse(rematch.out)).toMatchObject({ checked: 2, changed: 0, matched: 1, partial: 1 });
+    expect(JSON.parse(rematch.out)).toMatchObject({ checked: 3, changed: 0, matched: 1, partial: 2 });
   });
 });
 

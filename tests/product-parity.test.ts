@@ -35,6 +35,12 @@ const feed = [
     notes: { top: ['rose'], base: ['oud', 'vanilla'] },
   },
   { merchant_product_id: 'mystery', name: 'Mystery Blend', house: 'Local Atelier' },
+  {
+    merchant_product_id: 'layali',
+    name: 'Layali',
+    house: 'Local Atelier',
+    description: 'مزيج شرقي من العود والزعفران والورد الطائفي مع قاعدة من العنبر',
+  },
   { merchant_product_id: 'deo', name: 'Sauvage Deodorant Stick', house: 'Dior', price: 160 },
 ];
 
@@ -56,7 +62,7 @@ describe('one path from a listing to a scoring product', () => {
       payload: { products: feed },
       headers: adminHeaders,
     });
-    expect(sync.json()).toMatchObject({ matched: 8, partial: 2, unmatched: 2 });
+    expect(sync.json()).toMatchObject({ matched: 8, partial: 3, unmatched: 2 });
 
     for (const quiz of quizzes) {
       const synced = await app.inject({
@@ -73,13 +79,14 @@ describe('one path from a listing to a scoring product', () => {
       expect(inline.statusCode).toBe(200);
       const a = synced.json();
       const b = inline.json();
-      // ten recommendable products: the two unmatched ones never appear
+      // eleven recommendable products: the two unmatched ones never appear
       expect([...ids(a.recommendations), ...ids(a.also_explore)].sort()).toEqual([
         'adg',
         'black-aoud',
         'grand-soir',
         'kalemat',
         'khamrah',
+        'layali',
         'oud-wood',
         'qahwa',
         'rose-oil',

@@ -290,3 +290,55 @@ describe('versions of a line we lack, and why each product is read as it is', ()
     expect(pinned.json()).toMatchObject({ quality: 'full', pinned: true });
   });
 });
+
+describe('products outside the catalog, profiled from what the merchant says of them', () => {
+  it('a description gives the notes, the name its note words; the admin list says which made the profile', async () => {
+    const { merchant } = await createMerchantWithKey(app, { slug: 'described-shop' });
+    const res = await admin('PUT', `/merchants/${merchant.id}/products`, {
+      products: [
+        {
+          merchant_product_id: 'd1',
+          name: 'Layali Al Sharq',
+          house: 'Local Atelier',
+          description:
+            'عطر شرقي فاخر. النفحات العليا: الزعفران والهيل. القلب: الورد الطائفي. القاعدة: العود الكمبودي والعنبر.',
+        },
+        { merchant_product_id: 'd2', name: 'White Musk Body Lotion', house: 'Local Atelier' },
+        { merchant_product_id: 'd3', name: 'Amber Oud', house: 'Local Atelier' },
+        {
+          merchant_product_id: 'd4',
+          name: 'Blend No. 7',
+          house: 'Local Atelier',
+          description: 'Long lasting. Free gift wrap!',
+        },
+        { merchant_product_id: 'd5', name: 'x', house: 'Local Atelier', description: 'd'.repeat(4001) },
+      ],
+    });
+    expect(res.json()).toMatchObject({ upserted: 4, partial: 2, unmatched: 2, rejected: 1 });
+    expect(res.json().rejections[0]).toMatchObject({
+      merchant_product_id: 'd5',
+      reason: expect.stringMatching(/description/),
+    });
+    const list = (await admin('GET', '/merchants/described-shop/products')).json();
+    const by = Object.fromEntries(
+      list.products.map((p: { merchant_product_id: string }) => [p.merchant_product_id, p]),
+    );
+    expect(by.d1).toMatchObject({ status: 'partial', quality: 'partial', profile: { basis: ['description'] } });
+    const accords = by.d1.profile.accords.map((a: { name: string }) => a.name);
+    expect(accords.slice(0, 3)).toContain('oud');
+    expect(accords).toEqual(expect.arrayContaining(['saffron', 'rose', 'amber']));
+    expect(by.d1.profile.families).toContain('oud');
+    expect(by.d1.description).toMatch(/النفحات العليا/);
+    // a body lotion carries note words but is never recommended as a perfume
+    expect(by.d2).toMatchObject({ status: 'unmatched', profile: null });
+    expect(by.d3).toMatchObject({ status: 'partial', profile: { basis: ['name'] } });
+    // nothing a perfumer could read: not recommended rather than recommended at random
+    expect(by.d4).toMatchObject({ status: 'unmatched', profile: null });
+  });
+
+  it("a matched product says its profile is the catalog's", async () => {
+    const list = (await admin('GET', '/merchants/sync-shop/products')).json();
+    const p1 = list.products.find((p: { merchant_product_id: string }) => p.merchant_product_id === 'p1');
+    expect(p1.profile.basis).toEqual(['catalog']);
+  });
+});
