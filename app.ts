@@ -4,6 +4,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { type Config, loadConfig } from './config.ts';
 import { ErrorSchema } from './contracts/common.ts';
 import type { Database } from './db/client.ts';
+import { depthLimitedJsonParser } from './http/json-body.ts';
 import { rememberedTrust } from './http/trust-proxy.ts';
 import { AppError } from './lib/errors.ts';
 import bodyGuardPlugin from './plugins/app/body-guard.ts';
@@ -16,6 +17,7 @@ import leadsPlugin from './plugins/app/leads.ts';
 import merchantProductsPlugin from './plugins/app/merchant-products.ts';
 import metricsPlugin from './plugins/app/metrics.ts';
 import redisPlugin from './plugins/app/redis.ts';
+import retentionPlugin from './plugins/app/retention.ts';
 import scoreAnswersPlugin from './plugins/app/score-answers.ts';
 import sessionsPlugin from './plugins/app/sessions.ts';
 import widgetKeyPlugin from './plugins/app/widget-key.ts';
@@ -109,6 +111,9 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
+  // every JSON body is read with a nesting limit (http/json-body.ts)
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(app));
   app.addSchema(ErrorSchema);
   // Shutting down (SIGTERM), requests in progress finish; then their connections must be
   // let go. server.close() waits for every connection, and a kept-alive one (a browser's)
@@ -154,6 +159,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(sessionsPlugin);
   await app.register(scoreAnswersPlugin);
   await app.register(leadsPlugin);
+  await app.register(retentionPlugin);
   await app.register(eventWriterPlugin);
   await app.register(rateLimitPlugin);
   await app.register(widgetKeyPlugin);

@@ -32,6 +32,7 @@ export const EnvSchema = Type.Object({
     }),
   ),
   LEAD_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 365 }),
+  EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 730 }),
   ATTRIBUTION_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 300_000, default: 30_000 }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
@@ -60,6 +61,8 @@ export interface Config {
   /** AES-256 key for shopper contact details; on the embedded database a local one is made when unset */
   leadEncryptionKey: Buffer | null;
   leadRetentionDays: number;
+  /** widget events received longer ago than this are purged */
+  eventRetentionDays: number;
   /** a request (headers and body) must arrive within this; slow clients are cut off */
   requestTimeoutMs: number;
   attributionWindowDays: number;
@@ -156,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     poweredByUrl: e.POWERED_BY_URL,
     leadEncryptionKey: leadKey,
     leadRetentionDays: e.LEAD_RETENTION_DAYS,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     attributionWindowDays: e.ATTRIBUTION_WINDOW_DAYS,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',

@@ -206,7 +206,7 @@ export const EventRequestSchema = Type.Object(
   {
     additionalProperties: true,
     description:
-      'Types — lifecycle: widget_loaded, widget_opened, quiz_started, quiz_completed, results_viewed, widget_closed, widget_error (message, code); click: recommendation_clicked and also_explore_clicked (merchant_product_id, position), powered_by_clicked; lead: lead_submitted (email and/or phone, consent: true, consent_version); purchase: purchase_completed (order_id, total, currency, items: [{merchant_product_id, quantity, price}]). Each may carry event_id (dedup key), occurred_at and session_id.',
+      'Types — lifecycle: widget_loaded, widget_opened, quiz_started, quiz_completed, results_viewed, widget_closed (data: at most 20 flat values, text of at most 200 characters), widget_error (message, code); click: recommendation_clicked and also_explore_clicked (merchant_product_id, position), powered_by_clicked; lead: lead_submitted (email and/or phone, consent: true, consent_version); purchase: purchase_completed (order_id, total, currency, items: [{merchant_product_id, quantity, price}], quantity × price adding up to at most 1,000,000,000). Each may carry event_id (dedup key), occurred_at and session_id. Fields a type does not define are dropped, never stored; bodies nest at most 32 levels.',
   },
 );
 

@@ -57,13 +57,22 @@ const ProductRef = {
 const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
 const Phone = Type.String({ maxLength: 32, pattern: '^\\+?[0-9][0-9 ()-]{5,30}$' });
 
+/** the most an order may total, and its items add up to: far beyond any shop's order, far within a revenue column */
+export const MAX_ORDER_TOTAL = 1e9;
+/** what a lifecycle event's `data` may hold: a few short, flat values of the widget's own */
+export const MAX_DATA_KEYS = 20;
+export const MAX_DATA_TEXT = 200;
+const LifecycleData = Type.Record(
+  Type.String({ maxLength: 40 }),
+  Type.Union([Type.String({ maxLength: MAX_DATA_TEXT }), Type.Number(), Type.Boolean(), Type.Null()]),
+  {
+    maxProperties: MAX_DATA_KEYS,
+    description: `At most ${MAX_DATA_KEYS} flat values (text of at most ${MAX_DATA_TEXT} characters, numbers, booleans)`,
+  },
+);
+
 export const EventSchemas: Record<EventType, TSchema> = {
-  ...Object.fromEntries(
-    LIFECYCLE.map((t) => [
-      t,
-      Type.Object({ ...Common, data: Type.Optional(Type.Object({}, { additionalProperties: true })) }),
-    ]),
-  ),
+  ...Object.fromEntries(LIFECYCLE.map((t) => [t, Type.Object({ ...Common, data: Type.Optional(LifecycleData) })])),
   widget_error: Type.Object({
     ...Common,
     message: Type.Optional(Type.String({ maxLength: 500 })),
@@ -82,13 +91,13 @@ export const EventSchemas: Record<EventType, TSchema> = {
   purchase_completed: Type.Object({
     ...Common,
     order_id: Type.String({ minLength: 1, maxLength: 100 }),
-    total: Type.Number({ minimum: 0, maximum: 1e9 }),
+    total: Type.Number({ minimum: 0, maximum: MAX_ORDER_TOTAL }),
     currency: Type.String({ pattern: '^[A-Za-z]{3}$' }),
     items: Type.Array(
       Type.Object({
         merchant_product_id: Type.String({ minLength: 1, maxLength: 200 }),
         quantity: Type.Integer({ minimum: 1, maximum: 10_000 }),
-        price: Type.Number({ minimum: 0, maximum: 1e9 }),
+        price: Type.Number({ minimum: 0, maximum: MAX_ORDER_TOTAL }),
       }),
       { minItems: 1, maxItems: 200 },
     ),
@@ -96,6 +105,13 @@ export const EventSchemas: Record<EventType, TSchema> = {
 } as unknown as Record<EventType, TSchema>;
 
 const checkers = new Map(Object.entries(EventSchemas).map(([t, s]) => [t, TypeCompiler.Compile(s)]));
+/** the fields each type defines: anything else a client sends is dropped, never stored */
+const FIELDS = new Map(
+  Object.entries(EventSchemas).map(([t, s]) => [
+    t,
+    new Set(Object.keys((s as unknown as { properties: object }).properties)),
+  ]),
+);
 
 export interface NormalizedEvent {
   type: EventType;
@@ -194,6 +210,8 @@ export function validateEvents(
         Math.min(now.getTime() + OCCURRED_MAX_AHEAD_MS, Math.max(now.getTime() - OCCURRED_MAX_AGE_MS, at)),
       );
     }
+    const fields = FIELDS.get(t) as Set<string>;
+    for (const k of Object.keys(ev)) if (!fields.has(k)) delete ev[k];
     const { type: _t, event_id, occurred_at: _o, session_id: _s, email, phone, ...data } = ev;
     const out: NormalizedEvent = {
       type: t,
@@ -225,6 +243,14 @@ export function validateEvents(
         return;
       }
       const p = data as unknown as NonNullable<NormalizedEvent['purchase']> & { order_id: string };
+      const itemsTotal = p.items.reduce((sum, i) => sum + i.quantity * i.price, 0);
+      if (itemsTotal > MAX_ORDER_TOTAL) {
+        problems.push({
+          path: `${base}/items`,
+          message: `the items add up to more than ${MAX_ORDER_TOTAL.toLocaleString('en')} (quantity × price)`,
+        });
+        return;
+      }
       out.purchase = { orderId: p.order_id, total: p.total, currency, items: p.items };
       out.data = { order_id: p.order_id, total: p.total, currency, items: p.items.length };
     }

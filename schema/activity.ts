@@ -76,6 +76,8 @@ export const events = pgTable(
     uniqueIndex('events_merchant_event_id_uq').on(t.merchantId, t.eventId).where(sql`${t.eventId} is not null`),
     index('events_merchant_occurred_idx').on(t.merchantId, t.test, t.occurredAt),
     index('events_session_idx').on(t.sessionId),
+    // the retention purge finds old events by when they arrived
+    index('events_received_idx').on(t.receivedAt),
     // attribution looks up a session's clicks on a product
     index('events_clicks_idx')
       .on(t.merchantId, t.sessionId, sql`(${t.data}->>'merchant_product_id')`, t.occurredAt)

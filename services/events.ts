@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../db/client.ts';
 import type { NormalizedEvent } from '../events/validate.ts';
 import { timeOrderedId } from '../lib/ids.ts';
@@ -161,4 +161,26 @@ export async function writeEvents(
     const n = (accepted[p] as boolean[]).filter(Boolean).length;
     return { accepted: n, duplicates: b.events.length - n };
   });
+}
+
+/** Events deleted per statement of a purge: a long backlog is removed in short transactions. */
+const PURGE_BATCH = 10_000;
+
+/**
+ * Deletes widget events received more than `retentionDays` ago, in batches;
+ * returns how many. Purchases, leads (their own retention) and the merchants'
+ * counts already attributed are kept.
+ */
+export async function purgeExpiredEvents(db: Db, retentionDays: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const old = db
+      .select({ id: events.id })
+      .from(events)
+      .where(sql`${events.receivedAt} < now() - make_interval(days => ${retentionDays})`)
+      .limit(PURGE_BATCH);
+    const gone = await db.delete(events).where(inArray(events.id, old)).returning({ id: events.id });
+    total += gone.length;
+    if (gone.length < PURGE_BATCH) return total;
+  }
 }

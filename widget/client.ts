@@ -64,7 +64,7 @@ export interface PurchaseInput {
 }
 /** One event as the client reports it; `event_id`, `occurred_at` and `session_id` are filled in. */
 export type WidgetEvent = (
-  | { type: Lifecycle; data?: Record<string, unknown> }
+  | { type: Lifecycle; data?: Record<string, string | number | boolean | null> }
   | { type: 'widget_error'; message?: string; code?: string }
   | ({ type: 'recommendation_clicked' | 'also_explore_clicked' } & ProductRef)
   | { type: 'powered_by_clicked' }

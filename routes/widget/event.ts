@@ -2,19 +2,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../contracts/common.ts';
 import { EventRequestSchema, EventResponseSchema } from '../../contracts/widget.ts';
 import { MAX_REQUEST_BYTES, validateEvents } from '../../events/validate.ts';
+import { depthLimitedJsonParser } from '../../http/json-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 
 const event: FastifyPluginAsyncTypebox = async (app) => {
   // navigator.sendBeacon posts text/plain without a CORS preflight: its body is the same JSON
-  app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: MAX_REQUEST_BYTES }, (_req, body, done) => {
-    try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(new AppError(400, 'invalid_json', 'Body is not valid JSON'), undefined);
-    }
-  });
+  // read as the JSON bodies are: nesting limit, prototype keys refused
+  app.addContentTypeParser(
+    'text/plain',
+    { parseAs: 'string', bodyLimit: MAX_REQUEST_BYTES },
+    depthLimitedJsonParser(app),
+  );
 
   app.post(
     '/event',

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json-body.ts';
+import { buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from '../helper.ts';
+
+/** Bodies read with a nesting limit and no prototype keys, whatever their content type. */
+let app: TestApp;
+let key: string;
+beforeAll(async () => {
+  app = await buildTestApp({ REDIS_URL: undefined });
+  key = (await createMerchantWithKey(app, { origins: ['https://shop.example'] })).key;
+});
+afterAll(() => closeTestApp(app));
+
+describe('JSON bodies', () => {
+  it('counts nesting outside strings only, and stops at the first level past the limit', () => {
+    expect(nestsDeeperThan('[[[1]]]', 3)).toBe(false);
+    expect(nestsDeeperThan('[[[[1]]]]', 3)).toBe(true);
+    expect(nestsDeeperThan('{"a":"[[[[[[[[[[\\"[[[["}', 1)).toBe(false);
+    expect(nestsDeeperThan(`{"q":{"families":["oud"]}}`, MAX_JSON_DEPTH)).toBe(false);
+  });
+
+  it.each([
+    ['/api/widget/score', 'application/json'],
+    ['/api/widget/lookup', 'application/json'],
+    ['/api/widget/event', 'application/json'],
+    ['/api/widget/event', 'text/plain'],
+  ])('%s (%s): arrays nested 20,000 deep, with no key, are refused before they are parsed', async (url, type) => {
+    const res = await app.inject({
+      method: 'POST',
+      url,
+      payload: `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+      headers: { 'content-type': type },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_json', error: expect.stringMatching(/deeper than 32/) });
+  });
+
+  it('a text/plain event body with a __proto__ key is refused, as a JSON one is', async () => {
+    for (const type of ['application/json', 'text/plain']) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/widget/event',
+        payload: `{"api_key":"${key}","type":"widget_loaded","__proto__":{"polluted":true}}`,
+        headers: { 'content-type': type, origin: 'https://shop.example' },
+      });
+      expect(res.statusCode, type).toBe(400);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    }
+  });
+});
