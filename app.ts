@@ -11,7 +11,7 @@ import bodyGuardPlugin from './plugins/app/body-guard.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import databasePlugin from './plugins/app/database.ts';
 import demoPlugin from './plugins/app/demo.ts';
-import errorsPlugin, { clientErrorHandler } from './plugins/app/errors.ts';
+import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/app/errors.ts';
 import eventWriterPlugin from './plugins/app/event-writer.ts';
 import leadsPlugin from './plugins/app/leads.ts';
 import merchantProductsPlugin from './plugins/app/merchant-products.ts';
@@ -81,6 +81,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
     connectionTimeout: 30_000,
     requestTimeout: config.requestTimeoutMs,
     clientErrorHandler,
+    frameworkErrors,
     http: {
       // slow-loris: headers must arrive within 10 s (or the request timeout when shorter), and
       // the server checks every second rather than Node's default 30 s

@@ -320,6 +320,22 @@ describe('deploy/nginx/sillage.conf agrees with the service', () => {
     );
   });
 
+  it('serves the admin API only to loopback and private networks, and refuses the rest in the error shape', () => {
+    const admin = nginxBlock(https, /location \/api\/admin\/\s*\{/);
+    const rules = [...admin.matchAll(/^\s*(allow|deny)\s+([^;]+);/gm)].map((m) => `${m[1]} ${m[2]}`);
+    expect(rules).toEqual([
+      'allow 127.0.0.1',
+      'allow ::1',
+      'allow 10.0.0.0/8',
+      'allow 172.16.0.0/12',
+      'allow 192.168.0.0/16',
+      'deny all',
+    ]);
+    expect(directive(https, 'error_page 403')).toBe('@sillage_forbidden');
+    const forbidden = nginxBlock(conf, /location @sillage_forbidden\s*\{/);
+    expect(forbidden).toMatch(/return 403 '\{"error":"[^"]+","code":"forbidden"\}/);
+  });
+
   it("closes idle upstream connections before the service's keep-alive timeout does", () => {
     const upstream = nginxBlock(conf, /upstream sillage\s*\{/);
     const nginxIdle = Number.parseInt(directive(upstream, 'keepalive_timeout') ?? '', 10);

@@ -1,4 +1,4 @@
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { UUID_PATTERN } from '../../contracts/common.ts';
 import { AppError, type ErrorDetail, isDatabaseUnavailable } from '../../lib/errors.ts';
@@ -26,6 +26,7 @@ const FASTIFY_CODES: Record<string, { code: string; message?: string }> = {
   FST_ERR_CTP_EMPTY_TYPE: { code: 'unsupported_media_type', message: 'Content-Type header is empty' },
   FST_ERR_CTP_INVALID_CHARSET: { code: 'unsupported_media_type', message: 'Unsupported charset' },
   FST_ERR_BAD_URL: { code: 'bad_url', message: 'Malformed URL' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'uri_too_long', message: 'A path segment is longer than 200 characters' },
   FST_ERR_ASYNC_CONSTRAINT: { code: 'bad_request', message: 'Bad request' },
 };
 
@@ -38,6 +39,7 @@ const STATUS_CODES: Record<number, string> = {
   408: 'request_timeout',
   409: 'conflict',
   413: 'payload_too_large',
+  414: 'uri_too_long',
   415: 'unsupported_media_type',
   429: 'rate_limited',
 };
@@ -116,6 +118,18 @@ export default fp(
   },
   { name: 'errors' },
 );
+
+/**
+ * Errors the router finds before any route (a malformed URL, a path segment
+ * over 200 characters): in the same shape as every other error.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const known = error.code ? FASTIFY_CODES[error.code] : undefined;
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  reply
+    .status(status)
+    .send({ error: known?.message ?? 'Bad request', code: known?.code ?? STATUS_CODES[status] ?? 'bad_request' });
+}
 
 /**
  * Errors below HTTP parsing (a request too slow, headers too large, bytes that

@@ -48,3 +48,14 @@ describe('JSON bodies', () => {
     }
   });
 });
+
+describe('URLs the router refuses', () => {
+  it('a path segment over 200 characters is a 414 in the error shape, as is a malformed URL a 400', async () => {
+    const long = await app.inject({ method: 'GET', url: `/api/admin/merchants/${'a'.repeat(300)}/products` });
+    expect(long.statusCode).toBe(414);
+    expect(long.json()).toEqual({ error: 'A path segment is longer than 200 characters', code: 'uri_too_long' });
+    const bad = await app.inject({ method: 'GET', url: '/api/admin/merchants/%E0%A4%A/products' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: 'Malformed URL', code: 'bad_url' });
+  });
+});
