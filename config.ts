@@ -33,6 +33,7 @@ export const EnvSchema = Type.Object({
   ),
   LEAD_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 365 }),
   EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 730 }),
+  ADDRESS_RATE_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 3000 }),
   ATTRIBUTION_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 300_000, default: 30_000 }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
@@ -63,6 +64,8 @@ export interface Config {
   leadRetentionDays: number;
   /** widget events received longer ago than this are purged */
   eventRetentionDays: number;
+  /** widget requests a minute one client address may send, all operations and keys together, before its body is read; 0: off */
+  addressRateLimit: number;
   /** a request (headers and body) must arrive within this; slow clients are cut off */
   requestTimeoutMs: number;
   attributionWindowDays: number;
@@ -160,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leadEncryptionKey: leadKey,
     leadRetentionDays: e.LEAD_RETENTION_DAYS,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    addressRateLimit: e.ADDRESS_RATE_LIMIT,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     attributionWindowDays: e.ATTRIBUTION_WINDOW_DAYS,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',

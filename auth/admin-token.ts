@@ -1,18 +1,37 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../lib/errors.ts';
+import { createWindowCounter } from '../lib/window-counter.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
+/** Wrong admin tokens one client address may send a minute, per instance; past it, 429 before any check. */
+export const ADMIN_TOKEN_FAILURES_PER_MINUTE = 10;
+
 /**
  * The operator's bearer check (admin API and /metrics): `Authorization:
- * Bearer <ADMIN_TOKEN>`, compared in constant time.
+ * Bearer <ADMIN_TOKEN>`, compared in constant time. An address that sends
+ * ADMIN_TOKEN_FAILURES_PER_MINUTE wrong tokens is refused for the rest of the
+ * minute, the right token included: guessing is throttled, and an operator
+ * with a mistyped token waits a minute.
  */
 export function createAdminTokenCheck(token: string) {
   const expected = digest(token);
-  return (authorization: string | undefined) => {
+  const failures = createWindowCounter({ name: 'admin-token-failures', max: 10_000, windowMs: 60_000 });
+  return (authorization: string | undefined, address: string) => {
+    const seen = failures.peek(address);
+    if (seen.count >= ADMIN_TOKEN_FAILURES_PER_MINUTE) {
+      throw new AppError(
+        429,
+        'rate_limited',
+        `Too many wrong admin tokens from this address; retry in ${seen.retryAfter} s`,
+        undefined,
+        { 'retry-after': String(seen.retryAfter) },
+      );
+    }
     const m = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     // comparing fixed-length digests keeps the comparison constant-time whatever the input length
     if (!m?.[1] || !timingSafeEqual(digest(m[1]), expected)) {
+      failures.add(address);
       throw new AppError(401, 'invalid_admin_token', 'Send Authorization: Bearer <ADMIN_TOKEN>');
     }
   };

@@ -113,7 +113,7 @@ export default fp(
     const check = token ? createAdminTokenCheck(token) : null;
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       if (!check) throw adminDisabled();
-      check(request.headers.authorization);
+      check(request.headers.authorization, request.ip);
       reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store');
       return metrics.registry.metrics();
     });

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Cache } from '../../lib/cache.ts';
 import { AppError } from '../../lib/errors.ts';
+import { createWindowCounter } from '../../lib/window-counter.ts';
 
 /** Requests per minute for each widget operation (the interface's Limits table). */
 export const WIDGET_RATE_LIMITS = { score: 100, event: 1000, verify: 60, lookup: 300 } as const;
@@ -59,6 +60,32 @@ export function widgetRateLimit(operation: WidgetOperation): RateLimitOptions {
     keyGenerator: widgetRateKey,
     // route options reach the per-route LocalStore: room for many shoppers per minute
     ...({ cache: 100_000 } as object),
+  };
+}
+
+/**
+ * A flood guard per client address, over every widget operation and key
+ * together, as an onRequest hook: before the body is read or parsed, so a
+ * client with junk keys (each a counter of its own above) or none still meets
+ * a limit. Set well above one shopper's needs (many share a carrier's or an
+ * office's address): ADDRESS_RATE_LIMIT, 3,000 a minute by default. Counted in
+ * each instance's memory — no round trip to Redis on every request — so with
+ * N instances an address may send up to N times as many.
+ */
+export function addressFloodGuard(max: number) {
+  const counts = createWindowCounter({ name: 'address-flood-guard', max: 100_000, windowMs: WINDOW_MS });
+  return (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
+    const c = counts.add(request.ip.includes(':') ? normalizeIP(request.ip) : request.ip);
+    if (c.count <= max) return done();
+    done(
+      new AppError(
+        429,
+        'rate_limited',
+        `Too many requests from this address: at most ${max} a minute; retry in ${c.retryAfter} s`,
+        undefined,
+        { 'retry-after': String(c.retryAfter) },
+      ),
+    );
   };
 }
 

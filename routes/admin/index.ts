@@ -18,7 +18,7 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
     return;
   }
   const check = createAdminTokenCheck(token);
-  app.addHook('onRequest', async (request) => check(request.headers.authorization));
+  app.addHook('onRequest', async (request) => check(request.headers.authorization, request.ip));
   await app.register(merchants);
   await app.register(keys);
   await app.register(products);

@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../lib/errors.ts';
+import { addressFloodGuard } from '../../plugins/external/rate-limit.ts';
 import event from './event.ts';
 import lookup from './lookup.ts';
 import score from './score.ts';
@@ -24,6 +25,9 @@ const widget: FastifyPluginAsyncTypebox = async (app) => {
     credentials: false,
     maxAge: 600,
   });
+
+  // the flood guard per address runs first, before the body is read (plugins/external/rate-limit.ts)
+  if (app.config.addressRateLimit > 0) app.addHook('onRequest', addressFloodGuard(app.config.addressRateLimit));
 
   app.addHook('onRequest', (request, _reply, done) => {
     const version = request.headers['x-widget-version'];

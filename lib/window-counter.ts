@@ -1,0 +1,42 @@
+/**
+ * Counts per key in fixed one-window slots, in this process's memory only
+ * (an LRU of at most `max` keys): for guards that must cost nothing — no
+ * round trip to a shared store — and may count per instance.
+ */
+import { Cache } from './cache.ts';
+
+export interface WindowCount {
+  /** hits in the current window, this one included (for `add`) */
+  count: number;
+  /** seconds until the window ends */
+  retryAfter: number;
+}
+
+export function createWindowCounter(opts: { name: string; max: number; windowMs: number }) {
+  const slots = new Cache<string, { count: number; until: number }>({
+    name: opts.name,
+    max: opts.max,
+    invalidatedBy: `time: an entry counts one window of ${opts.windowMs / 1000} s`,
+  });
+  const current = (key: string, now: number) => {
+    const s = slots.get(key);
+    return s && s.until > now ? s : null;
+  };
+  const view = (s: { count: number; until: number } | null, now: number): WindowCount => ({
+    count: s?.count ?? 0,
+    retryAfter: Math.max(1, Math.ceil(((s?.until ?? now + opts.windowMs) - now) / 1000)),
+  });
+  return {
+    /** the key's count in the current window, without adding to it */
+    peek(key: string, now = Date.now()): WindowCount {
+      return view(current(key, now), now);
+    },
+    /** adds one hit to the key's window */
+    add(key: string, now = Date.now()): WindowCount {
+      const s = current(key, now);
+      const next = { count: (s?.count ?? 0) + 1, until: s?.until ?? now + opts.windowMs };
+      slots.set(key, next);
+      return view(next, now);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN_FAILURES_PER_MINUTE } from '../../auth/admin-token.ts';
+import { adminHeaders, buildTestApp, closeTestApp, type TestApp } from '../helper.ts';
+
+/** Guessing is throttled per client address: admin tokens. */
+let app: TestApp;
+beforeAll(async () => {
+  app = await buildTestApp({ REDIS_URL: undefined });
+});
+afterAll(() => closeTestApp(app));
+
+const admin = (authorization: string, remoteAddress: string) =>
+  app.inject({ method: 'GET', url: '/api/admin/merchants', headers: { authorization }, remoteAddress });
+
+describe('admin token guesses', () => {
+  it(`an address that sends ${ADMIN_TOKEN_FAILURES_PER_MINUTE} wrong tokens is refused for the minute; others are not`, async () => {
+    for (let i = 0; i < ADMIN_TOKEN_FAILURES_PER_MINUTE; i++) {
+      expect((await admin(`Bearer guess-${i}`, '203.0.113.7')).statusCode).toBe(401);
+    }
+    const blocked = await admin('Bearer guess-x', '203.0.113.7');
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json()).toMatchObject({ code: 'rate_limited' });
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    // the right token too, from that address, until the minute is over
+    expect((await admin(adminHeaders.authorization, '203.0.113.7')).statusCode).toBe(429);
+    // another address is served
+    expect((await admin(adminHeaders.authorization, '203.0.113.8')).statusCode).toBe(200);
+  });
+});
+
+describe('the flood guard per address', () => {
+  it('counts every widget request of an address, junk keys and unreadable bodies included, before the body is read', async () => {
+    const guarded = await buildTestApp({ REDIS_URL: undefined, ADDRESS_RATE_LIMIT: '5' });
+    try {
+      const junk = (i: number, remoteAddress: string) =>
+        guarded.inject({
+          method: 'POST',
+          url: '/api/widget/verify',
+          payload: i % 2 ? `{"api_key":"pk_live_junk${i}"}` : '{{{ not json',
+          headers: { 'content-type': 'application/json' },
+          remoteAddress,
+        });
+      for (let i = 0; i < 5; i++) expect((await junk(i, '203.0.113.20')).statusCode).not.toBe(429);
+      const sixth = await junk(5, '203.0.113.20');
+      expect(sixth.statusCode).toBe(429);
+      expect(sixth.json()).toMatchObject({ code: 'rate_limited' });
+      expect(sixth.headers['access-control-allow-origin']).toBe('*');
+      expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await junk(6, '203.0.113.21')).statusCode).not.toBe(429);
+    } finally {
+      await closeTestApp(guarded);
+    }
+  });
+});
