@@ -4,13 +4,17 @@
  * A pattern is an exact origin (`https://shop.example`, `http://localhost:5173`)
  * or a wildcard on the leftmost labels (`https://*.shop.example`, which matches
  * `https://www.shop.example` and `https://a.b.shop.example` but not the apex
- * `https://shop.example`, nor `https://evilshop.example`). `*` alone allows any
- * origin and is accepted on test keys only.
+ * `https://shop.example`, nor `https://evilshop.example`), never directly under a
+ * public suffix of the Public Suffix List (`https://*.myshopify.com`,
+ * `https://*.github.io`, `https://*.com.sa`: every site there, not one shop's).
+ * `*` alone allows any origin and is accepted on test keys only.
  *
  * An origin check stops another website's pages from using a key copied from
  * a merchant's page; it is not authentication: any non-browser client can send
  * any Origin header.
  */
+
+import { getPublicSuffix } from 'tldts';
 
 export const ANY_ORIGIN = '*';
 
@@ -42,6 +46,13 @@ export function normalizeOriginPattern(input: string): OriginPatternResult {
   if (wildcard && (host.startsWith('[') || /^[\d.]+$/.test(host) || !host.includes('.'))) {
     return { ok: false, reason: `"${raw}": a wildcard needs a domain with at least two labels after it` };
   }
+  // "*.github.io", "*.myshopify.com", "*.com.sa": every site under a public suffix, not one merchant's
+  if (wildcard && getPublicSuffix(host, { allowPrivateDomains: true }) === host) {
+    return {
+      ok: false,
+      reason: `"${raw}": ${host} is a public suffix (anyone can have a site under it); name the shop's own domain, e.g. https://my-shop.${host}`,
+    };
+  }
   return { ok: true, pattern: `${url.protocol}//${wildcard ? '*.' : ''}${url.host}` };
 }
 
@@ -58,6 +69,22 @@ export function normalizeOrigin(origin: string): string | null {
   }
 }
 
+/**
+ * Wildcard suffixes (".github.io:443") that are a public suffix: a key stored
+ * with one before such patterns were refused never matches through it.
+ */
+const publicSuffixes = new Map<string, boolean>();
+function underPublicSuffix(suffix: string): boolean {
+  let known = publicSuffixes.get(suffix);
+  if (known === undefined) {
+    const host = suffix.slice(1).replace(/:\d+$/, '');
+    known = getPublicSuffix(host, { allowPrivateDomains: true }) === host;
+    // patterns come from the operator, not from requests: a few hundred at most
+    if (publicSuffixes.size < 10_000) publicSuffixes.set(suffix, known);
+  }
+  return known;
+}
+
 export function originAllowed(origin: string, patterns: readonly string[]): boolean {
   const normalized = normalizeOrigin(origin);
   if (!normalized) return patterns.includes(ANY_ORIGIN);
@@ -68,7 +95,7 @@ export function originAllowed(origin: string, patterns: readonly string[]): bool
     const scheme = pattern.slice(0, star + 3);
     // ".shop.example[:port]": the port is part of the suffix, so it must match too
     const suffix = pattern.slice(star + 4);
-    if (!normalized.startsWith(scheme)) continue;
+    if (!normalized.startsWith(scheme) || underPublicSuffix(suffix)) continue;
     const hostPort = normalized.slice(scheme.length);
     if (hostPort.length > suffix.length && hostPort.endsWith(suffix)) return true;
   }
