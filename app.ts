@@ -46,6 +46,11 @@ export interface BuildAppOptions {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
 
+/** A URL as the log may hold it: the values of contact parameters (an erasure's ?email=, ?phone=) replaced. */
+export function loggableUrl(url: string): string {
+  return url.replace(/([?&](?:email|phone)=)[^&#]*/gi, '$1[redacted]');
+}
+
 /** Largest body any route accepts unless it says otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -58,6 +63,16 @@ export async function buildApp(opts: BuildAppOptions = {}) {
     logger: opts.logger ?? {
       level: config.logLevel,
       ...(opts.logStream ? { stream: opts.logStream } : {}),
+      serializers: {
+        // Fastify's request fields, the URL without contact details in it
+        req: (request) => ({
+          method: request.method,
+          url: loggableUrl(request.url),
+          host: request.host,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
+      },
       redact: {
         // contact details and keys never reach a log line
         paths: [

@@ -11,7 +11,7 @@ import { merchantAnalytics } from '../services/analytics.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { importCatalog, readRows } from '../services/catalog-import.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
-import { eraseLeadsByEmail, exportLeads, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
+import { eraseLeads, exportLeads, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
 import { createMerchant, getMerchant, listMerchants, merchantView } from '../services/merchants.ts';
 import { readProductFeed } from '../services/product-feed.ts';
 import {
@@ -47,7 +47,7 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
                                              the widget's funnel, rates and attributed revenue (default: last 30 days, live)
   analytics:reattribute <merchant>           recomputes attribution (after ATTRIBUTION_WINDOW_DAYS changed)
   leads:export <merchant> [--csv]            contact details given with consent (decrypted)
-  leads:erase <merchant> --email <email>     right to erasure
+  leads:erase <merchant> --email <email> | --phone <phone>   right to erasure
   leads:purge                                removes leads older than LEAD_RETENTION_DAYS
   catalog:import <file.json|file.jsonl|file.csv>
                                              adds or updates perfumes by id (format: docs/catalog.md)
@@ -138,6 +138,7 @@ export async function run(argv: string[], config: Config, database: Database): P
       test: { type: 'boolean', default: false },
       csv: { type: 'boolean', default: false },
       email: { type: 'string' },
+      phone: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -323,12 +324,12 @@ export async function run(argv: string[], config: Config, database: Database): P
       return 0;
     }
     case 'leads:erase': {
-      const deleted = await eraseLeadsByEmail(
-        db,
-        leadCipherFor(config),
-        need(args[0], '<merchant>'),
-        need(values.email, '--email'),
-      );
+      if (!values.email && !values.phone)
+        throw new AppError(400, 'usage', `leads:erase needs --email or --phone\n\n${HELP}`);
+      const deleted = await eraseLeads(db, leadCipherFor(config), need(args[0], '<merchant>'), {
+        email: values.email,
+        phone: values.phone,
+      });
       process.stdout.write(`${deleted} lead(s) erased\n`);
       return 0;
     }

@@ -2,8 +2,8 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 
 /**
  * Shopper contact details at rest: AES-256-GCM (random 96-bit IV, 128-bit
- * tag) as `v1.<base64 iv|tag|ciphertext>`, and a keyed hash of the
- * normalised email so erasure by email finds rows without decrypting any.
+ * tag) as `v1.<base64 iv|tag|ciphertext>`, and keyed hashes of the
+ * normalised email and phone so erasure finds rows without decrypting any.
  */
 export function createLeadCipher(key: Buffer) {
   if (key.length !== 32) throw new Error('lead encryption key must be 32 bytes');
@@ -27,9 +27,16 @@ export function createLeadCipher(key: Buffer) {
     emailLookup(email: string): string {
       return createHmac('sha256', lookupKey).update(normalizeEmail(email)).digest('hex');
     },
+    /** a phone's keyed hash, its digits only: "+966 50 123 4567" and "00966501234567" are one phone */
+    phoneLookup(phone: string): string {
+      return createHmac('sha256', lookupKey)
+        .update(`phone:${normalizePhone(phone)}`)
+        .digest('hex');
+    },
   };
 }
 
 export type LeadCipher = ReturnType<typeof createLeadCipher>;
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+export const normalizePhone = (phone: string) => phone.replace(/\D/g, '').replace(/^00/, '');

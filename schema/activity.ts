@@ -99,6 +99,8 @@ export const leads = pgTable(
     phoneEncrypted: text('phone_encrypted'),
     /** keyed hash of the normalised email, so erasure by email needs no decryption */
     emailLookup: text('email_lookup'),
+    /** keyed hash of the phone's digits, so erasure by phone needs no decryption */
+    phoneLookup: text('phone_lookup'),
     consentAt: timestamp('consent_at', { withTimezone: true }).notNull(),
     consentVersion: text('consent_version').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -106,6 +108,7 @@ export const leads = pgTable(
   (t) => [
     index('leads_merchant_created_idx').on(t.merchantId, t.createdAt),
     index('leads_email_lookup_idx').on(t.merchantId, t.emailLookup),
+    index('leads_phone_lookup_idx').on(t.merchantId, t.phoneLookup),
   ],
 );
 

@@ -20,7 +20,7 @@ export interface StoredEvents {
 }
 
 export interface WriteEventsOptions {
-  cipher: Pick<LeadCipher, 'encrypt' | 'emailLookup'>;
+  cipher: Pick<LeadCipher, 'encrypt' | 'emailLookup' | 'phoneLookup'>;
   attributionWindowDays: number;
 }
 
@@ -129,6 +129,7 @@ export async function writeEvents(
           email_encrypted: lead.email ? cipher.encrypt(lead.email) : null,
           phone_encrypted: lead.phone ? cipher.encrypt(lead.phone) : null,
           email_lookup: lead.email ? cipher.emailLookup(lead.email) : null,
+          phone_lookup: lead.phone ? cipher.phoneLookup(lead.phone) : null,
           consent_at: r.occurred_at,
           consent_version: lead.consentVersion,
         });
@@ -150,11 +151,11 @@ export async function writeEvents(
     }
     if (leadRows.length) {
       await tx.execute(sql`
-        insert into ${leads} (merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, consent_at, consent_version)
-        select merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, consent_at, consent_version
+        insert into ${leads} (merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, phone_lookup, consent_at, consent_version)
+        select merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, phone_lookup, consent_at, consent_version
         from jsonb_to_recordset(${JSON.stringify(leadRows)}::jsonb) as x(
           merchant_id uuid, session_id uuid, test boolean, email_encrypted text, phone_encrypted text,
-          email_lookup text, consent_at timestamptz, consent_version text)`);
+          email_lookup text, phone_lookup text, consent_at timestamptz, consent_version text)`);
     }
   });
   return batch.map((b, p) => {

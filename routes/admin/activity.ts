@@ -4,7 +4,7 @@ import { MerchantIdParams } from '../../contracts/admin.ts';
 import { errorResponses, Nullable } from '../../contracts/common.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { merchantAnalytics } from '../../services/analytics.ts';
-import { eraseLeadsByEmail, exportLeads, leadsCsv } from '../../services/leads.ts';
+import { eraseLeads, exportLeads, leadsCsv } from '../../services/leads.ts';
 
 const security = [{ adminToken: [] }];
 const DAY = 24 * 3600 * 1000;
@@ -118,19 +118,26 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['admin'],
-        summary: 'Erases every lead of the merchant with this email (right to erasure)',
+        summary: 'Erases every lead of the merchant with this email or this phone (right to erasure)',
+        description:
+          'Send email, phone, or both. Leads are found by keyed hashes; the request is never written to the log with the contact in it.',
         security,
         params: MerchantIdParams,
         querystring: Type.Object(
-          { email: Type.String({ minLength: 3, maxLength: 254 }) },
+          {
+            email: Type.Optional(Type.String({ minLength: 3, maxLength: 254 })),
+            phone: Type.Optional(Type.String({ minLength: 6, maxLength: 32, pattern: '^\\+?[0-9][0-9 ()-]{5,30}$' })),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Type.Object({ deleted: Type.Integer() }), ...errorResponses },
       },
     },
-    async (request) => ({
-      deleted: await eraseLeadsByEmail(app.db, app.leadCipher, request.params.id, request.query.email),
-    }),
+    async (request) => {
+      const { email, phone } = request.query;
+      if (!email && !phone) throw badRequest('validation_failed', 'Send email or phone: whose leads to erase');
+      return { deleted: await eraseLeads(app.db, app.leadCipher, request.params.id, { email, phone }) };
+    },
   );
 };
 

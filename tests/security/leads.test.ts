@@ -1,0 +1,90 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../app.ts';
+import { createLeadCipher } from '../../privacy/lead-crypto.ts';
+import { leads } from '../../schema/index.ts';
+import {
+  adminHeaders,
+  closeTestApp,
+  createMerchantWithKey,
+  createTestDatabase,
+  LEAD_KEY,
+  type TestApp,
+  testConfig,
+} from '../helper.ts';
+
+/** Leads are erasable by email or by phone, and the erasure request is never logged in clear. */
+let app: TestApp;
+let key: string;
+let merchantId: string;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  const { database, drop } = await createTestDatabase();
+  const built = await buildApp({
+    config: testConfig({ REDIS_URL: undefined, LOG_LEVEL: 'info' }),
+    database,
+    logStream: { write: (line: string) => void logs.push(line) },
+  });
+  await built.ready();
+  app = Object.assign(built, { dropDatabase: drop });
+  const m = await createMerchantWithKey(app, { origins: ['https://shop.example'] });
+  key = m.key;
+  merchantId = m.merchant.id;
+});
+afterAll(() => closeTestApp(app));
+
+const lead = (contact: { email?: string; phone?: string }) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/widget/event',
+    payload: { api_key: key, type: 'lead_submitted', consent: true, consent_version: 'v1', ...contact },
+    headers: { origin: 'https://shop.example' },
+  });
+const count = async () =>
+  Number(
+    (await app.db.select({ n: sql<number>`count(*)` }).from(leads).where(sql`${leads.merchantId} = ${merchantId}`))[0]
+      ?.n,
+  );
+const erase = (query: string) =>
+  app.inject({ method: 'DELETE', url: `/api/admin/merchants/${merchantId}/leads?${query}`, headers: adminHeaders });
+
+describe('erasure', () => {
+  it('by phone, in any of its spellings, a lead with a phone only included', async () => {
+    expect((await lead({ phone: '+966 50 123 4567' })).statusCode).toBe(202);
+    expect((await lead({ phone: '00966501234567', email: 'ali@example.com' })).statusCode).toBe(202);
+    expect((await lead({ phone: '+966 55 000 0000' })).statusCode).toBe(202);
+    const before = await count();
+    const res = await erase(`phone=${encodeURIComponent('+966501234567')}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ deleted: 2 });
+    expect(await count()).toBe(before - 2);
+  });
+
+  it('by phone, a lead stored before phones had a lookup hash (decrypted and compared)', async () => {
+    const cipher = createLeadCipher(Buffer.from(LEAD_KEY, 'hex'));
+    await app.db.insert(leads).values({
+      merchantId,
+      test: false,
+      phoneEncrypted: cipher.encrypt('+966 56 111 2222'),
+      consentAt: new Date(),
+      consentVersion: 'v0',
+    });
+    expect((await erase('phone=0096656%201112222')).json()).toEqual({ deleted: 1 });
+  });
+
+  it('by email; neither given is a 400', async () => {
+    expect((await lead({ email: 'Sara@Example.com' })).statusCode).toBe(202);
+    expect((await erase('email=sara%40example.com')).json()).toEqual({ deleted: 1 });
+    const none = await erase('');
+    expect(none.statusCode).toBe(400);
+    expect(none.json()).toHaveProperty('code');
+  });
+
+  it('the contact an erasure names never reaches the log', async () => {
+    await erase('email=hidden.person%40example.com&phone=%2B966599998888');
+    const text = logs.join('\n');
+    expect(text).toContain('/leads?email=[redacted]&phone=[redacted]');
+    expect(text).not.toMatch(/hidden\.person|599998888/);
+  });
+});
