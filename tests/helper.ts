@@ -44,14 +44,19 @@ export async function createTestDatabase(): Promise<{
 
 export type TestApp = Awaited<ReturnType<typeof buildApp>> & { dropDatabase: () => Promise<void> };
 
-/** The app exactly as production builds it, on a database of its own, logger off. */
+/** The app exactly as production builds it, on a database of its own, logger off (or into `logStream`). */
 export async function buildTestApp(
   env: Record<string, string | undefined> = {},
   /** runs before ready(), e.g. to add a test-only route */
   setup?: (app: Awaited<ReturnType<typeof buildApp>>) => void,
+  opts: { logStream?: { write(line: string): void } } = {},
 ): Promise<TestApp> {
   const { database, drop } = await createTestDatabase();
-  const app = await buildApp({ config: testConfig(env), database, logger: false });
+  const app = await buildApp({
+    config: testConfig(env),
+    database,
+    ...(opts.logStream ? { logStream: opts.logStream } : { logger: false }),
+  });
   setup?.(app);
   await app.ready();
   return Object.assign(app, { dropDatabase: drop });

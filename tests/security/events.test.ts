@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.ts';
 import { MAX_ORDER_TOTAL } from '../../events/validate.ts';
 import { events, purchases } from '../../schema/index.ts';
 import { purgeExpiredEvents } from '../../services/events.ts';
-import { closeTestApp, createMerchantWithKey, createTestDatabase, type TestApp, testConfig } from '../helper.ts';
+import { buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from '../helper.ts';
 
 /**
  * Events store what the interface defines, from an attack run (issue: bounded
@@ -17,10 +16,7 @@ let key: string;
 let merchantId: string;
 
 beforeAll(async () => {
-  const { database, drop } = await createTestDatabase();
-  const built = await buildApp({ config: testConfig({ REDIS_URL: undefined }), database });
-  await built.ready();
-  app = Object.assign(built, { dropDatabase: drop });
+  app = await buildTestApp({ REDIS_URL: undefined });
   const m = await createMerchantWithKey(app, { origins: ['https://shop.example'] });
   key = m.key;
   merchantId = m.merchant.id;

@@ -1,17 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.ts';
 import { createLeadCipher } from '../../privacy/lead-crypto.ts';
 import { leads } from '../../schema/index.ts';
-import {
-  adminHeaders,
-  closeTestApp,
-  createMerchantWithKey,
-  createTestDatabase,
-  LEAD_KEY,
-  type TestApp,
-  testConfig,
-} from '../helper.ts';
+import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, LEAD_KEY, type TestApp } from '../helper.ts';
 
 /** Leads are erasable by email or by phone, and the erasure request is never logged in clear. */
 let app: TestApp;
@@ -20,14 +11,9 @@ let merchantId: string;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  const { database, drop } = await createTestDatabase();
-  const built = await buildApp({
-    config: testConfig({ REDIS_URL: undefined, LOG_LEVEL: 'info' }),
-    database,
+  app = await buildTestApp({ REDIS_URL: undefined, LOG_LEVEL: 'info' }, undefined, {
     logStream: { write: (line: string) => void logs.push(line) },
   });
-  await built.ready();
-  app = Object.assign(built, { dropDatabase: drop });
   const m = await createMerchantWithKey(app, { origins: ['https://shop.example'] });
   key = m.key;
   merchantId = m.merchant.id;
