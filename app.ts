@@ -127,6 +127,9 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
+  // a cap on open connections, idle kept-alive ones included: past it a new one is closed on arrival,
+  // before it can hold a file descriptor (docs/operations.md, beside nginx's own)
+  app.server.maxConnections = config.maxConnections;
   // every JSON body is read with a nesting limit (http/json-body.ts)
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(app));

@@ -34,6 +34,7 @@ export const EnvSchema = Type.Object({
   LEAD_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 365 }),
   EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 730 }),
   ADDRESS_RATE_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 3000 }),
+  MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 4096 }),
   ATTRIBUTION_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 300_000, default: 30_000 }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
@@ -66,6 +67,8 @@ export interface Config {
   eventRetentionDays: number;
   /** widget requests a minute one client address may send, all operations and keys together, before its body is read; 0: off */
   addressRateLimit: number;
+  /** open connections this process accepts at once; more are closed on arrival (idle keep-alive ones count) */
+  maxConnections: number;
   /** a request (headers and body) must arrive within this; slow clients are cut off */
   requestTimeoutMs: number;
   attributionWindowDays: number;
@@ -164,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leadRetentionDays: e.LEAD_RETENTION_DAYS,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     addressRateLimit: e.ADDRESS_RATE_LIMIT,
+    maxConnections: e.MAX_CONNECTIONS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     attributionWindowDays: e.ATTRIBUTION_WINDOW_DAYS,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',

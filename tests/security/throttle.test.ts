@@ -52,3 +52,37 @@ describe('the flood guard per address', () => {
     }
   });
 });
+
+describe('open connections', () => {
+  it('past MAX_CONNECTIONS a new connection is closed on arrival, and served again once one is let go', async () => {
+    const { connect } = await import('node:net');
+    const capped = await buildTestApp({ REDIS_URL: undefined, MAX_CONNECTIONS: '2' });
+    try {
+      await capped.listen({ port: 0, host: '127.0.0.1' });
+      const port = (capped.server.address() as { port: number }).port;
+      const open = () =>
+        new Promise<import('node:net').Socket>((resolve) => {
+          const s = connect(port, '127.0.0.1', () => resolve(s));
+        });
+      const answer = (s: import('node:net').Socket) =>
+        new Promise<string>((resolve) => {
+          let got = '';
+          s.on('data', (d) => {
+            got += d.toString();
+          });
+          s.on('close', () => resolve(got));
+          s.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        });
+      const idle = [await open(), await open()];
+      await new Promise((r) => setTimeout(r, 50));
+      // the third: closed without an answer
+      expect(await answer(await open())).toBe('');
+      idle[0]?.destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await answer(await open())).toMatch(/^HTTP\/1\.1 200/);
+      idle[1]?.destroy();
+    } finally {
+      await closeTestApp(capped);
+    }
+  });
+});
