@@ -2,7 +2,33 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 
-/** The TypeBox route schemas, published as OpenAPI at /docs/json and browsable at /docs. */
+/**
+ * The public document: the widget operations and health, not the operator's
+ * API (served whole, behind the admin token, at /api/admin/openapi.json).
+ */
+export function publicDocument(doc: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const paths = Object.fromEntries(
+    Object.entries((doc.paths ?? {}) as Record<string, unknown>).filter(([path]) => !path.startsWith('/api/admin')),
+  );
+  const components = (doc.components ?? {}) as { securitySchemes?: Record<string, unknown> };
+  const { adminToken: _admin, ...securitySchemes } = components.securitySchemes ?? {};
+  return {
+    ...doc,
+    info: {
+      ...(doc.info as object),
+      description:
+        'Taste-based fragrance recommendations for storefronts. Widget operations take the publishable key in the JSON body (`api_key`) or as `Authorization: Bearer`.',
+    },
+    tags: ((doc.tags ?? []) as { name: string }[]).filter((t) => t.name !== 'admin'),
+    paths,
+    components: { ...components, securitySchemes },
+  };
+}
+
+/**
+ * The TypeBox route schemas as OpenAPI: the public part at /docs/json (and
+ * browsable at /docs), the whole at /api/admin/openapi.json for operators.
+ */
 export default fp(
   async (app) => {
     await app.register(swagger, {
@@ -32,7 +58,7 @@ export default fp(
         },
       },
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    await app.register(swaggerUi, { routePrefix: '/docs', transformSpecification: publicDocument });
   },
   { name: 'swagger' },
 );

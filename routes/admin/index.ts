@@ -19,6 +19,8 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   }
   const check = createAdminTokenCheck(token);
   app.addHook('onRequest', async (request) => check(request.headers.authorization, request.ip));
+  // the whole OpenAPI document, the admin API included (/docs publishes the widget's part only)
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(merchants);
   await app.register(keys);
   await app.register(products);
