@@ -150,12 +150,37 @@ export async function writeEvents(
       await attributePurchases(tx, merchantId, [...sessions], attributionWindowDays);
     }
     if (leadRows.length) {
+      // one lead per contact and merchant: a shopper who leaves the same email or phone again renews
+      // the consent of the lead already there (and adds the contact it lacked) instead of a duplicate
       await tx.execute(sql`
+        with x as (
+          select distinct on (merchant_id, test, coalesce(email_lookup, ''), coalesce(phone_lookup, '')) *
+          from jsonb_to_recordset(${JSON.stringify(leadRows)}::jsonb) as x(
+            merchant_id uuid, session_id uuid, test boolean, email_encrypted text, phone_encrypted text,
+            email_lookup text, phone_lookup text, consent_at timestamptz, consent_version text)
+          order by merchant_id, test, coalesce(email_lookup, ''), coalesce(phone_lookup, ''), consent_at desc
+        ), renewed as (
+          update ${leads} l set
+            consent_at = greatest(l.consent_at, x.consent_at),
+            consent_version = x.consent_version,
+            session_id = coalesce(x.session_id, l.session_id),
+            email_encrypted = coalesce(l.email_encrypted, x.email_encrypted),
+            email_lookup = coalesce(l.email_lookup, x.email_lookup),
+            phone_encrypted = coalesce(l.phone_encrypted, x.phone_encrypted),
+            phone_lookup = coalesce(l.phone_lookup, x.phone_lookup)
+          from x
+          where l.merchant_id = x.merchant_id and l.test = x.test
+            and ((x.email_lookup is not null and l.email_lookup = x.email_lookup)
+              or (x.phone_lookup is not null and l.phone_lookup = x.phone_lookup))
+          returning x.merchant_id, x.test, x.email_lookup, x.phone_lookup
+        )
         insert into ${leads} (merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, phone_lookup, consent_at, consent_version)
         select merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, phone_lookup, consent_at, consent_version
-        from jsonb_to_recordset(${JSON.stringify(leadRows)}::jsonb) as x(
-          merchant_id uuid, session_id uuid, test boolean, email_encrypted text, phone_encrypted text,
-          email_lookup text, phone_lookup text, consent_at timestamptz, consent_version text)`);
+        from x
+        where not exists (
+          select 1 from renewed r
+          where r.merchant_id = x.merchant_id and r.test = x.test
+            and r.email_lookup is not distinct from x.email_lookup and r.phone_lookup is not distinct from x.phone_lookup)`);
     }
   });
   return batch.map((b, p) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import type { Cache } from '../lib/cache.ts';
 import { apiKeys, merchants, widgetAnswers, widgetSessions } from '../schema/index.ts';
@@ -119,4 +119,14 @@ export async function writeSessions(
       -- a session id is the client's: never let one merchant's id overwrite another's session
       where ${widgetSessions.merchantId} = excluded.merchant_id`);
   for (const id of answers.keys()) storedAnswers.set(id, true);
+}
+
+/** The key a stored score session was answered for (null when none: unknown, or its key deleted). */
+export async function sessionKeyId(db: Database['db'], sessionId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ keyId: widgetSessions.keyId })
+    .from(widgetSessions)
+    .where(eq(widgetSessions.id, sessionId))
+    .limit(1);
+  return row?.keyId ?? null;
 }

@@ -12,6 +12,7 @@ import {
   createMerchantWithKey,
   createTestDatabase,
   LEAD_KEY,
+  scoredSession,
   TEST_DATABASE_URL,
   type TestApp,
   testConfig,
@@ -377,7 +378,7 @@ describe('leads', () => {
   const cipher = createLeadCipher(Buffer.from(LEAD_KEY, 'hex'));
 
   it('stores contact details encrypted, with the consent time and wording version; never in logs or answers', async () => {
-    const s = session();
+    const s = await scoredSession(app, key);
     const email = `Shopper.${s.slice(0, 8)}@Example.com`;
     const res = await post({
       api_key: key,
@@ -409,11 +410,12 @@ describe('leads', () => {
 
   it('exports as JSON and CSV, erases by email (any casing), and purges past retention', async () => {
     const m = await createMerchantWithKey(app);
+    const s = await scoredSession(app, m.key);
     const send = (email: string) =>
       app.inject({
         method: 'POST',
         url: '/api/widget/event',
-        payload: { api_key: m.key, type: 'lead_submitted', email, consent: true, consent_version: 'v1' },
+        payload: { api_key: m.key, session_id: s, type: 'lead_submitted', email, consent: true, consent_version: 'v1' },
       });
     await send('one@example.com');
     await send('=cmd|calc@example.com');

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { createDatabase, type Database } from '../db/client.ts';
@@ -84,6 +84,19 @@ export async function createMerchantWithKey(
 }
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** A score answered with this key (as a shopper's quiz is), its session id returned: what a lead refers to. */
+export async function scoredSession(app: TestApp, key: string, origin = 'https://shop.example'): Promise<string> {
+  const sessionId = randomUUID();
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/widget/score',
+    payload: { api_key: key, session_id: sessionId, quiz: { families: ['oud'] } },
+    headers: { origin },
+  });
+  if (res.statusCode !== 200) throw new Error(`score for a session failed: ${res.statusCode} ${res.body}`);
+  return sessionId;
+}
 
 export function verify(app: TestApp, body: unknown, headers: Record<string, string> = {}) {
   return app.inject({ method: 'POST', url: '/api/widget/verify', payload: body as object, headers });

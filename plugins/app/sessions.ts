@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { createBatchWriter } from '../../lib/batch-writer.ts';
 import { Cache } from '../../lib/cache.ts';
-import { type SessionRecord, writeSessions } from '../../services/sessions.ts';
+import { type SessionRecord, sessionKeyId, writeSessions } from '../../services/sessions.ts';
 
 // importers (routes/widget/score.ts, tests) take these from here
 export {
@@ -17,6 +17,8 @@ declare module 'fastify' {
       /** queues a scored session for the database; never delays the answer */
       record(s: SessionRecord): void;
       flush(): Promise<void>;
+      /** the key a score session was answered for: this instance's recent ones from memory, else the database */
+      keyOf(sessionId: string): Promise<string | null>;
     };
   }
 }
@@ -64,7 +66,23 @@ export default fp(
     });
     app.addHook('onClose', () => writer.close());
 
-    app.decorate('sessions', { record: writer.add, flush: writer.flush });
+    // sessions scored here lately, by id: a lead that follows its score is checked without a query,
+    // even before the session's batch is written
+    const recent = new Cache<string, string>({
+      name: 'recent-session-keys',
+      max: 100_000,
+      invalidatedBy: 'never wrong: a session keeps its key; an id forgotten is read from the database',
+    });
+    app.decorate('sessions', {
+      record(s: SessionRecord) {
+        recent.set(s.id, s.keyId);
+        writer.add(s);
+      },
+      flush: writer.flush,
+      async keyOf(sessionId: string) {
+        return recent.get(sessionId) ?? (await sessionKeyId(app.db, sessionId));
+      },
+    });
   },
   { name: 'sessions', dependencies: ['database'] },
 );

@@ -1,13 +1,54 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { errorResponses } from '../../contracts/common.ts';
 import { EventRequestSchema, EventResponseSchema } from '../../contracts/widget.ts';
-import { MAX_REQUEST_BYTES, validateEvents } from '../../events/validate.ts';
+import { MAX_REQUEST_BYTES, type NormalizedEvent, validateEvents } from '../../events/validate.ts';
 import { depthLimitedJsonParser } from '../../http/json-body.ts';
 import { AppError } from '../../lib/errors.ts';
+import { createWindowCounter } from '../../lib/window-counter.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 
+/** Leads one score session may give, and one client address, an hour (per instance). */
+export const LEADS_PER_SESSION = 3;
+export const LEADS_PER_ADDRESS = 20;
+
 const event: FastifyPluginAsyncTypebox = async (app) => {
+  const leadsBySession = createWindowCounter({ name: 'leads-per-session', max: 100_000, windowMs: 3_600_000 });
+  const leadsByAddress = createWindowCounter({ name: 'leads-per-address', max: 100_000, windowMs: 3_600_000 });
+  /**
+   * A lead is a shopper's answer to a quiz they took: it must name the session
+   * of a score answered for this very key (not another merchant's, nor the
+   * test key's for a live one), and a session and an address give only a few.
+   */
+  async function checkLeads(request: FastifyRequest, keyId: string, events: readonly NormalizedEvent[]) {
+    const batch = Array.isArray((request.body as { events?: unknown }).events);
+    for (const [i, e] of events.entries()) {
+      if (!e.lead) continue;
+      const at = batch ? `/body/events/${i}` : '/body';
+      if (!e.sessionId || (await app.sessions.keyOf(e.sessionId)) !== keyId) {
+        throw new AppError(
+          400,
+          'invalid_event',
+          'Invalid event: lead_submitted needs the session_id of a score answered with this key',
+          [{ path: `${at}/session_id`, message: 'is not a score session of this key' }],
+        );
+      }
+      const bySession = leadsBySession.add(e.sessionId);
+      const byAddress = leadsByAddress.add(request.ip);
+      if (bySession.count > LEADS_PER_SESSION || byAddress.count > LEADS_PER_ADDRESS) {
+        const retry = bySession.count > LEADS_PER_SESSION ? bySession.retryAfter : byAddress.retryAfter;
+        throw new AppError(
+          429,
+          'rate_limited',
+          `Too many leads: at most ${LEADS_PER_SESSION} a quiz session and ${LEADS_PER_ADDRESS} an address an hour`,
+          undefined,
+          { 'retry-after': String(retry) },
+        );
+      }
+    }
+  }
+
   // navigator.sendBeacon posts text/plain without a CORS preflight: its body is the same JSON
   // read as the JSON bodies are: nesting limit, prototype keys refused
   app.addContentTypeParser(
@@ -43,6 +84,7 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
           result.problems.slice(0, 20),
         );
       }
+      await checkLeads(request, key.id, result.events);
       const stored = await app.eventWriter.write({
         merchantId: key.merchant.id,
         keyId: key.id,

@@ -2,7 +2,15 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLeadCipher } from '../../privacy/lead-crypto.ts';
 import { leads } from '../../schema/index.ts';
-import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, LEAD_KEY, type TestApp } from '../helper.ts';
+import {
+  adminHeaders,
+  buildTestApp,
+  closeTestApp,
+  createMerchantWithKey,
+  LEAD_KEY,
+  scoredSession,
+  type TestApp,
+} from '../helper.ts';
 
 /** Leads are erasable by email or by phone, and the erasure request is never logged in clear. */
 let app: TestApp;
@@ -20,11 +28,18 @@ beforeAll(async () => {
 });
 afterAll(() => closeTestApp(app));
 
-const lead = (contact: { email?: string; phone?: string }) =>
+const lead = async (contact: { email?: string; phone?: string }, sessionId?: string | null) =>
   app.inject({
     method: 'POST',
     url: '/api/widget/event',
-    payload: { api_key: key, type: 'lead_submitted', consent: true, consent_version: 'v1', ...contact },
+    payload: {
+      api_key: key,
+      type: 'lead_submitted',
+      consent: true,
+      consent_version: 'v1',
+      ...(sessionId === null ? {} : { session_id: sessionId ?? (await scoredSession(app, key)) }),
+      ...contact,
+    },
     headers: { origin: 'https://shop.example' },
   });
 const count = async () =>
@@ -40,11 +55,13 @@ describe('erasure', () => {
     expect((await lead({ phone: '+966 50 123 4567' })).statusCode).toBe(202);
     expect((await lead({ phone: '00966501234567', email: 'ali@example.com' })).statusCode).toBe(202);
     expect((await lead({ phone: '+966 55 000 0000' })).statusCode).toBe(202);
+    // the second is the first one's phone again: one lead, which gained the email
     const before = await count();
     const res = await erase(`phone=${encodeURIComponent('+966501234567')}`);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ deleted: 2 });
-    expect(await count()).toBe(before - 2);
+    expect(res.json()).toEqual({ deleted: 1 });
+    expect(await count()).toBe(before - 1);
+    expect((await erase('email=ali%40example.com')).json()).toEqual({ deleted: 0 });
   });
 
   it('by phone, a lead stored before phones had a lookup hash (decrypted and compared)', async () => {
@@ -72,5 +89,35 @@ describe('erasure', () => {
     const text = logs.join('\n');
     expect(text).toContain('/leads?email=[redacted]&phone=[redacted]');
     expect(text).not.toMatch(/hidden\.person|599998888/);
+  });
+});
+
+describe('leads worth trusting', () => {
+  it("a lead names the session of a score answered with this key: none, an unknown one or another key's is refused", async () => {
+    const other = await createMerchantWithKey(app, { origins: ['https://shop.example'] });
+    const foreign = await scoredSession(app, other.key);
+    for (const sessionId of [null, '0b8e6f3e-8d2a-4c1e-9f00-000000000000', foreign]) {
+      const res = await lead({ email: 'x@example.com' }, sessionId);
+      expect(res.statusCode, String(sessionId)).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'invalid_event', details: [{ path: '/body/session_id' }] });
+    }
+  });
+
+  it('the same contact again renews the lead already there, adding the contact it lacked: no duplicate', async () => {
+    const before = await count();
+    expect((await lead({ email: 'Repeat@Example.com' })).statusCode).toBe(202);
+    expect((await lead({ email: 'repeat@example.com', phone: '+966 51 222 3333' })).statusCode).toBe(202);
+    expect((await lead({ email: 'repeat@example.com' })).statusCode).toBe(202);
+    expect(await count()).toBe(before + 1);
+    // the phone it gained finds it
+    expect((await erase('phone=%2B966512223333')).json()).toEqual({ deleted: 1 });
+  });
+
+  it('a session gives at most three leads an hour', async () => {
+    const s = await scoredSession(app, key);
+    for (let i = 0; i < 3; i++) expect((await lead({ email: `s${i}@example.com` }, s)).statusCode).toBe(202);
+    const fourth = await lead({ email: 's3@example.com' }, s);
+    expect(fourth.statusCode).toBe(429);
+    expect(fourth.json()).toMatchObject({ code: 'rate_limited' });
   });
 });
