@@ -73,7 +73,10 @@ export const events = pgTable(
     data: jsonb('data').notNull().default({}),
   },
   (t) => [
-    uniqueIndex('events_merchant_event_id_uq').on(t.merchantId, t.eventId).where(sql`${t.eventId} is not null`),
+    // per kind of key: a test key's event ids never shadow a live key's
+    uniqueIndex('events_merchant_test_event_id_uq')
+      .on(t.merchantId, t.test, t.eventId)
+      .where(sql`${t.eventId} is not null`),
     index('events_merchant_occurred_idx').on(t.merchantId, t.test, t.occurredAt),
     index('events_session_idx').on(t.sessionId),
     // the retention purge finds old events by when they arrived

@@ -103,21 +103,22 @@ export async function writeEvents(
       }
     }
     if (eventRows.length === 0) return;
-    const inserted = rowsOf<{ merchant_id: string; event_id: string }>(
+    const inserted = rowsOf<{ merchant_id: string; test: boolean; event_id: string }>(
       await tx.execute(sql`
         insert into ${events} (merchant_id, key_id, session_id, test, type, event_id, occurred_at, data)
         select merchant_id, key_id, session_id, test, type, event_id, occurred_at, data
         from jsonb_to_recordset(${JSON.stringify(eventRows)}::jsonb) as x(
           merchant_id uuid, key_id uuid, session_id uuid, test boolean, type text, event_id text,
           occurred_at timestamptz, data jsonb)
-        on conflict (merchant_id, event_id) where event_id is not null do nothing
-        returning merchant_id, event_id`),
+        on conflict (merchant_id, test, event_id) where event_id is not null do nothing
+        returning merchant_id, test, event_id`),
     );
-    const fresh = new Set(inserted.map((r) => `${r.merchant_id}|${r.event_id}`));
+    // event ids are deduplicated per merchant and per kind of key: a test key's never shadow a live one's
+    const fresh = new Set(inserted.map((r) => `${r.merchant_id}|${r.test}|${r.event_id}`));
     const leadRows: Record<string, unknown>[] = [];
     eventRows.forEach((r, k) => {
       const ref = eventRefs[k] as Ref;
-      if (!fresh.delete(`${r.merchant_id}|${r.event_id}`)) return;
+      if (!fresh.delete(`${r.merchant_id}|${r.test}|${r.event_id}`)) return;
       (accepted[ref.p] as boolean[])[ref.e] = true;
       const b = batch[ref.p] as EventBatch;
       const lead = b.events[ref.e]?.lead;

@@ -5,6 +5,7 @@ import { events, purchases } from '../schema/index.ts';
 /**
  * The attribution rule (docs/analytics.md): a purchase is attributed to the
  * widget when its session clicked a recommended (or also-explore) product that
+ * (a click of the same kind of key: a test key's never counts for a live purchase)
  * is in the order, at most `windowDays` before the purchase; its attributed
  * revenue is the value (quantity × price) of those items only.
  *
@@ -29,7 +30,7 @@ export async function attributePurchases(
         from jsonb_to_recordset(p2.items) as it(merchant_product_id text, quantity int, price numeric)
         where exists (
           select 1 from ${events} e
-          where e.merchant_id = p2.merchant_id and e.session_id = p2.session_id
+          where e.merchant_id = p2.merchant_id and e.session_id = p2.session_id and e.test = p2.test
             and e.type in ('recommendation_clicked', 'also_explore_clicked')
             and (e.data->>'merchant_product_id') = it.merchant_product_id
             and e.occurred_at <= p2.occurred_at

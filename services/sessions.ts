@@ -116,8 +116,9 @@ export async function writeSessions(
     from g join m on m.id = g.merchant_id left join k on k.id = g.key_id
       cross join lateral json_array_elements_text(g.ids) as s(id)
     on conflict (id) do update set answer_id = excluded.answer_id, locale = excluded.locale
-      -- a session id is the client's: never let one merchant's id overwrite another's session
-      where ${widgetSessions.merchantId} = excluded.merchant_id`);
+      -- a session id is the client's: never let one merchant's id overwrite another's session,
+      -- nor a test key's a live one's (or the reverse)
+      where ${widgetSessions.merchantId} = excluded.merchant_id and ${widgetSessions.test} = excluded.test`);
   for (const id of answers.keys()) storedAnswers.set(id, true);
 }
 
