@@ -110,6 +110,17 @@ function labelsOf(text: string): { at: number; end: number; tier: Tier; listed: 
   return out;
 }
 
+/** Words of one description's lists looked at for a typo: no list of notes holds more. */
+export const MAX_TYPO_WORDS = 60;
+
+/** spellAsNote within the description's typo budget: a word the notes know costs nothing from it. */
+function spellTypo(w: string, index: NoteIndex, typos: { left: number }): string {
+  if (index.words.has(w)) return w;
+  if (typos.left <= 0) return w;
+  typos.left--;
+  return spellAsNote(w, index);
+}
+
 /** The longest note named at words[i], as [note, words it takes], or null. */
 function noteAt(words: readonly string[], i: number, index: NoteIndex): [NoteRecord, number] | null {
   const firstForms = wordForms(words[i] as string);
@@ -149,11 +160,18 @@ function noteAt(words: readonly string[], i: number, index: NoteIndex): [NoteRec
  * label ("Notes: vanila, lavendar") a word may be a typo of a note's word; in
  * prose only exact names count ("express delivery" is no espresso).
  */
-function notesIn(text: string, index: NoteIndex, into: string[], seen: Set<string>, listed: boolean): void {
+function notesIn(
+  text: string,
+  index: NoteIndex,
+  into: string[],
+  seen: Set<string>,
+  listed: boolean,
+  typos: { left: number },
+): void {
   for (const item of text.split(SEPARATORS)) {
     if (!item) continue;
     const written = normalizeText(item).split(' ').filter(Boolean);
-    const words = listed ? written.map((w) => spellAsNote(w, index)) : written;
+    const words = listed ? written.map((w) => spellTypo(w, index, typos)) : written;
     for (let i = 0; i < words.length; ) {
       const hit = noteAt(words, i, index);
       if (!hit) {
@@ -205,6 +223,7 @@ export function readDescription(raw: string, index: NoteIndex = noteIndex()): De
   // a note may be listed in two tiers (a rose heart and a rose base); in each once
   const seen: Record<Tier, Set<string>> = { top: new Set(), heart: new Set(), base: new Set(), flat: new Set() };
   const labels = labelsOf(text);
+  const typos = { left: MAX_TYPO_WORDS };
   // where sentences end, found once: each label's list runs to the first end after it
   const ends = [...text.matchAll(SENTENCE_END)].map((m) => m.index ?? 0);
   let e = 0;
@@ -213,12 +232,12 @@ export function readDescription(raw: string, index: NoteIndex = noteIndex()): De
   for (let k = 0; k <= labels.length; k++) {
     const label = labels[k];
     const until = label ? label.at : text.length;
-    if (until > pos) notesIn(text.slice(pos, until), index, notes.flat, seen.flat, false);
+    if (until > pos) notesIn(text.slice(pos, until), index, notes.flat, seen.flat, false, typos);
     if (!label) break;
     const next = labels[k + 1]?.at ?? text.length;
     while (e < ends.length && (ends[e] as number) < label.end) e++;
     const end = Math.min(next, ends[e] ?? text.length);
-    notesIn(text.slice(label.end, end), index, notes[label.tier], seen[label.tier], label.listed);
+    notesIn(text.slice(label.end, end), index, notes[label.tier], seen[label.tier], label.listed, typos);
     pos = end;
   }
   // prose that names a note the pyramid places ("… opens with bergamot. Top notes: bergamot") adds nothing

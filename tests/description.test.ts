@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { descriptionWork, LOOKUPS_PER_WORD, MAX_DESCRIPTION_CHARS, readDescription } from '../matching/description.ts';
+import {
+  descriptionWork,
+  LOOKUPS_PER_WORD,
+  MAX_DESCRIPTION_CHARS,
+  MAX_TYPO_WORDS,
+  readDescription,
+} from '../matching/description.ts';
+import { TYPO_MAX_LENGTH, typoWork } from '../vocabulary/notes.ts';
 import { loadLabelledDescriptions, scoreDescriptions } from './description-fixture.ts';
 
 /** Notes read out of shop descriptions, English and Arabic, structured and in prose. */
@@ -84,11 +91,15 @@ describe('reading a description', () => {
       'top notes: '.repeat(2000),
       'a'.repeat(100_000),
       'Top notes: bergamot\n'.repeat(1000),
+      `Notes: ${Array.from({ length: 800 }, (_, i) => `zqxvbn${i.toString(36)}`).join(' ')}`,
     ]) {
       const before = descriptionWork.lookups;
+      const typosBefore = typoWork.lookups;
       readDescription(text);
       const words = text.slice(0, MAX_DESCRIPTION_CHARS).split(/\s+/).length + 1;
       expect(descriptionWork.lookups - before).toBeLessThanOrEqual(words * LOOKUPS_PER_WORD);
+      // a typo is looked for in at most MAX_TYPO_WORDS words, each of at most TYPO_MAX_LENGTH letters
+      expect(typoWork.lookups - typosBefore).toBeLessThanOrEqual(MAX_TYPO_WORDS * (1 + 2 * TYPO_MAX_LENGTH));
     }
   });
 });

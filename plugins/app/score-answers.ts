@@ -57,6 +57,9 @@ const MAX_PROBLEMS = 20;
  * memos below are side tables keyed by objects the caches already hold (a
  * cached answer, a cached key), so they go when their owner is evicted.
  */
+/** The characters of all the descriptions of one inline catalog together. */
+export const MAX_INLINE_DESCRIPTION_CHARS = 200_000;
+
 export default fp(
   async (app) => {
     const templates = new JsonTemplates<ScoredAnswer>();
@@ -71,6 +74,20 @@ export default fp(
     }
 
     function compileInline(rows: readonly unknown[]): CompiledProducts {
+      // descriptions are read for their notes: an inline catalog's together are capped, so the
+      // largest score request costs what 50 full descriptions do, not 200
+      let described = 0;
+      for (const r of rows) {
+        const d = (r as { description?: unknown } | null)?.description;
+        if (typeof d === 'string') described += d.length;
+      }
+      if (described > MAX_INLINE_DESCRIPTION_CHARS) {
+        throw new AppError(
+          400,
+          'invalid_inline_catalog',
+          `Invalid request: inline_catalog descriptions total ${described} characters; at most ${MAX_INLINE_DESCRIPTION_CHARS} (sync the products to send more)`,
+        );
+      }
       const snapshot = app.catalog.current();
       const { recognised, problems } = recogniseListings(rows, snapshot);
       const first = problems[0];

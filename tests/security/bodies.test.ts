@@ -59,3 +59,31 @@ describe('URLs the router refuses', () => {
     expect(bad.json()).toEqual({ error: 'Malformed URL', code: 'bad_url' });
   });
 });
+
+describe('inline catalogs', () => {
+  it('descriptions together may hold at most MAX_INLINE_DESCRIPTION_CHARS: past it a 400 naming the cap', async () => {
+    const { MAX_INLINE_DESCRIPTION_CHARS } = await import('../../plugins/app/score-answers.ts');
+    const row = (i: number, description: string) => ({
+      merchant_product_id: `p${i}`,
+      name: `Local Blend ${i}`,
+      house: 'Local Atelier',
+      description,
+    });
+    const score = (rows: object[]) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/widget/score',
+        payload: { api_key: key, quiz: { families: ['oud'] }, catalog_mode: 'inline', inline_catalog: rows },
+        headers: { origin: 'https://shop.example' },
+      });
+    const full = 'Notes: oud, rose, saffron. '.repeat(150).slice(0, 4000);
+    const at = Array.from({ length: MAX_INLINE_DESCRIPTION_CHARS / 4000 }, (_, i) => row(i, full));
+    expect((await score(at)).statusCode).toBe(200);
+    const over = await score([...at, row(999, 'x')]);
+    expect(over.statusCode).toBe(400);
+    expect(over.json()).toMatchObject({
+      code: 'invalid_inline_catalog',
+      error: expect.stringMatching(/at most 200000/),
+    });
+  });
+});
