@@ -4,6 +4,7 @@
  * Figures and method are recorded in docs/benchmarks.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { runAttackBench } from './attack.ts';
 import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
 import { runImportBench } from './import.ts';
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   import: () => runImportBench(),
   match: () => runMatchBench(),
   notes: () => runNotesBench(),
+  attack: () => runAttackBench(),
   engine: () => runEngineBench(),
   endpoint: () => runEndpointBench(),
   events: () => runEventsBench(),

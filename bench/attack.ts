@@ -1,0 +1,175 @@
+/**
+ * Worst-case cost per widget operation: npm run bench -- attack
+ * Each operation's slowest request a client can legally build (maximum rows,
+ * maximum lengths, adversarial text, every text unique so no cache helps)
+ * beside its typical request, in process (fastify.inject, in-memory PGlite,
+ * a shop of 1,000 synced products), median of 7 runs after 2 to warm up.
+ * Goals (the attack-run issue): the worst at most 10× the typical, and the
+ * largest inline score at most 300 ms.
+ */
+import { randomUUID } from 'node:crypto';
+import { buildApp } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { createKey } from '../services/keys.ts';
+import { syncProducts } from '../services/products.ts';
+import { benchShop, labelledListingFeed } from './databases.ts';
+import { median } from './stats.ts';
+
+const CONSONANTS = 'bcdfghjklmnpqrstvwxz';
+let seed = 1;
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
+const word = (n: number) => Array.from({ length: n }, () => CONSONANTS[Math.floor(rand() * 20)]).join('');
+
+export async function runAttackBench(log: (s: string) => void = console.log) {
+  const config = loadConfig({
+    DATABASE_URL: 'memory:',
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'false',
+    ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef',
+    LEAD_ENCRYPTION_KEY: 'ab'.repeat(32),
+    ADDRESS_RATE_LIMIT: '0',
+  });
+  const app = await buildApp({ config });
+  await app.ready();
+  const { snapshot, merchant } = await benchShop(app.database);
+  await syncProducts(
+    app.db,
+    snapshot,
+    merchant.id,
+    labelledListingFeed(1000, () => ({})),
+  );
+  await app.merchantProducts.get(merchant.id);
+  const key = (await createKey(app.db, merchant.id, { mode: 'live', allowedOrigins: [] })).key;
+  let address = 0;
+  const post = (url: string, payload: unknown) =>
+    app.inject({
+      method: 'POST',
+      url,
+      payload: payload as object,
+      // a new address each time: the per-key quotas count per address
+      remoteAddress: `10.${(++address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`,
+    });
+
+  const quiz = { families: ['oud', 'amber'], accord_ratings: { oud: 'love', citrus: 'avoid' }, season: 'winter' };
+  const inlineRow = (i: number, name: string, house: string, description?: string) => ({
+    merchant_product_id: `p${i}`,
+    name,
+    house,
+    price: 100,
+    ...(description ? { description } : {}),
+  });
+  const cases: Record<string, [string, () => unknown]> = {
+    'score, synced (typical)': ['/api/widget/score', () => ({ api_key: key, quiz })],
+    'score, inline 20 real rows (typical inline)': [
+      '/api/widget/score',
+      () => ({
+        api_key: key,
+        quiz,
+        catalog_mode: 'inline',
+        inline_catalog: labelledListingFeed(20, () => ({})).map((r, i) => ({
+          ...r,
+          name: `${r.name} ${word(3)}`,
+          merchant_product_id: `t${i}`,
+        })),
+      }),
+    ],
+    'score, inline 200 rows of 24 made-up words, house Lattafa': [
+      '/api/widget/score',
+      () => ({
+        api_key: key,
+        quiz,
+        catalog_mode: 'inline',
+        inline_catalog: Array.from({ length: 200 }, (_, i) =>
+          inlineRow(
+            i,
+            Array.from({ length: 24 }, () => word(11))
+              .join(' ')
+              .slice(0, 300),
+            'Lattafa',
+          ),
+        ),
+      }),
+    ],
+    'score, inline 200 rows of 300 letters, no house': [
+      '/api/widget/score',
+      () => ({
+        api_key: key,
+        quiz,
+        catalog_mode: 'inline',
+        inline_catalog: Array.from({ length: 200 }, (_, i) =>
+          inlineRow(i, `${word(4)}sauvagekhamrahaventusoudwoodbaccaratrouge`.repeat(8).slice(0, 300), 'AS SHOWN'),
+        ),
+      }),
+    ],
+    'score, inline 200 rows, descriptions at their cap': [
+      '/api/widget/score',
+      () => ({
+        api_key: key,
+        quiz,
+        catalog_mode: 'inline',
+        inline_catalog: Array.from({ length: 200 }, (_, i) =>
+          inlineRow(
+            i,
+            `Local Blend ${word(6)}`,
+            'Local Atelier',
+            `Notes: ${Array.from({ length: 150 }, () => `${word(7)} oud rose`).join(', ')}`.slice(0, 1000),
+          ),
+        ),
+      }),
+    ],
+    'lookup (typical)': ['/api/widget/lookup', () => ({ api_key: key, query: 'sauvage' })],
+    'lookup, 200 characters of perfume words': [
+      '/api/widget/lookup',
+      () => ({
+        api_key: key,
+        query: `${word(3)} ${'khamrah sauvage aventus oud wood rouge '.repeat(6)}`.slice(0, 200),
+      }),
+    ],
+    'lookup, 200 letters run together': [
+      '/api/widget/lookup',
+      () => ({ api_key: key, query: `${word(4)}${'sauvagekhamrah'.repeat(15)}`.slice(0, 200) }),
+    ],
+    'event (typical)': ['/api/widget/event', () => ({ api_key: key, type: 'widget_loaded', event_id: randomUUID() })],
+    'event, 50 purchases of 200 items (64 KB)': [
+      '/api/widget/event',
+      () => ({
+        api_key: key,
+        events: Array.from({ length: 50 }, () => ({
+          type: 'purchase_completed',
+          order_id: randomUUID(),
+          total: 10,
+          currency: 'SAR',
+          items: Array.from({ length: 5 }, (_, i) => ({ merchant_product_id: `p${i}`, quantity: 1, price: 2 })),
+        })),
+      }),
+    ],
+    'verify (typical)': ['/api/widget/verify', () => ({ api_key: key })],
+    'verify, a junk key each time': ['/api/widget/verify', () => ({ api_key: `pk_live_${word(40)}` })],
+  };
+  log('| request | status | median ms | of its typical |');
+  log('|---|---|---|---|');
+  const results: Record<string, { status: number; medianMs: number }> = {};
+  const typical: Record<string, number> = {};
+  for (const [name, [url, body]] of Object.entries(cases)) {
+    const times: number[] = [];
+    let status = 0;
+    for (let run = 0; run < 9; run++) {
+      const payload = body();
+      const t = performance.now();
+      const res = await post(url, payload);
+      if (run >= 2) times.push(performance.now() - t);
+      status = res.statusCode;
+    }
+    const ms = median(times);
+    const op = url.split('/').pop() as string;
+    if (name.includes('(typical')) typical[name.includes('inline') ? 'inline' : op] ??= ms;
+    const base = name.startsWith('score, inline') ? (typical.inline ?? typical.score) : typical[op];
+    results[name] = { status, medianMs: ms };
+    log(`| ${name} | ${status} | ${ms.toFixed(1)} | ${base ? `${(ms / base).toFixed(1)}×` : ''} |`);
+  }
+  await app.close();
+  return results;
+}
