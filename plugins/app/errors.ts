@@ -86,6 +86,14 @@ export default fp(
         });
       }
 
+      // the client went away mid-request (its body cut short): its connection error is not the database's
+      if (request.raw.aborted || (request.raw.destroyed && !request.raw.complete)) {
+        request.log.info({ code: error.code }, 'client closed the request before it was read');
+        return reply
+          .status(400)
+          .send({ error: 'The request was closed before it arrived', code: 'client_closed_request' });
+      }
+
       if (isDatabaseUnavailable(error)) {
         request.log.error({ err: error }, 'database unavailable');
         return reply

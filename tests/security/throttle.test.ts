@@ -86,3 +86,34 @@ describe('open connections', () => {
     }
   });
 });
+
+describe('a client that disconnects', () => {
+  it('is logged as a closed request, never as "database unavailable"', async () => {
+    const { connect } = await import('node:net');
+    const lines: string[] = [];
+    const logged = await buildTestApp({ REDIS_URL: undefined, LOG_LEVEL: 'info' }, undefined, {
+      logStream: { write: (l: string) => void lines.push(l) },
+    });
+    try {
+      await logged.listen({ port: 0, host: '127.0.0.1' });
+      const port = (logged.server.address() as { port: number }).port;
+      await new Promise<void>((resolve) => {
+        const s = connect(port, '127.0.0.1', () => {
+          s.write(
+            'POST /api/widget/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"api_key":',
+          );
+          setTimeout(() => {
+            s.destroy();
+            resolve();
+          }, 100);
+        });
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      const text = lines.join('\n');
+      expect(text).not.toMatch(/database unavailable/);
+      expect(text).toMatch(/client closed the request/);
+    } finally {
+      await closeTestApp(logged);
+    }
+  });
+});
