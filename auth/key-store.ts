@@ -17,9 +17,39 @@ export const KEY_CACHE_TTL_MS = 1000;
 const KEY_CACHE_MAX = 10_000;
 const LAST_USED_FLUSH_MS = 60_000;
 export const KEY_INVALIDATION_CHANNEL = 'sillage:key-invalidated';
+/**
+ * When the database does not answer a key lookup within this long (frozen,
+ * not down: its connections open but silent), the key as last read, at most
+ * KEY_STALE_MAX_MS old, answers instead: a storefront keeps its widget while
+ * the lookup goes on. A revocation made meanwhile is seen once the database
+ * answers (here at once through invalidate).
+ */
+export const KEY_STALE_AFTER_MS = 500;
+export const KEY_STALE_MAX_MS = 10 * 60_000;
+/** a lookup that has not settled after this long (a frozen connection) is not waited on: the next starts anew */
+export const KEY_LOOKUP_RETRY_MS = 5000;
 
-export function createKeyStore(opts: { db: Db; redis: Redis | null; log: FastifyBaseLogger; now?: () => number }) {
+export function createKeyStore(opts: {
+  db: Db;
+  redis: Redis | null;
+  log: FastifyBaseLogger;
+  now?: () => number;
+  /** how a key is read from the database (a test hands in one that hangs) */
+  find?: (db: Db, hash: string) => Promise<ResolvedKey | null>;
+  staleAfterMs?: number;
+}) {
   const { db, redis, log, now } = opts;
+  const find = opts.find ?? findKeyByHash;
+  const staleAfterMs = opts.staleAfterMs ?? KEY_STALE_AFTER_MS;
+  const lastKnown = new Cache<string, ResolvedKey | null>(
+    {
+      name: 'widget-keys-last-known',
+      max: KEY_CACHE_MAX,
+      ttlMs: KEY_STALE_MAX_MS,
+      invalidatedBy: 'age (10 min) and a key revocation/origin change; read only when the database does not answer',
+    },
+    now ? { now } : {},
+  );
   const cache = new Cache<string, ResolvedKey | null>(
     {
       name: 'widget-keys',
@@ -31,7 +61,9 @@ export function createKeyStore(opts: { db: Db; redis: Redis | null; log: Fastify
     },
     now ? { now } : {},
   );
-  const inflight = new Map<string, Promise<ResolvedKey | null>>();
+  const clock = now ?? Date.now;
+  /** lookups under way, with when they started: one stuck longer than KEY_LOOKUP_RETRY_MS is started anew */
+  const inflight = new Map<string, { promise: Promise<ResolvedKey | null>; at: number }>();
   const used = new Set<string>();
   let subscriber: Redis | null = null;
 
@@ -50,7 +82,10 @@ export function createKeyStore(opts: { db: Db; redis: Redis | null; log: Fastify
         log.warn({ err: { message: err.message } }, 'key invalidation subscriber: redis error');
       }
     });
-    subscriber.on('message', (_channel, hash) => cache.delete(hash));
+    subscriber.on('message', (_channel, hash) => {
+      cache.delete(hash);
+      lastKnown.delete(hash);
+    });
     subscriber.on('ready', () => {
       subscriber?.subscribe(KEY_INVALIDATION_CHANNEL).catch((err) => {
         log.warn({ err }, 'key invalidation: subscribe failed; other instances rely on the cache lifetime');
@@ -81,22 +116,36 @@ export function createKeyStore(opts: { db: Db; redis: Redis | null; log: Fastify
   async function resolve(hash: string): Promise<ResolvedKey | null> {
     const hit = cached(hash);
     if (hit !== undefined) return hit;
-    let pending = inflight.get(hash);
+    const running = inflight.get(hash);
+    let pending = running && clock() - running.at < KEY_LOOKUP_RETRY_MS ? running.promise : undefined;
     if (!pending) {
-      pending = findKeyByHash(db, hash)
+      const entry = { promise: Promise.resolve(null as ResolvedKey | null), at: clock() };
+      entry.promise = find(db, hash)
         .then((value) => {
           cache.set(hash, value);
+          lastKnown.set(hash, value);
           return value;
         })
-        .finally(() => inflight.delete(hash));
-      inflight.set(hash, pending);
+        .finally(() => {
+          if (inflight.get(hash) === entry) inflight.delete(hash);
+        });
+      inflight.set(hash, entry);
+      pending = entry.promise;
     }
-    return pending;
+    if (!lastKnown.has(hash)) return pending;
+    const stale = lastKnown.get(hash) ?? null;
+    let timer: NodeJS.Timeout | undefined;
+    const fallback = new Promise<ResolvedKey | null>((resolveStale) => {
+      timer = setTimeout(() => resolveStale(stale), staleAfterMs);
+    });
+    // a lookup that fails outright (database down) is answered as before; one that hangs, stale
+    return Promise.race([pending, fallback]).finally(() => clearTimeout(timer));
   }
 
   /** Drops the key here and tells the other instances to drop it too. */
   async function invalidate(hash: string): Promise<void> {
     cache.delete(hash);
+    lastKnown.delete(hash);
     if (!redis) return;
     try {
       await redis.publish(KEY_INVALIDATION_CHANNEL, hash);

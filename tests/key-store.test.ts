@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore, KEY_CACHE_TTL_MS } from '../auth/key-store.ts';
+import { createKeyStore, KEY_CACHE_TTL_MS, KEY_LOOKUP_RETRY_MS } from '../auth/key-store.ts';
 import { parseKey } from '../auth/keys.ts';
 import { revokeKey } from '../services/keys.ts';
 import { buildTestApp, closeTestApp, createMerchantWithKey, TEST_REDIS_URL, type TestApp } from './helper.ts';
@@ -104,5 +104,44 @@ describe('key store', () => {
     await b.close();
     redisA.disconnect();
     redisB.disconnect();
+  });
+});
+
+describe('a frozen database', () => {
+  it('a key lookup that hangs is answered with the key as last read, after KEY_STALE_AFTER_MS; one that fails is not', async () => {
+    let now = 5_000_000;
+    let mode: 'answer' | 'hang' | 'fail' = 'answer';
+    const { key } = await createMerchantWithKey(app);
+    const real = await createKeyStore({ db: app.db, redis: null, log: app.log }).resolve(hashOf(key));
+    const store = createKeyStore({
+      db: app.db,
+      redis: null,
+      log: app.log,
+      now: () => now,
+      staleAfterMs: 50,
+      find: async () => {
+        if (mode === 'hang') return new Promise(() => {});
+        if (mode === 'fail') throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        return real;
+      },
+    });
+    expect(await store.resolve(hashOf(key))).toEqual(real);
+    now += KEY_CACHE_TTL_MS + 1;
+    mode = 'hang';
+    const t = performance.now();
+    expect(await store.resolve(hashOf(key))).toEqual(real);
+    expect(performance.now() - t).toBeLessThan(1000);
+    // a database that refuses at once is an outage like any other: the caller answers 503
+    // (the stuck lookup is not waited on once KEY_LOOKUP_RETRY_MS has passed)
+    now += KEY_LOOKUP_RETRY_MS + 1;
+    mode = 'fail';
+    await expect(store.resolve(hashOf(key))).rejects.toThrow(/ECONNREFUSED/);
+    mode = 'hang';
+    // a key never read before has nothing to fall back on: it waits for the database
+    const unknown = store.resolve(`${'0'.repeat(63)}2`);
+    expect(
+      await Promise.race([unknown.then(() => 'answered'), new Promise((r) => setTimeout(() => r('waiting'), 200))]),
+    ).toBe('waiting');
+    await store.close();
   });
 });
