@@ -54,71 +54,43 @@ export async function runAttackBench(log: (s: string) => void = console.log) {
     });
 
   const quiz = { families: ['oud', 'amber'], accord_ratings: { oud: 'love', citrus: 'avoid' }, season: 'winter' };
-  const inlineRow = (i: number, name: string, house: string, description?: string) => ({
-    merchant_product_id: `p${i}`,
-    name,
-    house,
-    price: 100,
-    ...(description ? { description } : {}),
+  /** a score of an inline catalog of `n` rows, row i named, housed and described as `row(i)` says */
+  const inline = (n: number, row: (i: number) => { name: string; house: string; description?: string }) => () => ({
+    api_key: key,
+    quiz,
+    catalog_mode: 'inline',
+    inline_catalog: Array.from({ length: n }, (_, i) => ({ merchant_product_id: `p${i}`, price: 100, ...row(i) })),
   });
+  const listings = labelledListingFeed(20, () => ({}));
   const cases: Record<string, [string, () => unknown]> = {
     'score, synced (typical)': ['/api/widget/score', () => ({ api_key: key, quiz })],
     'score, inline 20 real rows (typical inline)': [
       '/api/widget/score',
-      () => ({
-        api_key: key,
-        quiz,
-        catalog_mode: 'inline',
-        inline_catalog: labelledListingFeed(20, () => ({})).map((r, i) => ({
-          ...r,
-          name: `${r.name} ${word(3)}`,
-          merchant_product_id: `t${i}`,
-        })),
-      }),
+      inline(20, (i) => ({ name: `${listings[i]?.name} ${word(3)}`, house: listings[i]?.house ?? '' })),
     ],
     'score, inline 200 rows of 24 made-up words, house Lattafa': [
       '/api/widget/score',
-      () => ({
-        api_key: key,
-        quiz,
-        catalog_mode: 'inline',
-        inline_catalog: Array.from({ length: 200 }, (_, i) =>
-          inlineRow(
-            i,
-            Array.from({ length: 24 }, () => word(11))
-              .join(' ')
-              .slice(0, 300),
-            'Lattafa',
-          ),
-        ),
-      }),
+      inline(200, () => ({
+        name: Array.from({ length: 24 }, () => word(11))
+          .join(' ')
+          .slice(0, 300),
+        house: 'Lattafa',
+      })),
     ],
     'score, inline 200 rows of 300 letters, no house': [
       '/api/widget/score',
-      () => ({
-        api_key: key,
-        quiz,
-        catalog_mode: 'inline',
-        inline_catalog: Array.from({ length: 200 }, (_, i) =>
-          inlineRow(i, `${word(4)}sauvagekhamrahaventusoudwoodbaccaratrouge`.repeat(8).slice(0, 300), 'AS SHOWN'),
-        ),
-      }),
+      inline(200, () => ({
+        name: `${word(4)}sauvagekhamrahaventusoudwoodbaccaratrouge`.repeat(8).slice(0, 300),
+        house: 'AS SHOWN',
+      })),
     ],
     'score, inline 200 rows, descriptions at their cap': [
       '/api/widget/score',
-      () => ({
-        api_key: key,
-        quiz,
-        catalog_mode: 'inline',
-        inline_catalog: Array.from({ length: 200 }, (_, i) =>
-          inlineRow(
-            i,
-            `Local Blend ${word(6)}`,
-            'Local Atelier',
-            `Notes: ${Array.from({ length: 150 }, () => `${word(7)} oud rose`).join(', ')}`.slice(0, 1000),
-          ),
-        ),
-      }),
+      inline(200, () => ({
+        name: `Local Blend ${word(6)}`,
+        house: 'Local Atelier',
+        description: `Notes: ${Array.from({ length: 150 }, () => `${word(7)} oud rose`).join(', ')}`.slice(0, 1000),
+      })),
     ],
     'lookup (typical)': ['/api/widget/lookup', () => ({ api_key: key, query: 'sauvage' })],
     'lookup, 200 characters of perfume words': [

@@ -74,7 +74,8 @@ const partials = new Cache<string, ProductProfile | null>({
 function partialOf(listing: ProductInput): ProductProfile | null {
   const key = JSON.stringify([listing.name, listing.accords, listing.notes, listing.description]);
   if (partials.has(key)) return partials.get(key) ?? null;
-  const profile = partialProfile(listing);
+  // a body lotion or a deodorant carries a perfume's words but is never recommended as a perfume
+  const profile = parseListing(listing.name).notPerfume ? null : partialProfile(listing);
   partials.set(key, profile);
   return profile;
 }
@@ -109,8 +110,7 @@ export function recogniseProduct(
     : matchOf(snapshot, listing);
   // a perfume that has left the catalog since the decision was stored cannot lend its profile
   const perfume = (match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined) ?? null;
-  // a body lotion or a deodorant carries a perfume's words but is never recommended as a perfume
-  const profile = perfume ? catalogProfile(perfume) : parseListing(listing.name).notPerfume ? null : partialOf(listing);
+  const profile = perfume ? catalogProfile(perfume) : partialOf(listing);
   const status: RecognisedStatus = perfume ? 'matched' : profile ? 'partial' : 'unmatched';
   const sibling = perfume !== null && match.sibling === true && !stored?.pinned;
   return {

@@ -183,11 +183,9 @@ export function noteIndex(): NoteIndex {
 /** The note a name (any spelling, either script) stands for, or null. */
 export function resolveNote(name: string, index: NoteIndex = noteIndex()): NoteRecord | null {
   if (name.length > 120) return null;
-  const words = normalizeText(name)
-    .split(' ')
-    .filter(Boolean)
-    .map((w) => spellAsNote(w, index));
-  if (words.length === 0 || words.length > MAX_NOTE_WORDS) return null;
+  const written = normalizeText(name).split(' ').filter(Boolean);
+  if (written.length === 0 || written.length > MAX_NOTE_WORDS) return null;
+  const words = written.map((w) => spellAsNote(w, index));
   const exact = index.byKey.get(words.map(noteWord).join(' '));
   if (exact) return exact;
   // "والعود", "roses": the first word's clitic, the last word's plural

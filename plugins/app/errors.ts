@@ -44,6 +44,12 @@ const STATUS_CODES: Record<number, string> = {
   429: 'rate_limited',
 };
 
+/** The answer to a client error Fastify raised: its code renamed for clients, the status's code otherwise. */
+function fastifyClientError(error: FastifyError, status: number, fallback: string) {
+  const known = error.code ? FASTIFY_CODES[error.code] : undefined;
+  return { error: known?.message ?? fallback, code: known?.code ?? STATUS_CODES[status] ?? 'bad_request' };
+}
+
 /** A JSON-pointer-ish path for a validation error: `/body/quiz/season`. */
 function validationDetails(err: FastifyError): ErrorDetail[] {
   const context = err.validationContext ?? 'body';
@@ -107,14 +113,10 @@ export default fp(
         request.log.error({ err: error }, 'request failed');
         return reply.status(status).send({ error: 'Internal server error', code: 'internal_error' });
       }
-      const known = error.code ? FASTIFY_CODES[error.code] : undefined;
       if (status === 400 && error instanceof SyntaxError) {
         return reply.status(400).send({ error: 'Body is not valid JSON', code: 'invalid_json' });
       }
-      return reply.status(status).send({
-        error: known?.message ?? error.message,
-        code: known?.code ?? STATUS_CODES[status] ?? 'bad_request',
-      });
+      return reply.status(status).send(fastifyClientError(error, status, error.message));
     });
 
     app.setNotFoundHandler((request, reply) => {
@@ -132,11 +134,8 @@ export default fp(
  * over 200 characters): in the same shape as every other error.
  */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
-  const known = error.code ? FASTIFY_CODES[error.code] : undefined;
   const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
-  reply
-    .status(status)
-    .send({ error: known?.message ?? 'Bad request', code: known?.code ?? STATUS_CODES[status] ?? 'bad_request' });
+  reply.status(status).send(fastifyClientError(error, status, 'Bad request'));
 }
 
 /**

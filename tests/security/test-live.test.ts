@@ -38,6 +38,15 @@ const purchase = (order: string, session: string) => ({
   items: [{ merchant_product_id: 'p1', quantity: 1, price: 100 }],
 });
 
+/** a click on product p1 a minute ago, in session s */
+const clickBefore = (s: string) => ({
+  type: 'recommendation_clicked',
+  session_id: s,
+  merchant_product_id: 'p1',
+  position: 1,
+  occurred_at: new Date(Date.now() - 60_000).toISOString(),
+});
+
 describe('a test key never changes live data', () => {
   it('event ids: a test event never makes a live one with the same id a duplicate', async () => {
     const id = `ev-${randomUUID()}`;
@@ -78,25 +87,13 @@ describe('a test key never changes live data', () => {
 
   it("attribution: a test key's click never attributes a live purchase", async () => {
     const s = await scoredSession(app, live);
-    await send(test, {
-      type: 'recommendation_clicked',
-      session_id: s,
-      merchant_product_id: 'p1',
-      position: 1,
-      occurred_at: new Date(Date.now() - 60_000).toISOString(),
-    });
+    await send(test, clickBefore(s));
     const order = `o-${randomUUID()}`;
     await send(live, purchase(order, s));
     const [row] = await app.db.select().from(purchases).where(sql`${purchases.orderId} = ${order}`);
     expect(row).toMatchObject({ test: false, attributed: false });
     // the live key's own click, before the purchase, does (arriving after it too)
-    await send(live, {
-      type: 'recommendation_clicked',
-      session_id: s,
-      merchant_product_id: 'p1',
-      position: 1,
-      occurred_at: new Date(Date.now() - 60_000).toISOString(),
-    });
+    await send(live, clickBefore(s));
     const [again] = await app.db.select().from(purchases).where(sql`${purchases.orderId} = ${order}`);
     expect(again).toMatchObject({ attributed: true });
   });
