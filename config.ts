@@ -35,6 +35,7 @@ export const EnvSchema = Type.Object({
   EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 730 }),
   ADDRESS_RATE_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 3000 }),
   MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 4096 }),
+  DB_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 3000 }),
   ATTRIBUTION_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 300_000, default: 30_000 }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
@@ -69,6 +70,8 @@ export interface Config {
   addressRateLimit: number;
   /** open connections this process accepts at once; more are closed on arrival (idle keep-alive ones count) */
   maxConnections: number;
+  /** how long a request waits on the database (a connection, then its statements) before a 503 */
+  dbTimeoutMs: number;
   /** a request (headers and body) must arrive within this; slow clients are cut off */
   requestTimeoutMs: number;
   attributionWindowDays: number;
@@ -168,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     addressRateLimit: e.ADDRESS_RATE_LIMIT,
     maxConnections: e.MAX_CONNECTIONS,
+    dbTimeoutMs: e.DB_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     attributionWindowDays: e.ATTRIBUTION_WINDOW_DAYS,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/client.ts';
 import { Cache } from '../lib/cache.ts';
+import { databaseTimeout, withDeadline } from '../lib/deadline.ts';
 import { findKeyByHash, type ResolvedKey, touchKeys } from '../services/keys.ts';
 
 /**
@@ -37,10 +38,13 @@ export function createKeyStore(opts: {
   /** how a key is read from the database (a test hands in one that hangs) */
   find?: (db: Db, hash: string) => Promise<ResolvedKey | null>;
   staleAfterMs?: number;
+  /** how long a key never read before waits on the database before a 503 (DB_TIMEOUT_MS) */
+  timeoutMs?: number;
 }) {
   const { db, redis, log, now } = opts;
   const find = opts.find ?? findKeyByHash;
   const staleAfterMs = opts.staleAfterMs ?? KEY_STALE_AFTER_MS;
+  const timeoutMs = opts.timeoutMs ?? 3000;
   const lastKnown = new Cache<string, ResolvedKey | null>(
     {
       name: 'widget-keys-last-known',
@@ -97,14 +101,19 @@ export function createKeyStore(opts: {
   const flushTimer = setInterval(() => void flushUsed(), LAST_USED_FLUSH_MS);
   flushTimer.unref();
 
+  // one write at a time: a database that does not answer gets no pile of them
+  let flushing = false;
   async function flushUsed() {
-    if (used.size === 0) return;
+    if (used.size === 0 || flushing) return;
     const ids = [...used];
     used.clear();
+    flushing = true;
     try {
       await touchKeys(db, ids);
     } catch (err) {
       log.warn({ err }, 'could not record key last-used times');
+    } finally {
+      flushing = false;
     }
   }
 
@@ -132,7 +141,8 @@ export function createKeyStore(opts: {
       inflight.set(hash, entry);
       pending = entry.promise;
     }
-    if (!lastKnown.has(hash)) return pending;
+    // a key never read before has nothing to fall back on: its request waits, but not for ever
+    if (!lastKnown.has(hash)) return withDeadline(pending, timeoutMs, () => databaseTimeout('The key check'));
     const stale = lastKnown.get(hash) ?? null;
     let timer: NodeJS.Timeout | undefined;
     const fallback = new Promise<ResolvedKey | null>((resolveStale) => {

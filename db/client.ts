@@ -10,6 +10,7 @@ import { drizzle as drizzlePostgres, type PostgresJsDatabase } from 'drizzle-orm
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { Config } from '../config.ts';
+import { withDeadline } from '../lib/deadline.ts';
 import * as schema from '../schema/index.ts';
 
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../drizzle');
@@ -54,13 +55,8 @@ export async function createDatabase(config: Pick<Config, 'database'>): Promise<
   return createPglite(target.dataDir);
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  withDeadline(promise, ms, () => new Error(`${what} timed out after ${ms} ms`));
 
 function createPostgres(url: string): Database {
   const client = postgres(url, {

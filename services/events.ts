@@ -1,6 +1,7 @@
 import { inArray, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../db/client.ts';
 import type { NormalizedEvent } from '../events/validate.ts';
+import type { CommitGuard } from '../lib/deadline.ts';
 import { timeOrderedId } from '../lib/ids.ts';
 import type { LeadCipher } from '../privacy/lead-crypto.ts';
 import { events, leads, purchases } from '../schema/index.ts';
@@ -22,6 +23,8 @@ export interface StoredEvents {
 export interface WriteEventsOptions {
   cipher: Pick<LeadCipher, 'encrypt' | 'emailLookup' | 'phoneLookup'>;
   attributionWindowDays: number;
+  /** when given, the transaction rolls back instead of committing if its waiter gave up on it */
+  guard?: CommitGuard;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface WriteEventsOptions {
 export async function writeEvents(
   db: Db,
   batch: readonly EventBatch[],
-  { cipher, attributionWindowDays }: WriteEventsOptions,
+  { cipher, attributionWindowDays, guard }: WriteEventsOptions,
 ): Promise<StoredEvents[]> {
   type Ref = { p: number; e: number };
   const eventRows: Record<string, unknown>[] = [];
@@ -65,6 +68,8 @@ export async function writeEvents(
   const accepted = batch.map((b) => b.events.map(() => false));
 
   await db.transaction(async (tx) => {
+    // a transaction that waited for a connection past its deadline does no work at all
+    guard?.stillWanted();
     const dupPurchase = new Set<string>();
     if (purchaseRows.length) {
       const inserted = rowsOf<{ merchant_id: string; test: boolean; order_id: string }>(
@@ -183,6 +188,7 @@ export async function writeEvents(
           where r.merchant_id = x.merchant_id and r.test = x.test
             and r.email_lookup is not distinct from x.email_lookup and r.phone_lookup is not distinct from x.phone_lookup)`);
     }
+    guard?.beforeCommit();
   });
   return batch.map((b, p) => {
     const n = (accepted[p] as boolean[]).filter(Boolean).length;

@@ -242,40 +242,50 @@ describe('exactly-once storage', () => {
 });
 
 describe('durability: 202 only after commit', () => {
-  it('when the transaction of a group commit fails, none of its requests is told 202, and none of its events is stored', async () => {
-    const original = app.db.transaction.bind(app.db);
-    let fail = true;
-    // the database drops the connection right after the inserts: the transaction rolls back
-    (app.db as { transaction: unknown }).transaction = async (fn: (tx: unknown) => Promise<unknown>) =>
-      original(async (tx) => {
-        await fn(tx);
-        if (fail) {
-          fail = false;
-          throw Object.assign(new Error('connection terminated'), { code: 'CONNECTION_CLOSED' });
+  // where the connection drops decides what can be said: before the commit, "not stored"
+  // (database_unavailable); once the commit may have been sent, "not known" (write_outcome_unknown)
+  it.each([
+    ['at its start', 'before', 'database_unavailable'],
+    ['after its last statement, when the commit may be on its way', 'after', 'write_outcome_unknown'],
+  ] as const)(
+    'when the transaction of a group commit fails %s, none of its requests is told 202, none of its events is stored, and the 503 says %2$s',
+    async (_, when, code) => {
+      const original = app.db.transaction.bind(app.db);
+      let fail = true;
+      const drop = () => {
+        if (!fail) return;
+        fail = false;
+        throw Object.assign(new Error('connection terminated'), { code: 'CONNECTION_CLOSED' });
+      };
+      (app.db as { transaction: unknown }).transaction = async (fn: (tx: unknown) => Promise<unknown>) =>
+        original(async (tx) => {
+          if (when === 'before') drop();
+          await fn(tx);
+          if (when === 'after') drop();
+        });
+      try {
+        const s = session();
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            post({ api_key: key, session_id: s, type: 'widget_loaded', event_id: `crash-${when}-${s}-${i}` }),
+          ),
+        );
+        const ok = answers.filter((a) => a.statusCode === 202);
+        const failed = answers.filter((a) => a.statusCode === 503);
+        expect(ok.length + failed.length).toBe(20);
+        expect(failed.length).toBeGreaterThan(0);
+        for (const f of failed) {
+          expect(f.json().code).toBe(code);
+          expect(f.headers['retry-after']).toBe('5');
         }
-      });
-    try {
-      const s = session();
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          post({ api_key: key, session_id: s, type: 'widget_loaded', event_id: `crash-${s}-${i}` }),
-        ),
-      );
-      const ok = answers.filter((a) => a.statusCode === 202);
-      const failed = answers.filter((a) => a.statusCode === 503);
-      expect(ok.length + failed.length).toBe(20);
-      expect(failed.length).toBeGreaterThan(0);
-      for (const f of failed) {
-        expect(f.json().code).toBe('database_unavailable');
-        expect(f.headers['retry-after']).toBe('5');
+        const rows = await stored(sql`${events.sessionId} = ${s}`);
+        // exactly the acknowledged ones are there
+        expect(rows.length).toBe(ok.reduce((a, r) => a + r.json().accepted, 0));
+      } finally {
+        (app.db as { transaction: unknown }).transaction = original;
       }
-      const rows = await stored(sql`${events.sessionId} = ${s}`);
-      // exactly the acknowledged ones are there
-      expect(rows.length).toBe(ok.reduce((a, r) => a + r.json().accepted, 0));
-    } finally {
-      (app.db as { transaction: unknown }).transaction = original;
-    }
-  });
+    },
+  );
 });
 
 describe('isolation: one bad request does not fail the others', () => {

@@ -57,12 +57,16 @@ describe.runIf(TEST_DATABASE_URL && TEST_REDIS_URL)('faults', () => {
     });
   });
 
-  async function start(name: string, opts: { databaseUrl?: string; redisUrl?: string; logLevel?: string } = {}) {
+  async function start(
+    name: string,
+    opts: { databaseUrl?: string; redisUrl?: string; logLevel?: string; env?: Record<string, string> } = {},
+  ) {
     const instance = await startInstance({
       name,
       databaseUrl: opts.databaseUrl ?? scratch.url,
       redisUrl: opts.redisUrl ?? redisUrl,
       logLevel: opts.logLevel,
+      env: opts.env,
     });
     started.push(instance);
     await instance.ready();
@@ -178,6 +182,109 @@ describe.runIf(TEST_DATABASE_URL && TEST_REDIS_URL)('faults', () => {
     expect(missing).toEqual([]);
     // back within seconds of PostgreSQL, not after the driver's reconnect backoff (up to 20 s by default)
     expect(recoveryMs).toBeLessThan(5000);
+    await node.stop();
+  }, 90_000);
+
+  it('PostgreSQL frozen (connections open, never answering): lookup, verify and cached scores keep answering; events get a 503 within the timeout and none of those is stored; every 202 is', async () => {
+    const timeoutMs = 1500;
+    const proxy = await proxyTo(scratch.url);
+    const node = await start('pg-frozen', {
+      databaseUrl: proxy.urlFor(scratch.url),
+      env: { DB_TIMEOUT_MS: String(timeoutMs) },
+    });
+    const { merchantId, key } = await createMerchantAndKey(node, 'pgfrozen');
+    await syncProducts(node, merchantId, BASE_FEED);
+
+    type Outcome = { kind: string; id?: string; sentAt: number; answer?: Answer; error?: Error };
+    const outcomes: Outcome[] = [];
+    let stop = false;
+    const run = `frozen-${randomUUID().slice(0, 8)}`;
+    const bodies: Record<string, (n: number, lane: number) => object> = {
+      event: (n, lane) => ({ api_key: key, type: 'widget_opened', event_id: `${run}-${lane}-${n}` }),
+      score: () => ({ api_key: key, locale: 'en', quiz: QUIZ }),
+      verify: () => ({ api_key: key }),
+      lookup: () => ({ api_key: key, query: 'sauvage' }),
+    };
+    async function loop(kind: string, lane: number, everyMs: number) {
+      for (let n = 0; !stop; n++) {
+        const body = bodies[kind]?.(n, lane) as { event_id?: string };
+        const sentAt = performance.now();
+        try {
+          const answer = await request(`${node.url}/api/widget/${kind}`, {
+            body,
+            localAddress: `127.0.0.${40 + lane}`,
+            timeoutMs: 3 * timeoutMs + 2000,
+          });
+          outcomes.push({ kind, id: body.event_id, sentAt, answer });
+        } catch (error) {
+          outcomes.push({ kind, id: body.event_id, sentAt, error: error as Error });
+        }
+        await sleep(everyMs);
+      }
+    }
+    const ok = (o: Outcome) => o.answer?.status === (o.kind === 'event' ? 202 : 200);
+    const loops = [
+      loop('event', 1, 30),
+      loop('event', 2, 30),
+      loop('score', 3, 200),
+      loop('verify', 4, 700),
+      loop('lookup', 5, 300),
+    ];
+    await poll(
+      'traffic to flow',
+      () => ['event', 'score', 'verify', 'lookup'].every((k) => outcomes.some((o) => o.kind === k && ok(o))),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    const frozenAt = performance.now();
+    await proxy.cut('freeze');
+    await sleep(3 * timeoutMs + 1000);
+    const thawedAt = performance.now();
+    await proxy.restore();
+    await poll(
+      'an event accepted again after the thaw',
+      () => outcomes.find((o) => o.kind === 'event' && o.sentAt >= thawedAt && ok(o)),
+      { timeoutMs: 20_000, intervalMs: 20 },
+    );
+    await sleep(500);
+    stop = true;
+    await Promise.all(loops);
+
+    expect(outcomes.filter((o) => o.error).map((o) => `${o.kind}: ${o.error?.message}`)).toEqual([]);
+    const during = outcomes.filter((o) => o.sentAt >= frozenAt && o.sentAt < thawedAt);
+    // what needs no write is answered from memory throughout
+    for (const kind of ['score', 'verify', 'lookup']) {
+      const mine = during.filter((o) => o.kind === kind);
+      expect(mine.length, kind).toBeGreaterThan(0);
+      expect(mine.filter((o) => !ok(o)).map((o) => `${kind} ${o.answer?.status} ${o.answer?.body}`)).toEqual([]);
+    }
+    // events: a 503 with Retry-After, never a wait much past the timeout
+    const refused = outcomes.filter((o) => o.kind === 'event' && !ok(o));
+    expect(refused.length).toBeGreaterThan(0);
+    for (const o of refused) {
+      expect(o.answer?.status, o.answer?.body).toBe(503);
+      expect(o.answer?.headers['retry-after']).toMatch(/^\d+$/);
+      expect(o.answer?.json()).toMatchObject({
+        code: expect.stringMatching(/^(database_unavailable|write_outcome_unknown)$/),
+      });
+    }
+    const slowest = Math.max(...outcomes.map((o) => o.answer?.ms ?? 0));
+    expect(slowest).toBeLessThan(2 * timeoutMs + 1000);
+    // what was acknowledged is stored; what was refused as not stored is not, even after the thaw
+    await sleep(1000);
+    const ids = outcomes.filter((o) => o.kind === 'event').map((o) => o.id as string);
+    const stored = await storedEventIds(ids);
+    const acknowledged = outcomes.filter((o) => o.kind === 'event' && ok(o)).map((o) => o.id as string);
+    const notStored = refused.filter((o) => o.answer?.json<{ code: string }>().code === 'database_unavailable');
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    expect(notStored.filter((o) => stored.has(o.id as string)).map((o) => o.id)).toEqual([]);
+    process.stdout.write(
+      `PostgreSQL frozen ${Math.round(thawedAt - frozenAt)} ms (DB_TIMEOUT_MS ${timeoutMs}): ${during.length} requests meanwhile; ` +
+        `score/verify/lookup all answered; events refused ${refused.length} (${notStored.length} as not stored, none of them stored), ` +
+        `slowest answer ${Math.round(slowest)} ms; acknowledged ${acknowledged.length}, all stored\n`,
+    );
+    expect(node.child.exitCode).toBeNull();
     await node.stop();
   }, 90_000);
 

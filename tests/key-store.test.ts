@@ -119,6 +119,7 @@ describe('a frozen database', () => {
       log: app.log,
       now: () => now,
       staleAfterMs: 50,
+      timeoutMs: 300,
       find: async () => {
         if (mode === 'hang') return new Promise(() => {});
         if (mode === 'fail') throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
@@ -137,11 +138,14 @@ describe('a frozen database', () => {
     mode = 'fail';
     await expect(store.resolve(hashOf(key))).rejects.toThrow(/ECONNREFUSED/);
     mode = 'hang';
-    // a key never read before has nothing to fall back on: it waits for the database
+    const t2 = performance.now();
+    // a key never read before has nothing to fall back on: it waits for the database, up to the timeout
     const unknown = store.resolve(`${'0'.repeat(63)}2`);
     expect(
-      await Promise.race([unknown.then(() => 'answered'), new Promise((r) => setTimeout(() => r('waiting'), 200))]),
+      await Promise.race([unknown.then(() => 'answered'), new Promise((r) => setTimeout(() => r('waiting'), 100))]),
     ).toBe('waiting');
+    await expect(unknown).rejects.toMatchObject({ statusCode: 503, code: 'database_unavailable' });
+    expect(performance.now() - t2).toBeLessThan(1500);
     await store.close();
   });
 });

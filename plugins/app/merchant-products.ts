@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { Cache } from '../../lib/cache.ts';
+import { databaseTimeout, withDeadline } from '../../lib/deadline.ts';
 import { CompiledProducts } from '../../scoring/products.ts';
 import { loadScoringProducts, productVersions } from '../../services/products.ts';
 
@@ -75,7 +76,8 @@ export default fp(
           });
         loading.set(merchantId, pending);
       }
-      return pending;
+      // the load goes on (its result is cached when it comes); the request does not wait for ever
+      return withDeadline(pending, app.config.dbTimeoutMs, () => databaseTimeout('Score'));
     }
 
     async function checkVersions(): Promise<void> {
@@ -87,10 +89,16 @@ export default fp(
       }
     }
 
+    // one check at a time: a database that does not answer gets no pile of them
+    let checking = false;
     const timer = setInterval(() => {
-      checkVersions().catch((err) =>
-        app.log.warn({ err }, 'merchant catalog version check failed; cached catalogs kept'),
-      );
+      if (checking) return;
+      checking = true;
+      checkVersions()
+        .catch((err) => app.log.warn({ err }, 'merchant catalog version check failed; cached catalogs kept'))
+        .finally(() => {
+          checking = false;
+        });
     }, MERCHANT_POLL_MS);
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import { createBatchWriter } from '../../lib/batch-writer.ts';
 import { Cache } from '../../lib/cache.ts';
+import { databaseTimeout, withDeadline } from '../../lib/deadline.ts';
 import { type SessionRecord, sessionKeyId, writeSessions } from '../../services/sessions.ts';
 
 // importers (routes/widget/score.ts, tests) take these from here
@@ -80,7 +81,9 @@ export default fp(
       },
       flush: writer.flush,
       async keyOf(sessionId: string) {
-        return recent.get(sessionId) ?? (await sessionKeyId(app.db, sessionId));
+        const known = recent.get(sessionId);
+        if (known !== undefined) return known;
+        return withDeadline(sessionKeyId(app.db, sessionId), app.config.dbTimeoutMs, () => databaseTimeout('The lead'));
       },
     });
   },

@@ -30,7 +30,7 @@ const MAX_KEY_LENGTH = 64;
 
 export default fp(
   async (app) => {
-    const keyStore = createKeyStore({ db: app.db, redis: app.redis, log: app.log });
+    const keyStore = createKeyStore({ db: app.db, redis: app.redis, log: app.log, timeoutMs: app.config.dbTimeoutMs });
     app.decorate('keyStore', keyStore);
     app.decorateRequest('widgetKey', null);
     app.addHook('onClose', async () => keyStore.close());

@@ -6,6 +6,13 @@ import merchants from './merchants.ts';
 import products from './products.ts';
 
 /**
+ * An admin read is answered 503 after this many DB_TIMEOUT_MS (30 s by default), a change after
+ * ADMIN_WRITE_TIMEOUT_FACTOR (270 s: a 50,000-product sync, inside nginx's 300 s for /api/admin/).
+ */
+export const ADMIN_READ_TIMEOUT_FACTOR = 10;
+export const ADMIN_WRITE_TIMEOUT_FACTOR = 90;
+
+/**
  * The operator API. Off unless ADMIN_TOKEN is set; then every request needs
  * `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time.
  */
@@ -19,6 +26,33 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   }
   const check = createAdminTokenCheck(token);
   app.addHook('onRequest', async (request) => check(request.headers.authorization, request.ip));
+  // No operator waits for ever on a database that does not answer: the request is answered 503
+  // after a multiple of DB_TIMEOUT_MS. A read is then simply not done; a change may still be
+  // applied when the database answers, and the answer says so.
+  const timers = new WeakMap<object, NodeJS.Timeout>();
+  app.addHook('preHandler', async (request, reply) => {
+    const read = request.method === 'GET' || request.method === 'HEAD';
+    const deadlineMs = (read ? ADMIN_READ_TIMEOUT_FACTOR : ADMIN_WRITE_TIMEOUT_FACTOR) * app.config.dbTimeoutMs;
+    const timer = setTimeout(() => {
+      if (reply.sent) return;
+      request.log.warn({ ms: deadlineMs }, 'admin request given up: the database did not answer');
+      reply
+        .status(503)
+        .header('retry-after', '5')
+        .send(
+          read
+            ? { error: 'The database did not answer in time, retry shortly', code: 'database_unavailable' }
+            : {
+                error:
+                  'The database did not answer in time; the change may still be applied when it does. Read it back before sending it again',
+                code: 'write_outcome_unknown',
+              },
+        );
+    }, deadlineMs);
+    timers.set(request, timer);
+  });
+  app.addHook('onResponse', async (request) => clearTimeout(timers.get(request)));
+  app.addHook('onRequestAbort', async (request) => clearTimeout(timers.get(request)));
   // the whole OpenAPI document, the admin API included (/docs publishes the widget's part only)
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(merchants);

@@ -1,11 +1,48 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { KEY_STALE_AFTER_MS, KEY_STALE_MAX_MS } from '../../auth/key-store.ts';
 import { errorResponses } from '../../contracts/common.ts';
-import { VerifyRequestSchema, VerifyResponseSchema } from '../../contracts/widget.ts';
+import { type CatalogReadiness, VerifyRequestSchema, VerifyResponseSchema } from '../../contracts/widget.ts';
+import { Cache } from '../../lib/cache.ts';
+import { databaseTimeout, withDeadline } from '../../lib/deadline.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 import { catalogReadiness } from '../../services/readiness.ts';
 
 const verify: FastifyPluginAsyncTypebox = async (app) => {
+  // A database that does not answer within KEY_STALE_AFTER_MS gets the merchant's readiness as last
+  // read (at most KEY_STALE_MAX_MS old), as the key itself is; one query per merchant at a time.
+  const lastRead = new Cache<string, CatalogReadiness>({
+    name: 'last-readiness',
+    max: 10_000,
+    ttlMs: KEY_STALE_MAX_MS,
+    invalidatedBy: 'answered only while the database is slow to answer: every verify reads it anew',
+  });
+  const reading = new Map<string, Promise<CatalogReadiness>>();
+
+  function read(merchantId: string): Promise<CatalogReadiness> {
+    let pending = reading.get(merchantId);
+    if (!pending) {
+      pending = catalogReadiness(app.db, merchantId)
+        .then((r) => {
+          lastRead.set(merchantId, r);
+          return r;
+        })
+        .finally(() => reading.delete(merchantId));
+      reading.set(merchantId, pending);
+    }
+    return pending;
+  }
+
+  async function readiness(merchantId: string): Promise<CatalogReadiness> {
+    const fresh = read(merchantId);
+    const last = lastRead.get(merchantId);
+    if (last)
+      return withDeadline(fresh, KEY_STALE_AFTER_MS, () => null).catch((err) =>
+        err === null ? last : Promise.reject(err),
+      );
+    return withDeadline(fresh, app.config.dbTimeoutMs, () => databaseTimeout('Verify'));
+  }
+
   app.post(
     '/verify',
     {
@@ -22,7 +59,7 @@ const verify: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const key = widgetKeyOf(request);
-      const catalog = await catalogReadiness(app.db, key.merchant.id);
+      const catalog = await readiness(key.merchant.id);
       return {
         valid: true as const,
         merchant: key.merchant,
