@@ -10,10 +10,12 @@
  * ratio to it shows what that choice alone is worth. Score
  * requests cycle through 50 quizzes and 20,000 shopper addresses
  * (X-Forwarded-For from a trusted proxy), so the per-key-and-address rate
- * limit is exercised but not hit: one shop key, many shoppers. The bare route
+ * limit is exercised but not hit: one shop key, many shoppers (BENCH_SESSION_IDS=1: each with
+ * a session id of its own, as the widget sends). The bare route
  * answers a fixed body of the same size as a score answer. Alongside: CPU
  * time per request of each server, of PostgreSQL and of the load generator.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +26,12 @@ import { median } from './stats.ts';
 
 /** shopper addresses the score requests rotate through (BENCH_SHOPPERS) */
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS) || 20_000;
+/**
+ * BENCH_SESSION_IDS=1: every request carries a session id never sent before, as a widget's first
+ * score does: whose it is is read from the database (routes/widget/score.ts)
+ */
+const SESSION_IDS = process.env.BENCH_SESSION_IDS === '1';
+const SESSION_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 
 export const QUIZ_ANSWERS = benchQuizzes(50, 11).map((q) => ({
   families: q.families,
@@ -49,11 +57,22 @@ export function requestStream(key: string, path: string): autocannon.Request[] {
     },
     body: JSON.stringify({
       api_key: key,
+      ...(SESSION_IDS ? { session_id: SESSION_PLACEHOLDER } : {}),
       quiz: QUIZ_ANSWERS[shopper % QUIZ_ANSWERS.length],
       locale: shopper % 3 ? 'ar' : 'en',
     }),
   }));
   let n = 0;
+  if (SESSION_IDS) {
+    return [
+      {
+        setupRequest: (req) => {
+          const next = pool[n++ % pool.length] as (typeof pool)[number];
+          return { ...req, ...next, body: next.body.replace(SESSION_PLACEHOLDER, randomUUID()) };
+        },
+      },
+    ];
+  }
   return [{ setupRequest: (req) => ({ ...req, ...pool[n++ % pool.length] }) }];
 }
 

@@ -7,6 +7,7 @@ import {
   jsonb,
   numeric,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -43,7 +44,8 @@ export const widgetAnswers = pgTable('widget_answers', {
 export const widgetSessions = pgTable(
   'widget_sessions',
   {
-    id: uuid('id').primaryKey(),
+    /** the client's (or the server's) id, within its merchant and kind of key */
+    id: uuid('id').notNull(),
     merchantId: uuid('merchant_id').notNull(),
     keyId: uuid('key_id'),
     test: boolean('test').notNull(),
@@ -52,7 +54,13 @@ export const widgetSessions = pgTable(
     answerId: uuid('answer_id').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('widget_sessions_merchant_created_idx').on(t.merchantId, t.createdAt)],
+  (t) => [
+    // a session id is the client's within its merchant and kind of key (test or live): two shops'
+    // widgets, or a shop's test and live keys, never claim or overwrite each other's sessions.
+    // The id leads, so server-made (time-ordered) ids still add at the index's end.
+    primaryKey({ columns: [t.id, t.merchantId, t.test] }),
+    index('widget_sessions_merchant_created_idx').on(t.merchantId, t.createdAt),
+  ],
 );
 
 export const events = pgTable(

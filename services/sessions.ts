@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import type { Cache } from '../lib/cache.ts';
 import { apiKeys, merchants, widgetAnswers, widgetSessions } from '../schema/index.ts';
@@ -115,19 +115,31 @@ export async function writeSessions(
     select s.id::uuid, g.merchant_id, k.id, g.test, g.locale, g.answer_id
     from g join m on m.id = g.merchant_id left join k on k.id = g.key_id
       cross join lateral json_array_elements_text(g.ids) as s(id)
-    on conflict (id) do update set answer_id = excluded.answer_id, locale = excluded.locale
-      -- a session id is the client's: never let one merchant's id overwrite another's session,
-      -- nor a test key's a live one's (or the reverse)
-      where ${widgetSessions.merchantId} = excluded.merchant_id and ${widgetSessions.test} = excluded.test`);
+    -- a session id is the client's within its merchant and kind of key (the primary key): one
+    -- merchant's session never overwrites another's, nor a test key's a live one's
+    on conflict (id, merchant_id, test) do update set answer_id = excluded.answer_id, locale = excluded.locale`);
   for (const id of answers.keys()) storedAnswers.set(id, true);
 }
 
-/** The key a stored score session was answered for (null when none: unknown, or its key deleted). */
-export async function sessionKeyId(db: Database['db'], sessionId: string): Promise<string | null> {
+/** A key, as far as its sessions go: its merchant and kind make the session's namespace. */
+export interface SessionKey {
+  id: string;
+  merchantId: string;
+  test: boolean;
+}
+
+/** Whether a stored score session of the key's merchant and kind was answered for this key. */
+export async function sessionOfKey(db: Database['db'], sessionId: string, key: SessionKey): Promise<boolean> {
   const [row] = await db
     .select({ keyId: widgetSessions.keyId })
     .from(widgetSessions)
-    .where(eq(widgetSessions.id, sessionId))
+    .where(
+      and(
+        eq(widgetSessions.id, sessionId),
+        eq(widgetSessions.merchantId, key.merchantId),
+        eq(widgetSessions.test, key.test),
+      ),
+    )
     .limit(1);
-  return row?.keyId ?? null;
+  return row?.keyId === key.id;
 }

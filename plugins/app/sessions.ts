@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import { createBatchWriter } from '../../lib/batch-writer.ts';
 import { Cache } from '../../lib/cache.ts';
 import { databaseTimeout, withDeadline } from '../../lib/deadline.ts';
-import { type SessionRecord, sessionKeyId, writeSessions } from '../../services/sessions.ts';
+import { type SessionKey, type SessionRecord, sessionOfKey, writeSessions } from '../../services/sessions.ts';
 
 // importers (routes/widget/score.ts, tests) take these from here
 export {
@@ -18,8 +18,11 @@ declare module 'fastify' {
       /** queues a scored session for the database; never delays the answer */
       record(s: SessionRecord): void;
       flush(): Promise<void>;
-      /** the key a score session was answered for: this instance's recent ones from memory, else the database */
-      keyOf(sessionId: string): Promise<string | null>;
+      /**
+       * Whether a score session (ids are the client's within a merchant and kind of key) was
+       * answered for this key: this instance's recent ones from memory, else the database
+       */
+      scoredWith(sessionId: string, key: SessionKey): Promise<boolean>;
     };
   }
 }
@@ -69,21 +72,22 @@ export default fp(
 
     // sessions scored here lately, by id: a lead that follows its score is checked without a query,
     // even before the session's batch is written
-    const recent = new Cache<string, string>({
+    const recent = new Cache<string, true>({
       name: 'recent-session-keys',
       max: 100_000,
       invalidatedBy: 'never wrong: a session keeps its key; an id forgotten is read from the database',
     });
     app.decorate('sessions', {
       record(s: SessionRecord) {
-        recent.set(s.id, s.keyId);
+        recent.set(`${s.keyId} ${s.id}`, true);
         writer.add(s);
       },
       flush: writer.flush,
-      async keyOf(sessionId: string) {
-        const known = recent.get(sessionId);
-        if (known !== undefined) return known;
-        return withDeadline(sessionKeyId(app.db, sessionId), app.config.dbTimeoutMs, () => databaseTimeout('The lead'));
+      async scoredWith(sessionId: string, key: SessionKey) {
+        if (recent.has(`${key.id} ${sessionId}`)) return true;
+        return withDeadline(sessionOfKey(app.db, sessionId, key), app.config.dbTimeoutMs, () =>
+          databaseTimeout('The lead'),
+        );
       },
     });
   },

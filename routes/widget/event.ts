@@ -8,6 +8,7 @@ import { AppError } from '../../lib/errors.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
+import type { SessionKey } from '../../services/sessions.ts';
 
 /** Leads one score session may give, and one client address, an hour (per instance). */
 export const LEADS_PER_SESSION = 3;
@@ -21,12 +22,12 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
    * of a score answered for this very key (not another merchant's, nor the
    * test key's for a live one), and a session and an address give only a few.
    */
-  async function checkLeads(request: FastifyRequest, keyId: string, events: readonly NormalizedEvent[]) {
+  async function checkLeads(request: FastifyRequest, key: SessionKey, events: readonly NormalizedEvent[]) {
     const batch = Array.isArray((request.body as { events?: unknown }).events);
     for (const [i, e] of events.entries()) {
       if (!e.lead) continue;
       const at = batch ? `/body/events/${i}` : '/body';
-      if (!e.sessionId || (await app.sessions.keyOf(e.sessionId)) !== keyId) {
+      if (!e.sessionId || !(await app.sessions.scoredWith(e.sessionId, key))) {
         throw new AppError(
           400,
           'invalid_event',
@@ -34,7 +35,7 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
           [{ path: `${at}/session_id`, message: 'is not a score session of this key' }],
         );
       }
-      const bySession = leadsBySession.add(e.sessionId);
+      const bySession = leadsBySession.add(`${key.merchantId} ${e.sessionId}`);
       const byAddress = leadsByAddress.add(request.ip);
       if (bySession.count > LEADS_PER_SESSION || byAddress.count > LEADS_PER_ADDRESS) {
         const retry = bySession.count > LEADS_PER_SESSION ? bySession.retryAfter : byAddress.retryAfter;
@@ -84,7 +85,7 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
           result.problems.slice(0, 20),
         );
       }
-      await checkLeads(request, key.id, result.events);
+      await checkLeads(request, { id: key.id, merchantId: key.merchant.id, test: key.mode === 'test' }, result.events);
       const stored = await app.eventWriter.write({
         merchantId: key.merchant.id,
         keyId: key.id,

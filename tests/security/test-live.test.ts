@@ -68,10 +68,15 @@ describe('a test key never changes live data', () => {
     expect(rows.map((r) => r.test).sort()).toEqual([false, true]);
   });
 
-  it('sessions: a test key scoring a live session id never overwrites the live session', async () => {
+  it('sessions: a test key scoring a live session id never overwrites the live session; it is a session of its own, and the answer is true to it', async () => {
     const s = await scoredSession(app, live);
     await app.sessions.flush();
-    const [before] = await app.db.select().from(widgetSessions).where(sql`${widgetSessions.id} = ${s}`);
+    const of = async (isTest: boolean) =>
+      app.db
+        .select()
+        .from(widgetSessions)
+        .where(sql`${widgetSessions.id} = ${s} and ${widgetSessions.test} = ${isTest}`);
+    const [before] = await of(false);
     const res = await app.inject({
       method: 'POST',
       url: '/api/widget/score',
@@ -79,10 +84,44 @@ describe('a test key never changes live data', () => {
       headers: { origin: 'https://shop.example' },
     });
     expect(res.statusCode).toBe(200);
+    expect(res.json().session_id).toBe(s);
     await app.sessions.flush();
-    const [after] = await app.db.select().from(widgetSessions).where(sql`${widgetSessions.id} = ${s}`);
+    const [after] = await of(false);
     expect(after).toEqual(before);
-    expect(after?.test).toBe(false);
+    const [testSession] = await of(true);
+    expect(testSession).toMatchObject({ merchantId, test: true });
+    expect(testSession?.answerId).not.toBe(before?.answerId);
+  });
+
+  it("sessions: another merchant's widget sending the same session id gets a session of its own; neither claims nor changes the other's, nor can name it in a lead", async () => {
+    const other = await createMerchantWithKey(app, { origins: ['https://shop.example'] });
+    const s = await scoredSession(app, live);
+    await app.sessions.flush();
+    const mine = () =>
+      app.db
+        .select()
+        .from(widgetSessions)
+        .where(sql`${widgetSessions.id} = ${s} and ${widgetSessions.merchantId} = ${merchantId}`);
+    const [before] = await mine();
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: { api_key: other.key, session_id: s, quiz: { families: ['citrus'] } },
+      headers: { origin: 'https://shop.example' },
+    });
+    expect(res.json().session_id).toBe(s);
+    await app.sessions.flush();
+    expect((await mine())[0]).toEqual(before);
+    const [theirs] = await app.db
+      .select()
+      .from(widgetSessions)
+      .where(sql`${widgetSessions.id} = ${s} and ${widgetSessions.merchantId} = ${other.merchant.id}`);
+    expect(theirs).toMatchObject({ test: false, keyId: other.keyId });
+    // a lead from a third shop naming the id is refused: it scored no such session
+    const third = await createMerchantWithKey(app, { origins: ['https://shop.example'] });
+    const lead = await send(third.key, { type: 'lead_submitted', session_id: s, email: 'a@b.example', consent: true });
+    expect(lead.statusCode).toBe(400);
+    expect(lead.json().code).toBe('invalid_event');
   });
 
   it("attribution: a test key's click never attributes a live purchase", async () => {
