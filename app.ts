@@ -13,6 +13,7 @@ import databasePlugin from './plugins/app/database.ts';
 import demoPlugin from './plugins/app/demo.ts';
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/app/errors.ts';
 import eventWriterPlugin from './plugins/app/event-writer.ts';
+import inlineMatcherPlugin from './plugins/app/inline-matcher.ts';
 import leadsPlugin from './plugins/app/leads.ts';
 import merchantProductsPlugin from './plugins/app/merchant-products.ts';
 import metricsPlugin from './plugins/app/metrics.ts';
@@ -176,6 +177,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(catalogPlugin);
   await app.register(merchantProductsPlugin);
   await app.register(sessionsPlugin);
+  await app.register(inlineMatcherPlugin);
   await app.register(scoreAnswersPlugin);
   await app.register(leadsPlugin);
   await app.register(retentionPlugin);

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { runAttackBench } from './attack.ts';
+import { runAttackLoadBench } from './attack-load.ts';
 import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
 import { runImportBench } from './import.ts';
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   match: () => runMatchBench(),
   notes: () => runNotesBench(),
   attack: () => runAttackBench(),
+  'attack-load': () => runAttackLoadBench(),
   engine: () => runEngineBench(),
   endpoint: () => runEndpointBench(),
   events: () => runEventsBench(),

@@ -117,7 +117,10 @@ describe('score answers', () => {
   it('answers an inline catalog with the body, scored afresh, and records it as inline', async () => {
     recorded.length = 0;
     const c = call({ mode: 'inline', sessionId: 'cccccccc-0000-7000-8000-000000000003' });
-    const products = app.scoreAnswers.productsFor(c, feed) as CompiledProducts;
+    // matched on the inline matcher's worker thread: a promise, whatever the rows
+    const pending = app.scoreAnswers.productsFor(c, feed);
+    expect(pending).toBeInstanceOf(Promise);
+    const products = await pending;
     const answer = app.scoreAnswers.answer(c, products, (b) => JSON.stringify(b));
     expect(Buffer.isBuffer(answer)).toBe(false);
     expect((answer as { session_id: string }).session_id).toBe('cccccccc-0000-7000-8000-000000000003');
@@ -130,16 +133,18 @@ describe('score answers', () => {
     expect(JSON.parse(recorded[0]?.answer.quizJson ?? '{}').catalog_mode).toBe('inline');
   });
 
-  it('refuses an inline catalog with a bad or repeated row, naming the row', () => {
+  it('refuses an inline catalog with a bad or repeated row, naming the row', async () => {
     const c = call({ mode: 'inline' });
-    expect(() => app.scoreAnswers.productsFor(c, [feed[0], { merchant_product_id: 'x', house: 'Dior' }])).toThrow(
+    await expect(
+      app.scoreAnswers.productsFor(c, [feed[0], { merchant_product_id: 'x', house: 'Dior' }]),
+    ).rejects.toEqual(
       expect.objectContaining({
         statusCode: 400,
         code: 'invalid_inline_catalog',
         message: 'Invalid request: inline_catalog 1: name is required (1–300 characters)',
       }),
     );
-    expect(() => app.scoreAnswers.productsFor(c, [feed[0], feed[0]])).toThrow(
+    await expect(app.scoreAnswers.productsFor(c, [feed[0], feed[0]])).rejects.toEqual(
       expect.objectContaining({
         message: 'Invalid request: inline_catalog 1: merchant_product_id appears twice in the list',
       }),

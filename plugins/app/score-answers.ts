@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { JsonTemplates } from '../../http/json-template.ts';
 import { AppError } from '../../lib/errors.ts';
-import { recogniseListings, scoringProductOf } from '../../matching/recognise.ts';
+import { scoringProductOf } from '../../matching/recognise.ts';
 import { poweredBy } from '../../scoring/powered-by.ts';
 import { CompiledProducts, type ScoredAnswer, type ScoringProduct } from '../../scoring/products.ts';
 import type { Quiz } from '../../scoring/quiz.ts';
@@ -69,11 +69,14 @@ export default fp(
     const variants = new WeakMap<ResolvedKey, { ar?: string; en?: string }>();
 
     function productsFor(call: ScoreCall, inline: readonly unknown[] | undefined) {
-      if (call.mode === 'inline') return compileInline(inline ?? []);
+      if (call.mode === 'inline') {
+        checkInlineSize(inline ?? []);
+        return compileInline(call.key.merchant.id, inline ?? []);
+      }
       return app.merchantProducts.cached(call.key.merchant.id) ?? app.merchantProducts.get(call.key.merchant.id);
     }
 
-    function compileInline(rows: readonly unknown[]): CompiledProducts {
+    function checkInlineSize(rows: readonly unknown[]): void {
       // descriptions are read for their notes: an inline catalog's together are capped, so the
       // largest score request costs what 50 full descriptions do, not 200
       let described = 0;
@@ -88,8 +91,11 @@ export default fp(
           `Invalid request: inline_catalog descriptions total ${described} characters; at most ${MAX_INLINE_DESCRIPTION_CHARS} (sync the products to send more)`,
         );
       }
-      const snapshot = app.catalog.current();
-      const { recognised, problems } = recogniseListings(rows, snapshot);
+    }
+
+    async function compileInline(merchantId: string, rows: readonly unknown[]): Promise<CompiledProducts> {
+      const version = app.catalog.current().version;
+      const { recognised, problems } = await app.inlineMatcher.match(merchantId, rows);
       const first = problems[0];
       if (first) {
         throw new AppError(
@@ -105,7 +111,7 @@ export default fp(
         if (p) products.push(p);
       }
       // scored once: nothing to remember answers for
-      return new CompiledProducts(snapshot.version, products, { rememberAnswers: false });
+      return new CompiledProducts(version, products, { rememberAnswers: false });
     }
 
     function answer(
@@ -161,7 +167,7 @@ export default fp(
 
     app.decorate('scoreAnswers', { productsFor, answer });
   },
-  { name: 'score-answers', dependencies: ['sessions', 'catalog', 'merchant-products'] },
+  { name: 'score-answers', dependencies: ['sessions', 'catalog', 'merchant-products', 'inline-matcher'] },
 );
 
 /** What a session records of its quiz and answer (see plugins/app/sessions.ts). */

@@ -1,0 +1,169 @@
+import { Worker } from 'node:worker_threads';
+import fp from 'fastify-plugin';
+import { AppError } from '../../lib/errors.ts';
+import { FairQueue, QueueRefusal } from '../../lib/fair-queue.ts';
+import type { ListingProblem, RecognisedProduct } from '../../matching/recognise.ts';
+import type { WorkerAnswer, WorkerRequest } from './inline-matcher.worker.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    inlineMatcher: {
+      /**
+       * Recognises an inline catalog's rows (recogniseListings) on a worker
+       * thread, so the event loop that answers every other request never
+       * waits on it. Rejects 429 when the merchant already has
+       * INLINE_PER_MERCHANT catalogs matched or waiting, 503 `overloaded`
+       * when INLINE_QUEUE wait.
+       */
+      match(
+        merchantId: string,
+        rows: readonly unknown[],
+      ): Promise<{ recognised: RecognisedProduct[]; problems: ListingProblem[] }>;
+    };
+  }
+}
+
+/**
+ * One worker matches one inline catalog at a time (a core's worth of work at
+ * most); INLINE_QUEUE more wait their turn, at most INLINE_PER_MERCHANT of them
+ * (running or waiting) a merchant's. Past that: 429 for the merchant, 503 when
+ * full. A request answered so is refused before any matching work.
+ */
+export const INLINE_QUEUE = 16;
+export const INLINE_PER_MERCHANT = 2;
+/**
+ * Under sustained inline load the worker is held to this share of a core (its work over the last
+ * second or so, decaying exponentially with INLINE_WINDOW_MS); a match waits until the share is
+ * back under it. An occasional inline score never waits: a 2-core machine keeps a core and a half
+ * for the requests every shop sends.
+ */
+export const INLINE_CPU_SHARE = 0.5;
+export const INLINE_WINDOW_MS = 1000;
+/** the worker's heap: an inline catalog is at most 200 rows; its caches are bounded */
+const WORKER_HEAP_MB = 256;
+
+export default fp(
+  async (app) => {
+    const queue = new FairQueue({ concurrency: 1, maxQueued: INLINE_QUEUE, perOwner: INLINE_PER_MERCHANT });
+    let worker: Worker | null = null;
+    /** the catalog version the worker holds */
+    let workerVersion = Number.NaN;
+    let nextId = 0;
+    const waiting = new Map<number, { resolve: (a: WorkerAnswer) => void; reject: (e: unknown) => void }>();
+
+    const lost = (why: string) => {
+      worker = null;
+      workerVersion = Number.NaN;
+      for (const w of waiting.values())
+        w.reject(
+          new AppError(503, 'overloaded', `Inline matching stopped (${why}), retry shortly`, undefined, {
+            'retry-after': '1',
+          }),
+        );
+      waiting.clear();
+    };
+
+    function start(): Worker {
+      // the worker's TypeScript runs through tsx's loader, as the service's does, registered by a
+      // small JavaScript entry (a worker's `--import tsx` is not applied to its own entry on Node 20)
+      const w = new Worker(new URL('./inline-matcher.boot.mjs', import.meta.url), {
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      });
+      w.on('message', (a: WorkerAnswer) => {
+        const w8 = waiting.get(a.id);
+        waiting.delete(a.id);
+        w8?.resolve(a);
+      });
+      w.on('error', (err) => {
+        app.log.error({ err }, 'inline matcher worker failed; a new one starts with the next inline score');
+        lost('worker error');
+      });
+      w.on('exit', (code) => {
+        if (worker === w) lost(`worker exited with ${code}`);
+      });
+      // an idle worker does not keep the process alive
+      w.unref();
+      return w;
+    }
+
+    function send(w: Worker, m: WorkerRequest) {
+      w.postMessage(m);
+    }
+
+    // the worker's recent work, in ms, decayed with INLINE_WINDOW_MS, as of `busyAt`
+    let busy = 0;
+    let busyAt = performance.now();
+    const budget = INLINE_CPU_SHARE * INLINE_WINDOW_MS;
+    const decayed = (now: number) => busy * Math.exp(-(now - busyAt) / INLINE_WINDOW_MS);
+
+    async function matchNow(rows: readonly unknown[]) {
+      const recent = decayed(performance.now());
+      // the wait after which the decayed work is back within the budget
+      if (recent > budget) await new Promise((r) => setTimeout(r, INLINE_WINDOW_MS * Math.log(recent / budget)));
+      const started = performance.now();
+      try {
+        return await matchOnWorker(rows);
+      } finally {
+        const ended = performance.now();
+        busy = decayed(ended) + (ended - started);
+        busyAt = ended;
+      }
+    }
+
+    async function matchOnWorker(rows: readonly unknown[]) {
+      worker ??= start();
+      const snapshot = app.catalog.current();
+      if (workerVersion !== snapshot.version) {
+        send(worker, {
+          type: 'catalog',
+          version: snapshot.version,
+          perfumes: [...snapshot.perfumes],
+          houses: [...snapshot.houses],
+        });
+        workerVersion = snapshot.version;
+      }
+      const id = ++nextId;
+      const w = worker;
+      const answer = await new Promise<WorkerAnswer>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        send(w, { type: 'match', id, rows: rows as unknown[] });
+      });
+      if ('error' in answer) throw new Error(`inline matching failed: ${answer.error}`);
+      return answer.result;
+    }
+
+    app.addHook('onClose', async () => {
+      const w = worker;
+      worker = null;
+      if (w) await w.terminate();
+    });
+
+    app.decorate('inlineMatcher', {
+      match(merchantId: string, rows: readonly unknown[]) {
+        return queue
+          .run(merchantId, () => matchNow(rows))
+          .catch((err) => {
+            if (!(err instanceof QueueRefusal)) throw err;
+            throw err.reason === 'owner'
+              ? new AppError(
+                  429,
+                  'rate_limited',
+                  `Too many inline scores at once: at most ${INLINE_PER_MERCHANT} of a merchant's are matched or waiting at a time`,
+                  undefined,
+                  { 'retry-after': '1' },
+                )
+              : new AppError(
+                  503,
+                  'overloaded',
+                  'Too many inline catalogs waiting to be matched, retry shortly',
+                  undefined,
+                  {
+                    'retry-after': '1',
+                  },
+                );
+          });
+      },
+    });
+  },
+  { name: 'inline-matcher', dependencies: ['catalog'] },
+);
