@@ -11,7 +11,9 @@
  * honest p99 under attack over the honest p99 alone, per round, and its
  * median. Goal (the attack-run issue): at most 2.
  */
-import type autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { startBenchServer } from './child.ts';
 import { requestStream, run } from './score-endpoint.ts';
 import { median } from './stats.ts';
@@ -19,59 +21,6 @@ import { median } from './stats.ts';
 const HONEST_RATE = Number(process.env.BENCH_HONEST_RATE) || 100;
 const ATTACK_RATE = Number(process.env.BENCH_ATTACK_RATE) || 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3;
-const CONSONANTS = 'bcdfghjklmnpqrstvwxz';
-
-let seed = 11;
-const word = (n: number) => {
-  let w = '';
-  for (let i = 0; i < n; i++) {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    w += CONSONANTS[Math.floor((seed / 2 ** 31) * 20)];
-  }
-  return w;
-};
-
-/**
- * The attacker's requests, built before any is sent (building 60 KB of made-up text takes
- * milliseconds, and would stall the honest client's clock in this same process): every row of
- * every body is new text, and no body is sent twice.
- */
-function attackStream(key: string, path: string, count: number): autocannon.Request[] {
-  const bodies = Array.from({ length: count }, () =>
-    JSON.stringify({
-      api_key: key,
-      quiz: { families: ['oud'] },
-      catalog_mode: 'inline',
-      inline_catalog: Array.from({ length: 200 }, (_, i) => ({
-        merchant_product_id: `p${i}`,
-        name: Array.from({ length: 24 }, () => word(11))
-          .join(' ')
-          .slice(0, 300),
-        house: 'Lattafa',
-      })),
-    }),
-  );
-  let n = 0;
-  return [
-    {
-      setupRequest: (req) => {
-        n++;
-        return {
-          ...req,
-          method: 'POST',
-          path,
-          body: bodies[n % count],
-          headers: {
-            'content-type': 'application/json',
-            'x-widget-version': 'v1',
-            'x-forwarded-for': `172.16.${(n >> 8) & 255}.${n & 255}`,
-          },
-        };
-      },
-    },
-  ];
-}
-
 export async function runAttackLoadBench(log: (s: string) => void = console.log, seconds = 10) {
   const service = await startBenchServer<{ port: number; key: string; admin: string }>('service');
   const { port, key, admin } = service.info;
@@ -102,19 +51,20 @@ export async function runAttackLoadBench(log: (s: string) => void = console.log,
       duration: seconds,
       requests: requestStream(key, '/api/widget/score'),
     });
-  const attackRequests = attackStream(
-    attackerKey,
-    '/api/widget/score',
-    Math.ceil(ATTACK_RATE * seconds * (ROUNDS + 1) * 1.2),
+  // the attacker runs in a process of its own (bench/attacker.ts): its work must not stall this
+  // process, whose clock times the honest requests
+  const attacker = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/attacker.ts', url, attackerKey, String(ATTACK_RATE), String(seconds), String(ROUNDS)],
+    { cwd: join(import.meta.dirname, '..'), stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const attack = () =>
-    run({
-      url,
-      connections: 16,
-      overallRate: ATTACK_RATE,
-      duration: seconds,
-      requests: attackRequests,
-    });
+  const attackerLines = createInterface({ input: attacker.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+  const nextLine = async () => (await attackerLines.next()).value as string;
+  if ((await nextLine()) !== 'ready') throw new Error('the attacker did not start');
+  const attack = async () => {
+    attacker.stdin?.write('go\n');
+    return JSON.parse(await nextLine()) as Record<string, number>;
+  };
 
   try {
     await honest(); // warm up
@@ -123,10 +73,8 @@ export async function runAttackLoadBench(log: (s: string) => void = console.log,
     log('|---|---|---|---|---|---|');
     for (let r = 0; r < ROUNDS; r++) {
       const alone = await honest();
-      const [attacked, attacker] = await Promise.all([honest(), attack()]);
+      const [attacked, answers] = await Promise.all([honest(), attack()]);
       const ratio = attacked.latency.p99 / Math.max(alone.latency.p99, 1);
-      const answers: Record<string, number> = {};
-      for (const [code, n] of Object.entries(attacker.statusCodeStats ?? {})) answers[code] = n.count ?? 0;
       rows.push({ alone: alone.latency.p99, attacked: attacked.latency.p99, ratio, attack: answers });
       log(
         `| ${r + 1} | ${alone.latency.p99} ms | ${attacked.latency.p99} ms | ${ratio.toFixed(2)} | ${alone.non2xx + attacked.non2xx} | ${Object.entries(
@@ -142,6 +90,7 @@ export async function runAttackLoadBench(log: (s: string) => void = console.log,
     );
     return { ratio: med, rounds: rows };
   } finally {
+    attacker.kill('SIGTERM');
     service.child.kill('SIGTERM');
   }
 }
