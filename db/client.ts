@@ -49,18 +49,38 @@ export interface Database {
 /** Two instances may start together: one migrates, the other waits on this lock. */
 const MIGRATION_LOCK_ID = 727_431_205;
 
-export async function createDatabase(config: Pick<Config, 'database'>): Promise<Database> {
+/**
+ * PostgreSQL ends a statement that runs longer than this many DB_TIMEOUT_MS (30 s by default), and
+ * a session idle inside a transaction as long: what a request gave up on does not hold a
+ * connection or its locks for ever. (A database that does not answer at all is the requests'
+ * own deadline's to handle: lib/deadline.ts.)
+ */
+export const STATEMENT_TIMEOUT_FACTOR = 10;
+
+export async function createDatabase(
+  config: Pick<Config, 'database'> & Partial<Pick<Config, 'dbTimeoutMs'>>,
+): Promise<Database> {
   const target = config.database;
-  if (target.kind === 'postgres') return createPostgres(target.url);
+  if (target.kind === 'postgres') {
+    return createPostgres(target.url, config.dbTimeoutMs ? STATEMENT_TIMEOUT_FACTOR * config.dbTimeoutMs : undefined);
+  }
   return createPglite(target.dataDir);
 }
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   withDeadline(promise, ms, () => new Error(`${what} timed out after ${ms} ms`));
 
-function createPostgres(url: string): Database {
+function createPostgres(url: string, statementTimeoutMs?: number): Database {
   const client = postgres(url, {
     max: 10,
+    ...(statementTimeoutMs
+      ? {
+          connection: {
+            statement_timeout: statementTimeoutMs,
+            idle_in_transaction_session_timeout: statementTimeoutMs,
+          },
+        }
+      : {}),
     // fail fast so a request during an outage gets a 503, not a hang
     connect_timeout: 5,
     // Seconds before a connection that failed is opened again; a query waits that long

@@ -54,7 +54,8 @@ const CONNECTION_ERROR_CODES = new Set([
 /**
  * True when the error means "the database could not be reached" rather than
  * "the query was wrong": connection failures, server shutting down or starting
- * up, too many connections (SQLSTATE classes 08, 57P, 53300).
+ * up, too many connections, a statement or idle transaction ended by its
+ * timeout (SQLSTATE classes 08, 57P, 53300, 57014, 25P03).
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   let e: unknown = err;
@@ -62,7 +63,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') {
       if (CONNECTION_ERROR_CODES.has(code)) return true;
-      if (/^08/.test(code) || /^57P0[1-4]$/.test(code) || code === '53300') return true;
+      // 57014: a statement ended by statement_timeout (the database too slow to answer in time);
+      // 25P03: a session ended for idling inside a transaction
+      if (/^08/.test(code) || /^57P0[1-4]$/.test(code) || code === '53300' || code === '57014' || code === '25P03') {
+        return true;
+      }
     }
     const message = (e as { message?: unknown }).message;
     if (typeof message === 'string' && /database ping timed out|PGlite is closed/i.test(message)) return true;

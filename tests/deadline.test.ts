@@ -3,7 +3,9 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
+import { createDatabase, STATEMENT_TIMEOUT_FACTOR } from '../db/client.ts';
 import { AbandonedWrite, CommitGuard, withDeadline } from '../lib/deadline.ts';
+import { isDatabaseUnavailable } from '../lib/errors.ts';
 import { ADMIN_READ_TIMEOUT_FACTOR, ADMIN_WRITE_TIMEOUT_FACTOR } from '../routes/admin/index.ts';
 import { events } from '../schema/index.ts';
 import {
@@ -53,9 +55,14 @@ describe('CommitGuard: "not stored" is never followed by a commit', () => {
 describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL', () => {
   const DB_TIMEOUT_MS = 100;
   let app: TestApp;
+  let databaseUrl: string;
+  /** a test that fails while it holds a lock must not leave it held: afterAll lets go */
+  let letGo = () => {};
   let other: postgres.Sql;
   beforeAll(async () => {
     const { database, url, drop } = await createTestDatabase();
+    databaseUrl = url as string;
+    // opened without a statement timeout: a lock wait stands in for a database that does not answer
     const built = await buildApp({
       config: testConfig({ DB_TIMEOUT_MS: String(DB_TIMEOUT_MS) }),
       database,
@@ -66,6 +73,7 @@ describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL',
     other = postgres(url as string, { max: 1, onnotice: () => {} });
   });
   afterAll(async () => {
+    letGo();
     await other?.end();
     await app?.close();
     await app?.dropDatabase();
@@ -88,6 +96,7 @@ describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL',
     const released = new Promise<void>((r) => {
       release = r;
     });
+    letGo = release;
     let locked = () => {};
     const isLocked = new Promise<void>((r) => {
       locked = r;
@@ -123,6 +132,7 @@ describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL',
     const released = new Promise<void>((r) => {
       release = r;
     });
+    letGo = release;
     let locked = () => {};
     const isLocked = new Promise<void>((r) => {
       locked = r;
@@ -164,5 +174,23 @@ describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL',
     await holder;
     const after = await app.inject({ method: 'GET', url: '/api/admin/merchants', headers: adminHeaders });
     expect(after.statusCode).toBe(200);
+  });
+
+  it(`the service's connections have PostgreSQL end a statement after ${STATEMENT_TIMEOUT_FACTOR} × DB_TIMEOUT_MS (one given up on holds no connection), answered as the database being unavailable`, async () => {
+    const db = await createDatabase({ database: { kind: 'postgres', url: databaseUrl }, dbTimeoutMs: DB_TIMEOUT_MS });
+    try {
+      const started = performance.now();
+      const err = await db.db.execute(sql`select pg_sleep(5)`).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ cause: expect.objectContaining({ code: '57014' }) });
+      expect(isDatabaseUnavailable(err)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(4000);
+      // the connection serves at once again
+      expect(await db.db.execute(sql`select 1 as one`)).toHaveLength(1);
+    } finally {
+      await db.close();
+    }
   });
 });
