@@ -1,0 +1,32 @@
+// Mutation testing of the core (docs/testing.md): npm run test:mutation
+// One file: npm run test:mutation -- --mutate scoring/engine.ts
+// @ts-check
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: true },
+  // each module group against its own fast tests (vitest.mutation.config.ts)
+  mutate: [
+    'scoring/engine.ts',
+    'scoring/quiz.ts',
+    'scoring/affinities.ts',
+    'matching/matcher.ts',
+    'catalog/search.ts',
+    'events/validate.ts',
+    'auth/origins.ts',
+    'auth/keys.ts',
+  ],
+  coverageAnalysis: 'perTest',
+  // a rerun after a small change tests only the mutants it touches
+  incremental: true,
+  incrementalFile: 'reports/mutation/incremental.json',
+  concurrency: 2,
+  timeoutMS: 10_000,
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+  // module-level tables (the season and occasion leans) are mutated too: each such mutant runs
+  // every test related to its file
+  ignoreStatic: false,
+};
