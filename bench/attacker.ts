@@ -7,23 +7,14 @@
  */
 import { createInterface } from 'node:readline';
 import type autocannon from 'autocannon';
+import { heavyRows, wordMaker } from './heavy-rows.ts';
 import { run } from './score-endpoint.ts';
 
 const [url, key, rateArg, secondsArg, roundsArg] = process.argv.slice(2);
 const rate = Number(rateArg);
 const seconds = Number(secondsArg);
 const rounds = Number(roundsArg);
-const CONSONANTS = 'bcdfghjklmnpqrstvwxz';
-
-let seed = 11;
-const word = (n: number) => {
-  let w = '';
-  for (let i = 0; i < n; i++) {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    w += CONSONANTS[Math.floor((seed / 2 ** 31) * 20)];
-  }
-  return w;
-};
+const word = wordMaker(11);
 
 /**
  * The attacker's requests, built before any is sent (building 60 KB of made-up text takes
@@ -36,13 +27,7 @@ export function attackStream(key: string, path: string, count: number): autocann
       api_key: key,
       quiz: { families: ['oud'] },
       catalog_mode: 'inline',
-      inline_catalog: Array.from({ length: 200 }, (_, i) => ({
-        merchant_product_id: `p${i}`,
-        name: Array.from({ length: 24 }, () => word(11))
-          .join(' ')
-          .slice(0, 300),
-        house: 'Lattafa',
-      })),
+      inline_catalog: heavyRows(word),
     }),
   );
   let n = 0;

@@ -72,6 +72,30 @@ describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL',
     app = Object.assign(built, { dropDatabase: drop });
     other = postgres(url as string, { max: 1, onnotice: () => {} });
   });
+  /** Holds a table locked from another connection (a database that answers late), until released. */
+  async function lockTable(table: 'events' | 'merchants') {
+    let release = () => {};
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    letGo = release;
+    let locked = () => {};
+    const isLocked = new Promise<void>((r) => {
+      locked = r;
+    });
+    const holder = other.begin(async (tx) => {
+      await tx.unsafe(`lock table ${table} in access exclusive mode`);
+      locked();
+      await released;
+    });
+    await isLocked;
+    return {
+      release: async () => {
+        release();
+        await holder;
+      },
+    };
+  }
   afterAll(async () => {
     letGo();
     await other?.end();
@@ -92,21 +116,7 @@ describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL',
     const stored = async () =>
       (await app.db.select({ id: events.id }).from(events).where(sql`${events.eventId} = ${eventId}`)).length;
 
-    let release = () => {};
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
-    letGo = release;
-    let locked = () => {};
-    const isLocked = new Promise<void>((r) => {
-      locked = r;
-    });
-    const holder = other.begin(async (tx) => {
-      await tx`lock table events in access exclusive mode`;
-      locked();
-      await released;
-    });
-    await isLocked;
+    const lock = await lockTable('events');
     const started = performance.now();
     const res = await send();
     const waited = performance.now() - started;
@@ -115,8 +125,7 @@ describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL',
     expect(res.headers['retry-after']).toMatch(/^\d+$/);
     expect(waited).toBeLessThan(DB_TIMEOUT_MS + 1500);
 
-    release();
-    await holder;
+    await lock.release();
     // the transaction that waited on the lock now runs to its end, and rolls back there
     await new Promise((r) => setTimeout(r, 300));
     expect(await stored()).toBe(0);
@@ -128,21 +137,7 @@ describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL',
   });
 
   it('an admin request waits at most a multiple of DB_TIMEOUT_MS: a read is answered database_unavailable, a change write_outcome_unknown; the app serves on once the database answers', async () => {
-    let release = () => {};
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
-    letGo = release;
-    let locked = () => {};
-    const isLocked = new Promise<void>((r) => {
-      locked = r;
-    });
-    const holder = other.begin(async (tx) => {
-      await tx`lock table merchants in access exclusive mode`;
-      locked();
-      await released;
-    });
-    await isLocked;
+    const lock = await lockTable('merchants');
     const started = performance.now();
     const timed = async (
       res: Promise<{ statusCode: number; body: string; headers: Record<string, unknown>; json(): unknown }>,
@@ -170,8 +165,7 @@ describe.runIf(TEST_DATABASE_URL)('a request past DB_TIMEOUT_MS, on PostgreSQL',
     expect(change.r.json()).toMatchObject({ code: 'write_outcome_unknown' });
     expect(change.ms).toBeGreaterThanOrEqual(ADMIN_WRITE_TIMEOUT_FACTOR * DB_TIMEOUT_MS - 50);
     expect(change.ms).toBeLessThan(ADMIN_WRITE_TIMEOUT_FACTOR * DB_TIMEOUT_MS + 2000);
-    release();
-    await holder;
+    await lock.release();
     const after = await app.inject({ method: 'GET', url: '/api/admin/merchants', headers: adminHeaders });
     expect(after.statusCode).toBe(200);
   });

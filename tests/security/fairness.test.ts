@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heavyRows, wordMaker } from '../../bench/heavy-rows.ts';
 import { INLINE_PER_MERCHANT, INLINE_QUEUE } from '../../plugins/app/inline-matcher.ts';
 import { syncProducts } from '../../services/products.ts';
 import { buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from '../helper.ts';
@@ -38,24 +39,8 @@ const score = (key: string, body: object = {}) =>
     payload: { api_key: key, quiz: { families: ['oud'] }, ...body },
   });
 
-const CONSONANTS = 'bcdfghjklmnpqrstvwxz';
-let seed = 7;
-const word = (n: number) =>
-  Array.from({ length: n }, () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return CONSONANTS[Math.floor((seed / 2 ** 31) * 20)];
-  }).join('');
-/** the heaviest rows found: 24 made-up words under a real house, every one unique */
-const heavyInline = () => ({
-  catalog_mode: 'inline',
-  inline_catalog: Array.from({ length: 200 }, (_, i) => ({
-    merchant_product_id: `p${i}`,
-    name: Array.from({ length: 24 }, () => word(11))
-      .join(' ')
-      .slice(0, 300),
-    house: 'Lattafa',
-  })),
-});
+const word = wordMaker(7);
+const heavyInline = () => ({ catalog_mode: 'inline', inline_catalog: heavyRows(word) });
 
 describe('inline catalogs share the event loop fairly', () => {
   it("another shop's synced score sent while a 200-row inline catalog is being matched is answered before that match ends", async () => {
