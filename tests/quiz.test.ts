@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeQuiz, normalizeQuizRemembered, quizKey } from '../scoring/quiz.ts';
+
+/** The quiz's rules, each path and message as a storefront developer reads them in a 400. */
+const refused = (input: Parameters<typeof normalizeQuiz>[0]) => {
+  const r = normalizeQuiz(input);
+  if (r.ok) throw new Error('accepted');
+  return r.problems;
+};
+const accepted = (input: Parameters<typeof normalizeQuiz>[0]) => {
+  const r = normalizeQuiz(input);
+  if (!r.ok) throw new Error(`refused: ${JSON.stringify(r.problems)}`);
+  return r.quiz;
+};
+
+describe('normalizeQuiz', () => {
+  it('resolves aliases and Arabic names, drops a family named twice, and puts families and ratings in one order', () => {
+    expect(
+      accepted({
+        families: ['oriental', 'عود', 'amber'],
+        accord_ratings: { vanilla: 'like', citrus: 'avoid' },
+        season: 'fall',
+        occasion: 'office',
+      }),
+    ).toEqual({
+      families: ['amber', 'oud'],
+      ratings: [
+        ['citrus', 'avoid'],
+        ['vanilla', 'like'],
+      ],
+      season: 'autumn',
+      occasion: 'office',
+    });
+  });
+
+  it('an empty season or occasion is no season or occasion', () => {
+    expect(accepted({ families: ['oud'], season: '', occasion: '' })).toMatchObject({ season: null, occasion: null });
+    expect(accepted({ families: ['oud'] })).toMatchObject({ season: null, occasion: null });
+  });
+
+  it('equal answers in any order make one quiz key; different answers another', () => {
+    const a = accepted({ families: ['oud', 'amber'], accord_ratings: { rose: 'love', citrus: 'avoid' } });
+    const b = accepted({ families: ['amber', 'oud'], accord_ratings: { citrus: 'avoid', rose: 'love' } });
+    const c = accepted({ families: ['amber'], accord_ratings: { citrus: 'avoid', rose: 'love' } });
+    expect(quizKey(a)).toBe(quizKey(b));
+    expect(quizKey(a)).not.toBe(quizKey(c));
+    expect(quizKey(a)).toBe(JSON.stringify(a));
+  });
+
+  it('names an unknown family by its position, at most 40 of its characters, with the allowed ones', () => {
+    const [p] = refused({ families: ['oud', 'x'.repeat(60)] });
+    expect(p?.path).toBe('/body/quiz/families/1');
+    expect(p?.message).toMatch(new RegExp(`^unknown family "${'x'.repeat(40)}"; allowed: .*\\boud\\b`));
+  });
+
+  it('names an unknown accord, and an unknown rating of a known one, at the accord', () => {
+    expect(refused({ accord_ratings: { nope: 'love' } })).toEqual([
+      {
+        path: '/body/quiz/accord_ratings/nope',
+        message: expect.stringMatching(/^unknown accord "nope"; allowed: .*\bcitrus\b/),
+      },
+    ]);
+    expect(refused({ accord_ratings: { citrus: 'adore' } })).toEqual([
+      {
+        path: '/body/quiz/accord_ratings/citrus',
+        message: expect.stringMatching(/^unknown rating "adore"; allowed: love, like, neutral, dislike, avoid$/),
+      },
+    ]);
+    // a rating that is not text at all
+    expect(refused({ accord_ratings: { citrus: 5 as unknown as string } })[0]?.message).toMatch(/^unknown rating "5"/);
+  });
+
+  it('names an unknown season and an unknown occasion', () => {
+    expect(refused({ families: ['oud'], season: 'monsoon' })).toEqual([
+      {
+        path: '/body/quiz/season',
+        message: expect.stringMatching(/^unknown season "monsoon"; allowed: spring, summer, autumn, winter$/),
+      },
+    ]);
+    expect(refused({ families: ['oud'], occasion: 'funeral' })).toEqual([
+      { path: '/body/quiz/occasion', message: expect.stringMatching(/^unknown occasion "funeral"; allowed: daily, /) },
+    ]);
+  });
+
+  it('echoes at most 40 characters of an unknown name (20 of a rating), in the path and the message', () => {
+    const long = 'q'.repeat(60);
+    const [accord] = refused({ accord_ratings: { [long]: 'love' } });
+    expect(accord?.path).toBe(`/body/quiz/accord_ratings/${'q'.repeat(40)}`);
+    expect(accord?.message).toMatch(new RegExp(`^unknown accord "${'q'.repeat(40)}"; `));
+    expect(refused({ accord_ratings: { citrus: long } })[0]?.message).toMatch(
+      new RegExp(`^unknown rating "${'q'.repeat(20)}"; `),
+    );
+    expect(refused({ families: ['oud'], season: long })[0]?.message).toMatch(
+      new RegExp(`^unknown season "${'q'.repeat(40)}"; `),
+    );
+    expect(refused({ families: ['oud'], occasion: long })[0]?.message).toMatch(
+      new RegExp(`^unknown occasion "${'q'.repeat(40)}"; `),
+    );
+  });
+
+  it('lists every problem at once', () => {
+    expect(
+      refused({ families: ['x'], accord_ratings: { y: 'love' }, season: 'z', occasion: 'w' }).map((p) => p.path),
+    ).toEqual(['/body/quiz/families/0', '/body/quiz/accord_ratings/y', '/body/quiz/season', '/body/quiz/occasion']);
+  });
+
+  it('needs a family or a rated accord; a season or occasion alone is not a quiz', () => {
+    const choose = [{ path: '/body/quiz', message: 'choose at least one family or rate at least one accord' }];
+    expect(refused({})).toEqual(choose);
+    expect(refused({ season: 'summer', occasion: 'daily' })).toEqual(choose);
+    expect(accepted({ accord_ratings: { rose: 'love' } }).families).toEqual([]);
+  });
+});
+
+describe('normalizeQuizRemembered', () => {
+  it('answers the same answers with the same frozen quiz, and refusals afresh', () => {
+    const input = { families: ['oud'], accord_ratings: { rose: 'love' } };
+    const a = normalizeQuizRemembered(input);
+    const b = normalizeQuizRemembered({ ...input });
+    if (!a.ok || !b.ok) throw new Error('refused');
+    expect(b.quiz).toBe(a.quiz);
+    expect(Object.isFrozen(a.quiz)).toBe(true);
+    expect(Object.isFrozen(a.quiz.families)).toBe(true);
+    expect(Object.isFrozen(a.quiz.ratings)).toBe(true);
+    expect(Object.isFrozen(a.quiz.ratings[0])).toBe(true);
+    expect(normalizeQuizRemembered({ families: ['nope'] }).ok).toBe(false);
+    expect(normalizeQuizRemembered({ families: ['nope'] }).ok).toBe(false);
+  });
+});
