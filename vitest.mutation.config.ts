@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 export const MUTATION_TESTS = [
   'tests/scoring.test.ts',
   'tests/affinities.test.ts',
+  'tests/engine.test.ts',
   'tests/quiz.test.ts',
   'tests/matcher.test.ts',
   'tests/listing-parse.test.ts',
