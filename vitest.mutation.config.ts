@@ -18,6 +18,7 @@ export const MUTATION_TESTS = [
   'tests/lookup-relevance.test.ts',
   'tests/event-validate.test.ts',
   'tests/origins.test.ts',
+  'tests/origin-rules.test.ts',
   'tests/keys.test.ts',
 ];
 
