@@ -20,6 +20,7 @@ export const MUTATION_TESTS = [
   'tests/origins.test.ts',
   'tests/origin-rules.test.ts',
   'tests/keys.test.ts',
+  'tests/admin-token.test.ts',
 ];
 
 export default defineConfig({

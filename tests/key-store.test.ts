@@ -1,6 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore, KEY_CACHE_TTL_MS, KEY_LOOKUP_RETRY_MS } from '../auth/key-store.ts';
 import { parseKey } from '../auth/keys.ts';
+import { apiKeys } from '../schema/index.ts';
 import { revokeKey } from '../services/keys.ts';
 import { buildTestApp, closeTestApp, createMerchantWithKey, TEST_REDIS_URL, type TestApp } from './helper.ts';
 
@@ -70,6 +72,52 @@ describe('key store', () => {
     now += 1; // 1001 ms after the lookup
     expect(store.cached(hashOf(key))).toBeUndefined();
     expect((await store.resolve(hashOf(key)))?.revoked).toBe(true);
+    await store.close();
+  });
+
+  it('records when a key was last used: written on close (and every minute), never for a key not used', async () => {
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log });
+    const used = await createMerchantWithKey(app);
+    const idle = await createMerchantWithKey(app);
+    await store.resolve(hashOf(used.key));
+    await store.resolve(hashOf(idle.key));
+    store.markUsed(used.keyId);
+    const lastUsed = async (id: string) =>
+      (await app.db.select({ at: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.id, id)))[0]?.at ?? null;
+    expect(await lastUsed(used.keyId)).toBeNull();
+    await store.close();
+    expect(await lastUsed(used.keyId)).toBeInstanceOf(Date);
+    expect(await lastUsed(idle.keyId)).toBeNull();
+  });
+
+  it(`a lookup that has hung ${KEY_LOOKUP_RETRY_MS} ms is started anew; before that, callers share the one in flight`, async () => {
+    let now = 0;
+    let calls = 0;
+    const { key } = await createMerchantWithKey(app);
+    const real = await createKeyStore({ db: app.db, redis: null, log: app.log }).resolve(hashOf(key));
+    let answer: (v: typeof real) => void = () => {};
+    const store = createKeyStore({
+      db: app.db,
+      redis: null,
+      log: app.log,
+      now: () => now,
+      timeoutMs: 60_000,
+      find: () => {
+        calls++;
+        // the first lookup hangs until told; later ones answer at once
+        return calls === 1 ? new Promise((r) => (answer = r)) : Promise.resolve(real);
+      },
+    });
+    const first = store.resolve(hashOf(key));
+    now += KEY_LOOKUP_RETRY_MS - 1;
+    const second = store.resolve(hashOf(key));
+    expect(calls).toBe(1);
+    now += 2;
+    expect(await store.resolve(hashOf(key))).toEqual(real);
+    expect(calls).toBe(2);
+    answer(real);
+    expect(await first).toEqual(real);
+    expect(await second).toEqual(real);
     await store.close();
   });
 
