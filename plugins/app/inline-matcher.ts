@@ -70,9 +70,9 @@ export default fp(
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       });
       w.on('message', (a: WorkerAnswer) => {
-        const w8 = waiting.get(a.id);
+        const caller = waiting.get(a.id);
         waiting.delete(a.id);
-        w8?.resolve(a);
+        caller?.resolve(a);
       });
       w.on('error', (err) => {
         app.log.error({ err }, 'inline matcher worker failed; a new one starts with the next inline score');
@@ -84,10 +84,6 @@ export default fp(
       // an idle worker does not keep the process alive
       w.unref();
       return w;
-    }
-
-    function send(w: Worker, m: WorkerRequest) {
-      w.postMessage(m);
     }
 
     // the worker's recent work, in ms, decayed with INLINE_WINDOW_MS, as of `busyAt`
@@ -114,19 +110,19 @@ export default fp(
       worker ??= start();
       const snapshot = app.catalog.current();
       if (workerVersion !== snapshot.version) {
-        send(worker, {
+        worker.postMessage({
           type: 'catalog',
           version: snapshot.version,
           perfumes: [...snapshot.perfumes],
           houses: [...snapshot.houses],
-        });
+        } satisfies WorkerRequest);
         workerVersion = snapshot.version;
       }
       const id = ++nextId;
       const w = worker;
       const answer = await new Promise<WorkerAnswer>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        send(w, { type: 'match', id, rows: rows as unknown[] });
+        w.postMessage({ type: 'match', id, rows: rows as unknown[] } satisfies WorkerRequest);
       });
       if ('error' in answer) throw new Error(`inline matching failed: ${answer.error}`);
       return answer.result;
