@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { type Config, loadConfig } from './config.ts';
-import { ErrorSchema } from './contracts/common.ts';
+import { SHARED_SCHEMAS } from './contracts/widget.ts';
 import type { Database } from './db/client.ts';
 import { depthLimitedJsonParser } from './http/json-body.ts';
 import { rememberedTrust } from './http/trust-proxy.ts';
@@ -117,6 +117,10 @@ export async function buildApp(opts: BuildAppOptions = {}) {
         // A widget sending "limit": "6" or "families": "oud" has a bug worth a 400, not a silent fix.
         coerceTypes: false,
         allErrors: false,
+        // A field the schema does not name is refused, not silently dropped: "limt": 2 is a
+        // typo the caller must hear about (400 unknown_field), and a mock or validating proxy
+        // built from the published document answers as this server does (docs/decisions.md).
+        removeAdditional: false,
       },
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -134,7 +138,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   // every JSON body is read with a nesting limit (http/json-body.ts)
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(app));
-  app.addSchema(ErrorSchema);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   // Shutting down (SIGTERM), requests in progress finish; then their connections must be
   // let go. server.close() waits for every connection, and a kept-alive one (a browser's)
   // stays open until keepAliveTimeout (72 s): the process outlived its 10 s grace period

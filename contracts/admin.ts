@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IsoDateTime, Nullable } from './common.ts';
-import { KeyModeSchema, QualitySchema } from './widget.ts';
+import { KeyModeSchema, MerchantProductInputSchema, QualitySchema } from './widget.ts';
 
 export const MerchantIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 100, description: 'Merchant id (UUID) or slug' }),
@@ -66,6 +66,18 @@ export const SyncProductsBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The feed as published: its rows as MerchantProductInput (each row is still checked on its own). */
+export const SyncProductsBodyDocument = Type.Object(
+  {
+    ...SyncProductsBodySchema.properties,
+    products: Type.Array(Type.Ref(MerchantProductInputSchema), {
+      maxItems: 50_000,
+      description: 'Each row is validated on its own: bad rows are reported in the answer, good rows stored.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const SyncSummarySchema = Type.Object({
   merchant_id: Type.String(),
   received: Type.Integer(),
@@ -94,6 +106,16 @@ export const ListProductsQuerySchema = Type.Object(
     status: Type.Optional(ProductStatusSchema),
     limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d{0,2}|1000)$', description: '1–1000, default 100' })),
     offset: Type.Optional(Type.String({ pattern: '^\\d{1,7}$', description: 'default 0' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The same query as published: limit and offset are integers on the wire's terms. */
+export const ListProductsQueryDocument = Type.Object(
+  {
+    status: Type.Optional(ProductStatusSchema),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 9_999_999, default: 0 })),
   },
   { additionalProperties: false },
 );

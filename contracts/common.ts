@@ -1,27 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
-/** Every non-2xx answer has this shape. */
-export const ErrorSchema = Type.Object(
-  {
-    error: Type.String({ description: 'A sentence for people' }),
-    code: Type.String({ description: 'A stable machine-readable code, e.g. invalid_api_key' }),
-    details: Type.Optional(
-      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
-        description: 'Validation problems, one per field',
-      }),
-    ),
-  },
-  { $id: 'Error', title: 'Error' },
-);
-
-const ErrorRef = Type.Ref(ErrorSchema);
-
-/** Response schemas for the error statuses every route can answer. */
-export const errorResponses = {
-  '4xx': ErrorRef,
-  '5xx': ErrorRef,
-} as const;
-
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const IsoDateTime = Type.String({ format: 'date-time' });
@@ -40,8 +18,11 @@ export const ApiKeyField = Type.String({
   description: 'Widget API key (pk_test_… or pk_live_…). May instead be sent as Authorization: Bearer',
 });
 
-export const MerchantSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  slug: Type.String(),
-});
+export const MerchantSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    slug: Type.String(),
+  },
+  { $id: 'Merchant', title: 'Merchant', description: 'The shop behind a widget key' },
+);

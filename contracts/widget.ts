@@ -1,4 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { DEFAULT_CURRENCY, MAX_DESCRIPTION_LENGTH } from '../matching/listing.ts';
+import { slugsOf } from '../vocabulary/index.ts';
 import { ApiKeyField, IsoDateTime, MerchantSchema, Nullable, UuidString } from './common.ts';
 
 export const KeyModeSchema = Type.Union([Type.Literal('test'), Type.Literal('live')]);
@@ -8,19 +10,26 @@ export const VerifyRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const CatalogReadinessSchema = Type.Object({
-  total: Type.Integer({ description: 'Products synced for the merchant' }),
-  matched: Type.Integer({ description: 'Matched to a perfume of our catalog (quality full)' }),
-  partial: Type.Integer({ description: 'Unmatched but with merchant accord/note hints (quality partial)' }),
-  unmatched: Type.Integer({ description: 'Neither: never recommended' }),
-  pending: Type.Integer({ description: 'Stored but not yet matched' }),
-  ready: Type.Boolean({ description: 'At least one product can be recommended' }),
-  last_synced_at: Nullable(IsoDateTime),
-});
+export const CatalogReadinessSchema = Type.Object(
+  {
+    total: Type.Integer({ description: 'Products synced for the merchant' }),
+    matched: Type.Integer({ description: 'Matched to a perfume of our catalog (quality full)' }),
+    partial: Type.Integer({ description: 'Unmatched but with merchant accord/note hints (quality partial)' }),
+    unmatched: Type.Integer({ description: 'Neither: never recommended' }),
+    pending: Type.Integer({ description: 'Stored but not yet matched' }),
+    ready: Type.Boolean({ description: 'At least one product can be recommended' }),
+    last_synced_at: Nullable(IsoDateTime),
+  },
+  {
+    $id: 'CatalogReadiness',
+    title: 'CatalogReadiness',
+    description: "How much of a merchant's synced catalog can be recommended",
+  },
+);
 
 export const VerifyResponseSchema = Type.Object({
   valid: Type.Literal(true),
-  merchant: MerchantSchema,
+  merchant: Type.Ref(MerchantSchema),
   test_mode: Type.Boolean(),
   key: Type.Object({
     id: Type.String(),
@@ -28,7 +37,7 @@ export const VerifyResponseSchema = Type.Object({
     mode: KeyModeSchema,
     allowed_origins: Type.Array(Type.String()),
   }),
-  catalog: CatalogReadinessSchema,
+  catalog: Type.Ref(CatalogReadinessSchema),
 });
 
 export type VerifyResponse = Static<typeof VerifyResponseSchema>;
@@ -72,33 +81,93 @@ const NotesSchema = Type.Object({
   base: Type.Array(Type.String()),
 });
 
-export const PerfumeResultSchema = Type.Object({
-  sillage_perfume_id: Type.String(),
-  name: Type.String(),
-  name_ar: Nullable(Type.String()),
-  house: Type.String(),
-  house_ar: Nullable(Type.String()),
-  concentration: Nullable(Type.String()),
-  year: Nullable(Type.Integer()),
-  gender: Nullable(Type.String()),
-  families: Type.Array(Type.String()),
-  accords: Type.Array(Type.Object({ name: Type.String(), weight: Type.Number({ minimum: 0, maximum: 1 }) })),
-  notes: NotesSchema,
-  seasons: Type.Array(Type.String()),
-  times: Type.Array(Type.String()),
-  occasions: Type.Array(Type.String()),
-  image_url: Nullable(Type.String()),
-  score: Type.Number({ minimum: 0, maximum: 1, description: 'Relevance to the query, 0–1 (1 for exact id fetches)' }),
-});
+export const PerfumeResultSchema = Type.Object(
+  {
+    sillage_perfume_id: Type.String(),
+    name: Type.String(),
+    name_ar: Nullable(Type.String()),
+    house: Type.String(),
+    house_ar: Nullable(Type.String()),
+    concentration: Nullable(Type.String()),
+    year: Nullable(Type.Integer()),
+    gender: Nullable(Type.String()),
+    families: Type.Array(Type.String()),
+    accords: Type.Array(Type.Object({ name: Type.String(), weight: Type.Number({ minimum: 0, maximum: 1 }) })),
+    notes: NotesSchema,
+    seasons: Type.Array(Type.String()),
+    times: Type.Array(Type.String()),
+    occasions: Type.Array(Type.String()),
+    image_url: Nullable(Type.String()),
+    score: Type.Number({ minimum: 0, maximum: 1, description: 'Relevance to the query, 0–1 (1 for exact id fetches)' }),
+  },
+  { $id: 'Perfume', title: 'Perfume', description: "A perfume of the service's catalog" },
+);
 
 export const LookupResponseSchema = Type.Object({
-  results: Type.Array(PerfumeResultSchema),
+  results: Type.Array(Type.Ref(PerfumeResultSchema)),
   not_found: Type.Array(Type.String(), { description: 'Requested ids that are not in the catalog' }),
   catalog_version: Type.Integer(),
 });
 
 export type LookupRequest = Static<typeof LookupRequestSchema>;
 export type PerfumeResult = Static<typeof PerfumeResultSchema>;
+
+const NoteList = Type.Array(Type.String({ maxLength: 80 }), { maxItems: 30 });
+
+/**
+ * One product of a merchant, as a feed or an inline catalog sends it. Rows are
+ * checked one by one (matching/listing.ts), so that one bad row does not
+ * refuse the others: the operations' own schemas take any row, and this named
+ * schema is what the document publishes for them. Fields it does not name are
+ * ignored.
+ */
+export const MerchantProductInputSchema = Type.Object(
+  {
+    merchant_product_id: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Integer({ minimum: 0 })], {
+      description: "The shop's own id of the product (an integer is read as its digits)",
+    }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      description: 'The listing as the shop writes it, in Arabic or English: "Sauvage EDP 100ml", "عطر خمرة لطافة"',
+    }),
+    house: Type.String({ minLength: 1, maxLength: 200, description: 'The brand as the shop writes it' }),
+    price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9 }))),
+    currency: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]{3}$',
+        description: `ISO 4217 (${DEFAULT_CURRENCY} when omitted)`,
+        examples: ['SAR', 'AED', 'USD'],
+      }),
+    ),
+    image_url: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2000 }))),
+    product_url: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2000 }))),
+    accords: Type.Optional(
+      Nullable(Type.Array(Type.String({ maxLength: 80 }), { maxItems: 30, description: 'Accord hints: oud, rose…' })),
+    ),
+    notes: Type.Optional(
+      Nullable(
+        Type.Object(
+          { top: Type.Optional(NoteList), heart: Type.Optional(NoteList), base: Type.Optional(NoteList) },
+          { description: 'The note pyramid, in English or Arabic' },
+        ),
+      ),
+    ),
+    description: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: MAX_DESCRIPTION_LENGTH,
+          description: "The shop's description, where notes are read from (English or Arabic)",
+        }),
+      ),
+    ),
+  },
+  {
+    $id: 'MerchantProductInput',
+    title: 'MerchantProductInput',
+    description: "A merchant's product as its feed lists it",
+  },
+);
 
 export const SCORE_MAX_LIMIT = 24;
 export const INLINE_MAX_PRODUCTS = 200;
@@ -108,31 +177,42 @@ export const QuizSchema = Type.Object(
     families: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
         maxItems: 15,
-        description: 'Scent families (vocabulary slugs, English or Arabic names and aliases accepted)',
+        description: `Scent families: ${slugsOf('family').join(', ')} (their English or Arabic names and aliases are accepted too: عود, شرقي…)`,
+        examples: [
+          ['oud', 'amber'],
+          ['عود', 'زهري'],
+        ],
       }),
     ),
     accord_ratings: Type.Optional(
       Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 20 }), {
         maxProperties: 90,
-        description: 'Accord → love | like | neutral | dislike | avoid',
+        description: `Accord (an accord of the vocabulary, by its slug, English or Arabic name) → rating: ${slugsOf('rating').join(', ')} (or their Arabic words: أعشقه, يعجبني, محايد, لا يعجبني, أتجنبه)`,
+        examples: [{ oud: 'love', rose: 'like', citrus: 'avoid' }],
       }),
     ),
-    season: Type.Optional(Type.String({ maxLength: 40, description: 'spring | summer | autumn (fall) | winter' })),
+    season: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: `${slugsOf('season').join(', ')} (or fall, or the Arabic names: الصيف, الشتاء…)`,
+        examples: ['summer', 'الشتاء'],
+      }),
+    ),
     occasion: Type.Optional(
       Type.String({
         maxLength: 40,
-        description:
-          'daily | office | evening | date-night | special-occasion | wedding | eid | gathering | sport | travel',
+        description: `${slugsOf('occasion').join(', ')} (or their Arabic names)`,
+        examples: ['evening', 'wedding'],
       }),
     ),
   },
-  { additionalProperties: false },
+  { $id: 'Quiz', title: 'Quiz', description: "The shopper's answers", additionalProperties: false },
 );
 
 export const ScoreRequestSchema = Type.Object(
   {
     api_key: Type.Optional(ApiKeyField),
-    quiz: QuizSchema,
+    quiz: Type.Ref(QuizSchema),
     session_id: Type.Optional(UuidString('Created by the server when omitted')),
     catalog_mode: Type.Optional(Type.Union([Type.Literal('synced'), Type.Literal('inline')], { default: 'synced' })),
     inline_catalog: Type.Optional(
@@ -148,35 +228,54 @@ export const ScoreRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The score request as published: inline_catalog rows as MerchantProductInput (each row is checked on its own). */
+export const ScoreRequestDocument = Type.Object(
+  {
+    ...ScoreRequestSchema.properties,
+    inline_catalog: Type.Optional(
+      Type.Array(Type.Ref(MerchantProductInputSchema), {
+        minItems: 1,
+        maxItems: INLINE_MAX_PRODUCTS,
+        description:
+          'The products to score, for catalog_mode inline; a bad row refuses the request with 400 invalid_inline_catalog naming it',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const QualitySchema = Type.Union([Type.Literal('full'), Type.Literal('sibling'), Type.Literal('partial')], {
   description:
     "What the product's scent profile is known from. full: the product is a perfume of our catalog. sibling: the listing names a concentration of a line the catalog lacks (e.g. an EDP of a line we hold as EDT); the profile is the nearest concentration's, a close version, not the product itself. partial: not matched; the profile comes from the merchant's own accord and note hints.",
 });
 
-export const RecommendationSchema = Type.Object({
-  merchant_product_id: Type.String(),
-  sillage_perfume_id: Nullable(
-    Type.String({
-      description:
-        'The perfume of our catalog whose profile the product is scored by (for quality sibling, the close version); null for quality partial',
-    }),
-  ),
-  name: Type.String(),
-  house: Type.String(),
-  match_score: Type.Integer({ minimum: 0, maximum: 100 }),
-  match_accords: Type.Array(Type.String()),
-  quality: QualitySchema,
-  price: Nullable(Type.Number()),
-  currency: Type.String(),
-  product_url: Nullable(Type.String()),
-  image_url: Nullable(Type.String()),
-});
+export const RecommendationSchema = Type.Object(
+  {
+    merchant_product_id: Type.String(),
+    sillage_perfume_id: Nullable(
+      Type.String({
+        description:
+          'The perfume of our catalog whose profile the product is scored by (for quality sibling, the close version); null for quality partial',
+      }),
+    ),
+    name: Type.String(),
+    house: Type.String(),
+    match_score: Type.Integer({ minimum: 0, maximum: 100 }),
+    match_accords: Type.Array(Type.String()),
+    quality: QualitySchema,
+    price: Nullable(Type.Number()),
+    currency: Type.String(),
+    product_url: Nullable(Type.String()),
+    image_url: Nullable(Type.String()),
+  },
+  { $id: 'Recommendation', title: 'Recommendation', description: "A merchant's product, scored for the shopper" },
+);
 
 export const ScoreResponseSchema = Type.Object({
   session_id: Type.String(),
-  merchant: MerchantSchema,
-  recommendations: Type.Array(RecommendationSchema),
-  also_explore: Type.Array(RecommendationSchema),
+  merchant: Type.Ref(MerchantSchema),
+  recommendations: Type.Array(Type.Ref(RecommendationSchema)),
+  also_explore: Type.Array(Type.Ref(RecommendationSchema)),
   taste_summary: Type.Object({
     dominant_families: Type.Array(Type.String()),
     top_accords: Type.Array(Type.String()),
@@ -216,3 +315,13 @@ export const EventResponseSchema = Type.Object({
     description: 'Events already stored (same event_id, or a purchase order_id seen before)',
   }),
 });
+
+/** The schemas the document names (components.schemas): registered once with the app, referenced by $id. */
+export const SHARED_SCHEMAS = [
+  MerchantSchema,
+  MerchantProductInputSchema,
+  CatalogReadinessSchema,
+  PerfumeResultSchema,
+  QuizSchema,
+  RecommendationSchema,
+] as const;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { errorResponses } from '../contracts/common.ts';
+import { ANY_OPERATION, errorResponses, success } from '../contracts/errors.ts';
 import { AppError } from '../lib/errors.ts';
 
 const StatusSchema = Type.Object({ status: Type.Literal('ok') });
@@ -10,9 +10,12 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     '/healthz',
     {
       schema: {
+        operationId: 'getLiveness',
         tags: ['health'],
+        // public: no credentials
+        security: [],
         summary: 'The process is up (liveness)',
-        response: { 200: StatusSchema, ...errorResponses },
+        response: { 200: success(StatusSchema, 'The process is up'), ...errorResponses(ANY_OPERATION) },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -22,9 +25,18 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     '/readyz',
     {
       schema: {
+        operationId: 'getReadiness',
         tags: ['health'],
+        // public: no credentials
+        security: [],
         summary: 'The database answers (readiness); 503 when it does not',
-        response: { 200: Type.Object({ status: Type.Literal('ok'), database: Type.Literal('ok') }), ...errorResponses },
+        response: {
+          200: success(
+            Type.Object({ status: Type.Literal('ok'), database: Type.Literal('ok') }),
+            'The database answers',
+          ),
+          ...errorResponses([...ANY_OPERATION, 'database_unavailable']),
+        },
       },
     },
     async (request) => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { ALWAYS_SENT, ANY_OPERATION, errorResponses, PATH_PARAM, REQUEST_ID_HEADER } from '../contracts/errors.ts';
 import { AppError } from '../lib/errors.ts';
 import { ensureWidgetBuilt, WIDGET_DIST, WIDGET_FILES } from '../widget/build.ts';
 
@@ -84,6 +85,15 @@ function pickEncoding(header: string | undefined): 'br' | 'gzip' | null {
   return null;
 }
 
+const FILE_HEADERS = {
+  etag: { type: 'string', description: 'The version of the file, for `If-None-Match`', [ALWAYS_SENT]: true },
+  'cache-control': {
+    type: 'string',
+    description: 'A year for versioned files; revalidate for the others',
+    [ALWAYS_SENT]: true,
+  },
+} as const;
+
 const widgetAssets: FastifyPluginAsyncTypebox = async (app) => {
   const built = await ensureWidgetBuilt();
   if (built) app.log.info('built the widget files (they were missing or older than their sources)');
@@ -93,9 +103,30 @@ const widgetAssets: FastifyPluginAsyncTypebox = async (app) => {
     '/widget/v1/:file',
     {
       schema: {
+        operationId: 'getWidgetFile',
         tags: ['widget files'],
+        // public: no credentials
+        security: [],
         summary: 'The embeddable widget (sillage.js), the headless client (client.mjs) and their manifest',
+        description:
+          'Compressed with br or gzip as `Accept-Encoding` allows. Versioned files (their name holds their hash) are cached for a year; `sillage.js` and the manifest are revalidated with `ETag`.',
         params: Type.Object({ file: Type.String({ maxLength: 100 }) }),
+        response: {
+          200: {
+            description: 'The file: JavaScript, or the manifest (JSON) naming the current versioned files',
+            headers: { ...REQUEST_ID_HEADER, ...FILE_HEADERS },
+            content: {
+              'text/javascript': { schema: Type.String() },
+              'application/json': { schema: Type.Object({}, { additionalProperties: true }) },
+            },
+          },
+          304: {
+            description: 'Not modified: the copy named by `If-None-Match` is current',
+            headers: { ...REQUEST_ID_HEADER, ...FILE_HEADERS },
+            type: 'null',
+          },
+          ...errorResponses([...PATH_PARAM, ...ANY_OPERATION, 'validation_failed', 'unstorable_text', 'not_found']),
+        },
       },
     },
     async (request, reply) => {

@@ -189,7 +189,11 @@ beforeAll(async () => {
       seen.push(req.url);
     });
     // what the service concluded about the client, for this test only
-    a.get('/deploy-test/client', async (req) => ({ ip: req.ip, ips: req.ips ?? [], protocol: req.protocol }));
+    a.get('/deploy-test/client', { schema: { hide: true } }, async (req) => ({
+      ip: req.ip,
+      ips: req.ips ?? [],
+      protocol: req.protocol,
+    }));
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   appPort = (app.server.address() as { port: number }).port;

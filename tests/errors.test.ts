@@ -7,7 +7,7 @@ let app: TestApp;
 let key: string;
 beforeAll(async () => {
   app = await buildTestApp({}, (a) => {
-    a.post('/__test/boom', async () => {
+    a.post('/__test/boom', { schema: { hide: true } }, async () => {
       throw new Error('secret internals at /srv/app.ts:42');
     });
   });

@@ -625,4 +625,14 @@ describe('attribution and analytics', () => {
       400,
     );
   });
+
+  it('takes the period as dates, as its description says: 2026-01-01 is midnight UTC', async () => {
+    const url = `/api/admin/merchants/${merchantId}/analytics`;
+    const res = await app.inject({ method: 'GET', url: `${url}?from=2026-01-01&to=2026-02-01`, headers: adminHeaders });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ from: '2026-01-01T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z' });
+    const unknown = await app.inject({ method: 'GET', url: `${url}?form=2026-01-01`, headers: adminHeaders });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json()).toMatchObject({ code: 'unknown_field', details: [{ path: '/querystring/form' }] });
+  });
 });

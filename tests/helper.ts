@@ -1,10 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { createScratchDatabase } from '../db/scratch.ts';
 import { createKey } from '../services/keys.ts';
 import { createMerchant } from '../services/merchants.ts';
+import { contractCheck } from './contract.ts';
 
 /**
  * Tests run on in-memory PGlite by default. With TEST_DATABASE_URL set (CI's
@@ -13,6 +18,7 @@ import { createMerchant } from '../services/merchants.ts';
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
+export const CONTRACT_REPORTS = join(fileURLToPath(new URL('..', import.meta.url)), 'reports', 'contract');
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const LEAD_KEY = 'cd'.repeat(32);
 
@@ -59,13 +65,58 @@ export async function buildTestApp(
   });
   setup?.(app);
   await app.ready();
-  return Object.assign(app, { dropDatabase: drop });
+  return Object.assign(holdToContract(app), { dropDatabase: drop });
+}
+
+/** What the contract check found wrong in the answers an app gave (tests/contract.ts). */
+const violations = new WeakMap<object, string[]>();
+/** …and the operations and statuses it checked, written to reports/contract/ for `npm run test:contract-coverage` */
+const contractSeen = new WeakMap<object, Set<string>>();
+
+/**
+ * Every answer this app gives through `inject` is checked against the
+ * published document (the whole one, admin operations included);
+ * closeTestApp fails with what did not match.
+ */
+function holdToContract<A extends Awaited<ReturnType<typeof buildApp>>>(app: A): A {
+  const check = contractCheck(app.swagger() as never);
+  const found: string[] = [];
+  violations.set(app, found);
+  contractSeen.set(app, check.seen);
+  const inject = app.inject.bind(app) as (opts: unknown) => Promise<LightMyRequestResponse>;
+  const checked = (opts: unknown) => {
+    if (typeof opts !== 'object' && typeof opts !== 'string') return (app.inject as (o?: unknown) => unknown)(opts);
+    return inject(opts).then((res) => {
+      const o = (typeof opts === 'string' ? { url: opts } : opts) as { method?: string; url?: string; path?: string };
+      const problem = check.check({
+        method: o.method ?? 'GET',
+        url: o.url ?? o.path ?? '/',
+        statusCode: res.statusCode,
+        headers: res.headers,
+        body: res.body,
+      });
+      if (problem) found.push(problem);
+      return res;
+    });
+  };
+  return Object.assign(app, { inject: checked as unknown as A['inject'] });
 }
 
 export async function closeTestApp(app: TestApp | undefined) {
   if (!app) return;
   await app.close();
   await app.dropDatabase();
+  const seen = contractSeen.get(app);
+  if (seen?.size) {
+    mkdirSync(CONTRACT_REPORTS, { recursive: true });
+    writeFileSync(join(CONTRACT_REPORTS, `seen-${process.pid}-${randomUUID()}.txt`), [...seen].join('\n'));
+  }
+  const found = violations.get(app) ?? [];
+  if (found.length > 0) {
+    throw new Error(
+      `${found.length} answers the OpenAPI document does not describe:\n${found.slice(0, 20).join('\n')}`,
+    );
+  }
 }
 
 let counter = 0;

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminHeaders, buildTestApp, closeTestApp, type TestApp } from './helper.ts';
+import { ERRORS, errorTable } from '../contracts/errors.ts';
+import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -15,10 +18,52 @@ describe('OpenAPI and health', () => {
     expect(doc.openapi).toMatch(/^3\./);
     const verify = doc.paths['/api/widget/verify'].post;
     expect(verify.requestBody.content['application/json'].schema.properties.api_key).toBeDefined();
-    expect(Object.keys(verify.responses)).toEqual(expect.arrayContaining(['200', '4XX', '5XX']));
+    expect(Object.keys(verify.responses)).toEqual(['200', '400', '401', '403', '413', '415', '429', '500', '503']);
     const score = doc.paths['/api/widget/score'].post;
-    expect(score.responses['200'].content['application/json'].schema.properties.recommendations).toBeDefined();
+    expect(score.responses['200'].content['application/json'].schema.properties.recommendations).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Recommendation' },
+    });
     for (const path of ['/healthz', '/readyz']) expect(doc.paths[path], path).toBeDefined();
+  });
+
+  it('names every operation and every shared schema, as a generated client calls them', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/api/admin/openapi.json', headers: adminHeaders })).json();
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods as Record<string, { operationId?: string }>).map(([m, op]) => ({
+        at: `${m} ${path}`,
+        id: op.operationId,
+      })),
+    );
+    expect(operations.filter((o) => !o.id)).toEqual([]);
+    expect(new Set(operations.map((o) => o.id)).size).toBe(operations.length);
+    const widget = Object.fromEntries(operations.filter((o) => o.at.includes('/api/widget/')).map((o) => [o.at, o.id]));
+    expect(widget).toEqual({
+      'post /api/widget/verify': 'verifyKey',
+      'post /api/widget/lookup': 'lookupPerfumes',
+      'post /api/widget/score': 'scoreQuiz',
+      'post /api/widget/event': 'recordEvents',
+    });
+    expect(Object.keys(doc.components.schemas).sort()).toEqual(
+      expect.arrayContaining(['CatalogReadiness', 'Merchant', 'Perfume', 'Quiz', 'Recommendation']),
+    );
+    expect(Object.keys(doc.components.schemas).filter((n) => /^def-\d+$/.test(n))).toEqual([]);
+    expect(JSON.stringify(doc)).not.toContain('Default Response');
+  });
+
+  it('lists the statuses an operation answers, each with the codes it can carry and the headers it sends', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
+    const score = doc.paths['/api/widget/score'].post.responses;
+    const codes = (status: string) => score[status].content['application/json'].schema.properties.code.enum;
+    expect(codes('401')).toEqual(['invalid_api_key', 'missing_api_key']);
+    expect(codes('403')).toEqual(['origin_not_allowed', 'revoked_api_key']);
+    expect(codes('503')).toEqual(['database_unavailable', 'overloaded', 'shutting_down']);
+    expect(codes('400')).toEqual(expect.arrayContaining(['unknown_field', 'invalid_quiz', 'validation_failed']));
+    expect(codes('400')).not.toContain('invalid_event');
+    expect(score['429'].headers['retry-after'].required).toBe(true);
+    expect(score['429'].headers['x-request-id'].required).toBe(true);
+    expect(score['200'].headers['x-ratelimit-remaining'].required).toBeUndefined();
+    expect(score['200'].headers['x-request-id'].schema).toEqual({ type: 'string' });
   });
 
   it('publishes the admin API to operators only: not in /docs, whole at /api/admin/openapi.json behind the token', async () => {
@@ -51,5 +96,77 @@ describe('OpenAPI and health', () => {
   it('/healthz and /readyz answer ok when the database is there', async () => {
     expect((await app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
     expect((await app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok', database: 'ok' });
+  });
+
+  it('docs/widget-api.md lists the error codes the document is built from, word for word (npm run docs:errors)', () => {
+    const doc = readFileSync(new URL('../docs/widget-api.md', import.meta.url), 'utf8');
+    const table = doc
+      .slice(doc.indexOf('<!-- error-codes:start -->') + 26, doc.indexOf('<!-- error-codes:end -->'))
+      .trim();
+    expect(table).toBe(errorTable());
+    expect(table).toContain('| 400 | `unknown_field` |');
+    expect(table.split('\n').length).toBe(Object.keys(ERRORS).length + 2);
+  });
+
+  it("passes Redocly's recommended rules with no error and no warning, the public document and the whole", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    for (const [name, res] of [
+      ['public.json', await app.inject({ method: 'GET', url: '/docs/json' })],
+      ['whole.json', await app.inject({ method: 'GET', url: '/api/admin/openapi.json', headers: adminHeaders })],
+    ] as const) {
+      const problems = await lintFromString({ source: res.body, absoluteRef: `/${name}`, config });
+      expect(
+        problems.map((p) => `${name} ${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+      ).toEqual([]);
+    }
+  });
+
+  it('its examples are requests the server takes: every quiz example, and an inline product as MerchantProductInput describes it', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
+    const quiz = doc.components.schemas.Quiz.properties;
+    const { key } = await createMerchantWithKey(app);
+    const inline_catalog = [
+      { merchant_product_id: 7, name: 'Khamrah EDP 100ml', house: 'Lattafa', price: 120, currency: 'SAR' },
+    ];
+    const asked = [
+      ...quiz.families.examples.map((families: string[]) => ({ families })),
+      ...quiz.accord_ratings.examples.map((accord_ratings: object) => ({ accord_ratings })),
+      ...quiz.season.examples.map((season: string) => ({ families: ['oud'], season })),
+      ...quiz.occasion.examples.map((occasion: string) => ({ families: ['oud'], occasion })),
+    ];
+    expect(asked.length).toBeGreaterThanOrEqual(7);
+    for (const q of asked) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/widget/score',
+        headers: { origin: 'https://shop.example' },
+        payload: { api_key: key, quiz: q, catalog_mode: 'inline', inline_catalog },
+      });
+      expect(res.statusCode, JSON.stringify(q) + res.body).toBe(200);
+    }
+  });
+
+  it('shows a request and an answer for each widget operation: the request is taken, the answer has the shape', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
+    const { key } = await createMerchantWithKey(app, { mode: 'test' });
+    let session: string | undefined;
+    for (const op of ['verify', 'lookup', 'score', 'event']) {
+      const operation = doc.paths[`/api/widget/${op}`].post;
+      const request = operation.requestBody.content['application/json'].example;
+      const status = op === 'event' ? '202' : '200';
+      const example = operation.responses[status].content['application/json'].example;
+      expect(request.api_key, op).toMatch(/^pk_test_/);
+      expect(example, op).toBeDefined();
+      const res = await app.inject({
+        method: 'POST',
+        url: `/api/widget/${op}`,
+        headers: { origin: 'https://shop.example' },
+        payload: { ...request, api_key: key, ...(op === 'event' ? { session_id: session } : {}) },
+      });
+      expect(res.statusCode, `${op}: ${res.body}`).toBe(Number(status));
+      if (op === 'score') session = res.json().session_id;
+      // the example answer has the keys a real one has
+      expect(Object.keys(example).sort(), op).toEqual(Object.keys(res.json()).sort());
+    }
   });
 });

@@ -69,17 +69,45 @@ describe('object-level authorization: a key reaches only its own merchant', () =
     expect(bRows).toHaveLength(0);
   });
 
-  it('body fields cannot name another merchant: unknown properties never reach the handler', async () => {
+  it('body fields cannot name another merchant: a field the operation does not define is refused, naming it', async () => {
     const a = await shopWith([{ merchant_product_id: 'a-2', name: 'Aventus', house: 'Creed' }]);
     const b = await createMerchantWithKey(app);
     const res = await app.inject({
       method: 'POST',
       url: '/api/widget/score',
-      payload: { api_key: a.key, quiz, merchant_id: b.merchant.id, merchant: { id: b.merchant.id } },
+      payload: { api_key: a.key, quiz, merchant_id: b.merchant.id },
     });
-    // Fastify's validator strips properties the schema does not declare
-    expect(res.statusCode).toBe(200);
-    expect(res.json().merchant.id).toBe(a.merchant.id);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: 'Unknown field: merchant_id is not a field of this operation',
+      code: 'unknown_field',
+      details: [{ path: '/body/merchant_id', message: 'is not an allowed property' }],
+    });
+    // without it, the key's own merchant answers
+    const ok = await app.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: a.key, quiz } });
+    expect(ok.json().merchant.id).toBe(a.merchant.id);
+  });
+
+  it('a misspelt field is a 400 that names it, not a silent default: "limt" is not limit, "familes" not families', async () => {
+    const a = await shopWith([{ merchant_product_id: 'a-3', name: 'Aventus', house: 'Creed' }]);
+    const typo = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: { api_key: a.key, quiz, limt: 2 },
+    });
+    expect(typo.statusCode).toBe(400);
+    expect(typo.json()).toMatchObject({ code: 'unknown_field', details: [{ path: '/body/limt' }] });
+    const nested = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: { api_key: a.key, quiz: { familes: ['oud'], accord_ratings: { oud: 'love' } } },
+    });
+    expect(nested.statusCode).toBe(400);
+    expect(nested.json()).toMatchObject({
+      error: 'Unknown field: quiz/familes is not a field of this operation',
+      code: 'unknown_field',
+      details: [{ path: '/body/quiz/familes' }],
+    });
   });
 });
 

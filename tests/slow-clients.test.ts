@@ -92,7 +92,7 @@ describe('slow clients and oversized bodies', () => {
 describe('shutting down', () => {
   it('finishes the request in flight; one that completes while closing gets a JSON 503', async () => {
     const closing = await buildTestApp({}, (a) => {
-      a.get('/test-slow', async () => {
+      a.get('/test-slow', { schema: { hide: true } }, async () => {
         await new Promise((r) => setTimeout(r, 600));
         return { done: true };
       });

@@ -83,6 +83,15 @@ export default fp(
       if (error.validation) {
         const details = validationDetails(error);
         const first = details[0];
+        const unknown = (error.validation[0]?.params as { additionalProperty?: unknown } | undefined)
+          ?.additionalProperty;
+        if (typeof unknown === 'string' && first) {
+          return reply.status(400).send({
+            error: `Unknown field: ${first.path.replace(/^\/(body\/?)?/, '')} is not a field of this operation`,
+            code: 'unknown_field',
+            details,
+          });
+        }
         return reply.status(400).send({
           error: first
             ? `Invalid request: ${first.path.replace(/^\/body\/?/, '') || 'body'} ${first.message}`
@@ -133,8 +142,10 @@ export default fp(
  * Errors the router finds before any route (a malformed URL, a path segment
  * over 200 characters): in the same shape as every other error.
  */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  // answered before any route, so before the hook that names every answer's request
+  reply.header('x-request-id', request.id);
   reply.status(status).send(fastifyClientError(error, status, 'Bad request'));
 }
 

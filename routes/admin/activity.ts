@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { MerchantIdParams } from '../../contracts/admin.ts';
-import { errorResponses, Nullable } from '../../contracts/common.ts';
+import { Nullable } from '../../contracts/common.ts';
+import { ADMIN_CHANGE, ADMIN_READ, errorResponses, headersOf, PATH_PARAM, success } from '../../contracts/errors.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { merchantAnalytics } from '../../services/analytics.ts';
 import { eraseLeads, exportLeads, leadsCsv } from '../../services/leads.ts';
@@ -39,6 +40,10 @@ const AnalyticsSchema = Type.Object({
   attribution_window_days: Type.Integer(),
 });
 
+/** `2026-01-01` (midnight UTC) or `2026-01-01T10:00:00Z`, as the description promises. */
+const DateOrDateTime = (description: string) =>
+  Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })], { description });
+
 const LeadSchema = Type.Object({
   email: Nullable(Type.String()),
   phone: Nullable(Type.String()),
@@ -54,6 +59,7 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id/analytics',
     {
       schema: {
+        operationId: 'getAnalytics',
         tags: ['admin'],
         summary: 'Funnel, click-through, conversion and attributed revenue over a period',
         description:
@@ -62,13 +68,16 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
         params: MerchantIdParams,
         querystring: Type.Object(
           {
-            from: Type.Optional(Type.String({ format: 'date-time' })),
-            to: Type.Optional(Type.String({ format: 'date-time' })),
+            from: Type.Optional(DateOrDateTime('Start of the period (default: 30 days before `to`)')),
+            to: Type.Optional(DateOrDateTime('End of the period (default: now)')),
             traffic: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
           },
           { additionalProperties: false },
         ),
-        response: { 200: AnalyticsSchema, ...errorResponses },
+        response: {
+          200: success(AnalyticsSchema, 'The funnel and attribution over the period'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_READ, 'merchant_not_found', 'invalid_period']),
+        },
       },
     },
     async (request) => {
@@ -88,6 +97,7 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id/leads',
     {
       schema: {
+        operationId: 'exportLeads',
         tags: ['admin'],
         summary: "Exports a merchant's leads (decrypted), as JSON or CSV",
         security,
@@ -96,7 +106,18 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
           { format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])) },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ leads: Type.Array(LeadSchema) }), ...errorResponses },
+        response: {
+          200: {
+            description:
+              "The merchant's leads: JSON, or with `format=csv` a CSV file (UTF-8, a header row, one lead a row)",
+            headers: headersOf(200),
+            content: {
+              'application/json': { schema: Type.Object({ leads: Type.Array(LeadSchema) }) },
+              'text/csv': { schema: Type.String() },
+            },
+          },
+          ...errorResponses([...PATH_PARAM, ...ADMIN_READ, 'merchant_not_found']),
+        },
       },
     },
     async (request, reply) => {
@@ -117,6 +138,7 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id/leads',
     {
       schema: {
+        operationId: 'eraseLeads',
         tags: ['admin'],
         summary: 'Erases every lead of the merchant with this email or this phone (right to erasure)',
         description:
@@ -130,7 +152,10 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ deleted: Type.Integer() }), ...errorResponses },
+        response: {
+          200: success(Type.Object({ deleted: Type.Integer() }), 'How many leads were erased'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'merchant_not_found']),
+        },
       },
     },
     async (request) => {

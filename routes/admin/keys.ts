@@ -8,7 +8,7 @@ import {
   MerchantIdParams,
   UpdateKeyBodySchema,
 } from '../../contracts/admin.ts';
-import { errorResponses } from '../../contracts/common.ts';
+import { ADMIN_CHANGE, ADMIN_READ, errorResponses, PATH_PARAM, success } from '../../contracts/errors.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../../services/keys.ts';
 
 const security = [{ adminToken: [] }];
@@ -18,12 +18,16 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id/keys',
     {
       schema: {
+        operationId: 'createKey',
         tags: ['admin'],
         summary: 'Creates a widget key; the plaintext key is in this answer only',
         security,
         params: MerchantIdParams,
         body: CreateKeyBodySchema,
-        response: { 201: CreatedKeySchema, ...errorResponses },
+        response: {
+          201: success(CreatedKeySchema, 'The key created, with its plaintext (shown this once)'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'merchant_not_found', 'invalid_origins']),
+        },
       },
     },
     async (request, reply) => {
@@ -39,11 +43,15 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id/keys',
     {
       schema: {
+        operationId: 'listKeys',
         tags: ['admin'],
         summary: "Lists a merchant's keys (never the plaintext)",
         security,
         params: MerchantIdParams,
-        response: { 200: Type.Object({ keys: Type.Array(AdminKeySchema) }), ...errorResponses },
+        response: {
+          200: success(Type.Object({ keys: Type.Array(AdminKeySchema) }), "The merchant's keys"),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_READ, 'merchant_not_found']),
+        },
       },
     },
     async (request) => ({ keys: await listKeys(app.db, request.params.id) }),
@@ -53,11 +61,15 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     '/keys/:id/revoke',
     {
       schema: {
+        operationId: 'revokeKey',
         tags: ['admin'],
         summary: 'Revokes a key, at once on every instance',
         security,
         params: KeyIdParams,
-        response: { 200: AdminKeySchema, ...errorResponses },
+        response: {
+          200: success(AdminKeySchema, 'The key, revoked'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'key_not_found']),
+        },
       },
     },
     async (request) => {
@@ -71,12 +83,16 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     '/keys/:id',
     {
       schema: {
+        operationId: 'updateKeyOrigins',
         tags: ['admin'],
         summary: "Replaces a key's allowed origins",
         security,
         params: KeyIdParams,
         body: UpdateKeyBodySchema,
-        response: { 200: AdminKeySchema, ...errorResponses },
+        response: {
+          200: success(AdminKeySchema, 'The key with its new origins'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'key_not_found', 'invalid_origins']),
+        },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AdminMerchantSchema, CreateMerchantBodySchema, MerchantIdParams } from '../../contracts/admin.ts';
-import { errorResponses } from '../../contracts/common.ts';
+import { ADMIN_CHANGE, ADMIN_READ, errorResponses, PATH_PARAM, success } from '../../contracts/errors.ts';
 import { CatalogReadinessSchema } from '../../contracts/widget.ts';
 import { createMerchant, getMerchant, listMerchants, merchantView } from '../../services/merchants.ts';
 import { catalogReadiness } from '../../services/readiness.ts';
@@ -13,11 +13,15 @@ const merchants: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants',
     {
       schema: {
+        operationId: 'createMerchant',
         tags: ['admin'],
         summary: 'Creates a merchant',
         security,
         body: CreateMerchantBodySchema,
-        response: { 201: AdminMerchantSchema, ...errorResponses },
+        response: {
+          201: success(AdminMerchantSchema, 'The merchant created'),
+          ...errorResponses([...ADMIN_CHANGE, 'invalid_merchant', 'slug_taken']),
+        },
       },
     },
     async (request, reply) => {
@@ -30,10 +34,14 @@ const merchants: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants',
     {
       schema: {
+        operationId: 'listMerchants',
         tags: ['admin'],
         summary: 'Lists merchants',
         security,
-        response: { 200: Type.Object({ merchants: Type.Array(AdminMerchantSchema) }), ...errorResponses },
+        response: {
+          200: success(Type.Object({ merchants: Type.Array(AdminMerchantSchema) }), 'Every merchant'),
+          ...errorResponses(ADMIN_READ),
+        },
       },
     },
     async () => ({ merchants: (await listMerchants(app.db)).map(merchantView) }),
@@ -43,13 +51,17 @@ const merchants: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id',
     {
       schema: {
+        operationId: 'getMerchant',
         tags: ['admin'],
         summary: 'One merchant, with its catalog readiness',
         security,
         params: MerchantIdParams,
         response: {
-          200: Type.Composite([AdminMerchantSchema, Type.Object({ catalog: CatalogReadinessSchema })]),
-          ...errorResponses,
+          200: success(
+            Type.Composite([AdminMerchantSchema, Type.Object({ catalog: Type.Ref(CatalogReadinessSchema) })]),
+            'The merchant and its catalog readiness',
+          ),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_READ, 'merchant_not_found']),
         },
       },
     },

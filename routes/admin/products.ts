@@ -2,15 +2,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import {
   AdminProductSchema,
+  ListProductsQueryDocument,
   ListProductsQuerySchema,
   MerchantIdParams,
   PinMatchBodySchema,
   ProductParams,
   RematchSummarySchema,
+  SyncProductsBodyDocument,
   SyncProductsBodySchema,
   SyncSummarySchema,
 } from '../../contracts/admin.ts';
-import { errorResponses } from '../../contracts/common.ts';
+import { ADMIN_CHANGE, ADMIN_READ, errorResponses, PATH_PARAM, success } from '../../contracts/errors.ts';
+import { documentAs } from '../../plugins/external/swagger.ts';
 import {
   listProducts,
   pinMatch,
@@ -29,7 +32,9 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id/products',
     {
       bodyLimit: FEED_BODY_LIMIT,
+      config: { swaggerTransform: documentAs({ body: SyncProductsBodyDocument }) },
       schema: {
+        operationId: 'syncProducts',
         tags: ['admin'],
         summary: "Syncs a merchant's product feed; answers once stored and matched",
         description:
@@ -37,7 +42,10 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         security,
         params: MerchantIdParams,
         body: SyncProductsBodySchema,
-        response: { 200: SyncSummarySchema, ...errorResponses },
+        response: {
+          200: success(SyncSummarySchema, 'Stored and matched: how many products of each kind'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'merchant_not_found']),
+        },
       },
     },
     async (request) => {
@@ -53,13 +61,14 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id/products/rematch',
     {
       schema: {
+        operationId: 'rematchProducts',
         tags: ['admin'],
         summary: "Matches a merchant's products again after our catalog changed (pins are kept)",
         security,
         params: MerchantIdParams,
         response: {
-          200: RematchSummarySchema,
-          ...errorResponses,
+          200: success(RematchSummarySchema, 'Matched again: what changed'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'merchant_not_found']),
         },
       },
     },
@@ -74,15 +83,20 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/merchants/:id/products',
     {
+      config: { swaggerTransform: documentAs({ querystring: ListProductsQueryDocument }) },
       schema: {
+        operationId: 'listProducts',
         tags: ['admin'],
         summary: "Lists a merchant's products with their match status, confidence and reason",
         security,
         params: MerchantIdParams,
         querystring: ListProductsQuerySchema,
         response: {
-          200: Type.Object({ products: Type.Array(AdminProductSchema), total: Type.Integer() }),
-          ...errorResponses,
+          200: success(
+            Type.Object({ products: Type.Array(AdminProductSchema), total: Type.Integer() }),
+            'A page of products and the total',
+          ),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_READ, 'merchant_not_found']),
         },
       },
     },
@@ -101,12 +115,22 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id/products/:merchant_product_id/match',
     {
       schema: {
+        operationId: 'pinProduct',
         tags: ['admin'],
         summary: 'Pins a product to a perfume by hand (kept across re-syncs)',
         security,
         params: ProductParams,
         body: PinMatchBodySchema,
-        response: { 200: AdminProductSchema, ...errorResponses },
+        response: {
+          200: success(AdminProductSchema, 'The product, pinned'),
+          ...errorResponses([
+            ...PATH_PARAM,
+            ...ADMIN_CHANGE,
+            'merchant_not_found',
+            'product_not_found',
+            'perfume_not_found',
+          ]),
+        },
       },
     },
     async (request) => {
@@ -126,11 +150,15 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
     '/merchants/:id/products/:merchant_product_id/match',
     {
       schema: {
+        operationId: 'unpinProduct',
         tags: ['admin'],
         summary: 'Removes a hand-made pin; the matcher decides again',
         security,
         params: ProductParams,
-        response: { 200: AdminProductSchema, ...errorResponses },
+        response: {
+          200: success(AdminProductSchema, 'The product, matched again'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'merchant_not_found', 'product_not_found']),
+        },
       },
     },
     async (request) => {

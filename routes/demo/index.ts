@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { errorResponses } from '../../contracts/common.ts';
+import { ANY_OPERATION, errorResponses } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type DemoInfo, findDemoProduct, listDemoProducts } from '../../services/demo.ts';
 import type { Html } from './html.ts';
@@ -100,7 +100,7 @@ const demo: FastifyPluginAsyncTypebox = async (app) => {
         hide: true,
         summary: 'Demo storefront: the shop page',
         querystring: LangQuery,
-        response: { 200: htmlPage('The shop page'), ...errorResponses },
+        response: { 200: htmlPage('The shop page'), ...errorResponses(ANY_OPERATION) },
       },
     },
     async (request, reply) => {
@@ -129,7 +129,7 @@ const demo: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Demo storefront: a product page, with what the catalog knows of the perfume',
         params: ProductParams,
         querystring: LangQuery,
-        response: { 200: htmlPage('The product page'), ...errorResponses },
+        response: { 200: htmlPage('The product page'), ...errorResponses(ANY_OPERATION) },
       },
     },
     async (request, reply) => {
@@ -149,7 +149,7 @@ const demo: FastifyPluginAsyncTypebox = async (app) => {
         hide: true,
         summary: 'Demo storefront: order confirmation of 1 × a product, reported to the widget as a purchase',
         querystring: ThankYouQuery,
-        response: { 200: htmlPage('The order confirmation page'), ...errorResponses },
+        response: { 200: htmlPage('The order confirmation page'), ...errorResponses(ANY_OPERATION) },
       },
     },
     async (request, reply) => {
@@ -171,13 +171,13 @@ const demo: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/assets/demo.css',
-    { schema: { hide: true, response: { 200: asset('text/css'), ...errorResponses } } },
+    { schema: { hide: true, response: { 200: asset('text/css'), ...errorResponses(ANY_OPERATION) } } },
     async (_request, reply) => sendAsset(reply, 'text/css; charset=utf-8', ASSETS.css),
   );
 
   app.get(
     '/assets/thank-you.js',
-    { schema: { hide: true, response: { 200: asset('text/javascript'), ...errorResponses } } },
+    { schema: { hide: true, response: { 200: asset('text/javascript'), ...errorResponses(ANY_OPERATION) } } },
     async (_request, reply) => sendAsset(reply, 'text/javascript; charset=utf-8', ASSETS.thankYou),
   );
 

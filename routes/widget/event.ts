@@ -1,14 +1,52 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type TObject, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { errorResponses } from '../../contracts/common.ts';
+import { errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
+import { EVENT_EXAMPLE } from '../../contracts/examples.ts';
 import { EventRequestSchema, EventResponseSchema } from '../../contracts/widget.ts';
-import { MAX_REQUEST_BYTES, type NormalizedEvent, validateEvents } from '../../events/validate.ts';
+import {
+  EVENT_TYPES,
+  EventSchemas,
+  MAX_EVENTS,
+  MAX_REQUEST_BYTES,
+  type NormalizedEvent,
+  validateEvents,
+} from '../../events/validate.ts';
 import { depthLimitedJsonParser } from '../../http/json-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
+import { documentAs } from '../../plugins/external/swagger.ts';
 import type { SessionKey } from '../../services/sessions.ts';
+
+/**
+ * The body as the document publishes it: each event type with its own fields, `type` telling them
+ * apart, one event inline or a batch. The route takes any object and checks each event against
+ * its type itself (events/validate.ts), answering 400 invalid_event with the path of what is wrong.
+ */
+const EventOfType = Type.Union(
+  EVENT_TYPES.map((t) =>
+    Type.Object({ ...(EventSchemas[t] as TObject).properties, type: Type.Literal(t) }, { title: t }),
+  ),
+  { description: 'One event: its type and the fields that type defines (fields it does not define are dropped)' },
+);
+const EventRequestDocument = Type.Union(
+  [
+    Type.Object(
+      {
+        api_key: EventRequestSchema.properties.api_key,
+        session_id: EventRequestSchema.properties.session_id,
+        events: Type.Array(EventOfType, { minItems: 1, maxItems: MAX_EVENTS }),
+      },
+      { title: 'batch', additionalProperties: false },
+    ),
+    Type.Intersect([EventOfType, Type.Object({ api_key: EventRequestSchema.properties.api_key })], {
+      title: 'one event inline',
+    }),
+  ],
+  { examples: [EVENT_EXAMPLE.request] },
+);
 
 /** Leads one score session may give, and one client address, an hour (per instance). */
 export const LEADS_PER_SESSION = 3;
@@ -62,15 +100,25 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
     '/event',
     {
       bodyLimit: MAX_REQUEST_BYTES,
-      config: { rateLimit: widgetRateLimit('event') },
+      config: { rateLimit: widgetRateLimit('event'), swaggerTransform: documentAs({ body: EventRequestDocument }) },
       schema: {
+        operationId: 'recordEvents',
         tags: ['widget'],
         summary: 'Records widget lifecycle, click, lead and purchase events',
         description:
           'One event inline or a batch of 1–50, as application/json or text/plain holding JSON (navigator.sendBeacon). Each event is validated for its type; one bad event refuses the whole request. 202 means committed to the database; a resent event (same event_id, or a purchase with the same order_id) is stored once and counted as a duplicate. At most 32 KB an event and 64 KB a request. 1000 requests a minute per key and client address.',
         security: [{ widgetKey: [] }],
+        // navigator.sendBeacon sends the same JSON as text/plain, without a CORS preflight
+        consumes: ['application/json', 'text/plain'],
         body: EventRequestSchema,
-        response: { 202: EventResponseSchema, ...errorResponses },
+        response: {
+          202: success(
+            EventResponseSchema,
+            'Committed to the database: how many events were stored, how many were already there',
+            { rateLimited: true, example: EVENT_EXAMPLE.response },
+          ),
+          ...errorResponses([...WIDGET_OPERATION, 'invalid_event', 'write_outcome_unknown'], { rateLimited: true }),
+        },
       },
     },
     async (request, reply) => {

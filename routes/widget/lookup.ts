@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { search } from '../../catalog/search.ts';
 import type { CatalogPerfume } from '../../catalog/types.ts';
-import { errorResponses } from '../../contracts/common.ts';
+import { errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
+import { LOOKUP_EXAMPLE } from '../../contracts/examples.ts';
 import { LookupRequestSchema, LookupResponseSchema, type PerfumeResult } from '../../contracts/widget.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
+import { documentAs } from '../../plugins/external/swagger.ts';
 
 export function perfumeResult(p: CatalogPerfume, score: number): PerfumeResult {
   return {
@@ -31,15 +33,26 @@ const lookup: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/lookup',
     {
-      config: { rateLimit: widgetRateLimit('lookup') },
+      config: {
+        rateLimit: widgetRateLimit('lookup'),
+        swaggerTransform: documentAs({ body: { ...LookupRequestSchema, examples: [LOOKUP_EXAMPLE.request] } }),
+      },
       schema: {
+        operationId: 'lookupPerfumes',
         tags: ['widget'],
         summary: "Searches the service's perfume catalog",
         description:
           'For catalog tooling: find the perfume a product should be matched to. `query` searches names in both scripts (typos, house names and abbreviations such as YSL or MFK understood); `house` restricts to one house; `ids` fetches exact perfumes. At least one of them is required. 300 requests a minute per key and client address.',
         security: [{ widgetKey: [] }],
         body: LookupRequestSchema,
-        response: { 200: LookupResponseSchema, ...errorResponses },
+        response: {
+          200: success(
+            LookupResponseSchema,
+            'The perfumes found, best first, and the requested ids not in the catalog',
+            { rateLimited: true, example: LOOKUP_EXAMPLE.response },
+          ),
+          ...errorResponses([...WIDGET_OPERATION, 'empty_lookup'], { rateLimited: true }),
+        },
       },
     },
     async (request) => {

@@ -1,13 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { errorResponses } from '../../contracts/common.ts';
-import { type ScoreRequest, ScoreRequestSchema, ScoreResponseSchema } from '../../contracts/widget.ts';
+import { errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
+import { SCORE_EXAMPLE } from '../../contracts/examples.ts';
+import {
+  type ScoreRequest,
+  ScoreRequestDocument,
+  ScoreRequestSchema,
+  ScoreResponseSchema,
+} from '../../contracts/widget.ts';
 import { writeAtEndOfTurn } from '../../http/end-of-turn-writes.ts';
 import { AppError } from '../../lib/errors.ts';
 import { timeOrderedId } from '../../lib/ids.ts';
 import type { ScoreCall } from '../../plugins/app/score-answers.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
+import { documentAs } from '../../plugins/external/swagger.ts';
 import type { CompiledProducts } from '../../scoring/products.ts';
 import { normalizeQuizRemembered } from '../../scoring/quiz.ts';
 import type { ResolvedKey } from '../../services/keys.ts';
@@ -56,17 +63,29 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/score',
     {
-      config: { rateLimit: widgetRateLimit('score') },
+      config: {
+        rateLimit: widgetRateLimit('score'),
+        swaggerTransform: documentAs({ body: { ...ScoreRequestDocument, examples: [SCORE_EXAMPLE.request] } }),
+      },
       // the one route answered often enough for batching its writes to pay (http/end-of-turn-writes.ts)
       onSend: writeAtEndOfTurn,
       schema: {
+        operationId: 'scoreQuiz',
         tags: ['widget'],
         summary: "Scores quiz answers against the merchant's catalog",
         description:
           'Ranked recommendations (at most `limit`, default 6, maximum 24), products from families the shopper did not pick in `also_explore`, a taste summary and the attribution block. `catalog_mode` synced (default) uses the products synced for the merchant; inline uses `inline_catalog` (at most 200 products), matched on the fly on a worker thread: at most 2 inline catalogs of one merchant are matched or waiting at once (429 `rate_limited` past that), and 503 `overloaded` when 16 wait. 100 requests a minute per key and client address.',
         security: [{ widgetKey: [] }],
         body: ScoreRequestSchema,
-        response: { 200: ScoreResponseSchema, ...errorResponses },
+        response: {
+          200: success(ScoreResponseSchema, 'Ranked recommendations, also_explore, the taste summary and attribution', {
+            rateLimited: true,
+            example: SCORE_EXAMPLE.response,
+          }),
+          ...errorResponses([...WIDGET_OPERATION, 'invalid_quiz', 'invalid_inline_catalog', 'overloaded'], {
+            rateLimited: true,
+          }),
+        },
       },
     },
     // Not an async function: with the merchant's products already compiled here (nearly every

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { KEY_STALE_AFTER_MS, KEY_STALE_MAX_MS } from '../../auth/key-store.ts';
-import { errorResponses } from '../../contracts/common.ts';
+import { errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
+import { VERIFY_EXAMPLE } from '../../contracts/examples.ts';
 import { type CatalogReadiness, VerifyRequestSchema, VerifyResponseSchema } from '../../contracts/widget.ts';
 import { Cache } from '../../lib/cache.ts';
 import { databaseTimeout, withDeadline } from '../../lib/deadline.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
+import { documentAs } from '../../plugins/external/swagger.ts';
 import { catalogReadiness } from '../../services/readiness.ts';
 
 const verify: FastifyPluginAsyncTypebox = async (app) => {
@@ -46,15 +48,25 @@ const verify: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/verify',
     {
-      config: { rateLimit: widgetRateLimit('verify') },
+      config: {
+        rateLimit: widgetRateLimit('verify'),
+        swaggerTransform: documentAs({ body: { ...VerifyRequestSchema, examples: [VERIFY_EXAMPLE.request] } }),
+      },
       schema: {
+        operationId: 'verifyKey',
         tags: ['widget'],
         summary: 'Validates a key and returns catalog readiness',
         description:
           'Answers the merchant behind the key, whether it is a test key, the origins it allows and how much of the synced catalog can be recommended. 60 requests a minute per key and client address.',
         security: [{ widgetKey: [] }],
         body: VerifyRequestSchema,
-        response: { 200: VerifyResponseSchema, ...errorResponses },
+        response: {
+          200: success(VerifyResponseSchema, 'The key is valid: its merchant, mode, origins and catalog readiness', {
+            rateLimited: true,
+            example: VERIFY_EXAMPLE.response,
+          }),
+          ...errorResponses(WIDGET_OPERATION, { rateLimited: true }),
+        },
       },
     },
     async (request) => {

@@ -1,0 +1,236 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/**
+ * Every error code the service answers with, its status and when: the one
+ * source of the OpenAPI document's error responses (each operation lists the
+ * statuses it answers, with the codes each can carry as an enum) and of the
+ * table in docs/widget-api.md, which tests/contract.test.ts holds to it.
+ */
+export const ERRORS = {
+  validation_failed: { status: 400, when: 'a field of the wrong type, size or value (with `details`)' },
+  unknown_field: {
+    status: 400,
+    when: 'a field the operation does not define, in the body or the query (with `details` naming it)',
+  },
+  invalid_json: {
+    status: 400,
+    when: 'the body is not JSON, or holds a `__proto__`/`constructor.prototype` key, or nests deeper than 32',
+  },
+  invalid_content_length: { status: 400, when: 'the body is shorter or longer than its Content-Length' },
+  client_closed_request: { status: 400, when: 'the client closed the connection before its body arrived' },
+  unstorable_text: {
+    status: 400,
+    when: 'a string, object key, path parameter or query value holds a NUL character or an unpaired UTF-16 surrogate, which PostgreSQL cannot store',
+  },
+  bad_url: { status: 400, when: 'a URL, or a path parameter, that cannot be decoded' },
+  bad_request: { status: 400, when: 'before any operation: a request HTTP itself refuses' },
+  unsupported_widget_version: { status: 400, when: 'an `X-Widget-Version` this server does not speak' },
+  invalid_quiz: {
+    status: 400,
+    when: 'score: a family, accord, rating, season or occasion the vocabulary lacks; no family and no rating (with `details`)',
+  },
+  invalid_inline_catalog: { status: 400, when: 'score, inline mode: a bad product row (with `details`)' },
+  empty_lookup: { status: 400, when: 'lookup: no query, house or ids' },
+  invalid_event: { status: 400, when: 'event: an unknown type, a missing or bad field (with `details`)' },
+  invalid_merchant: { status: 400, when: 'admin: a merchant name or slug that cannot be stored' },
+  invalid_origins: {
+    status: 400,
+    when: 'admin: an allowed origin that is not an origin, or a wildcard over a public suffix',
+  },
+  invalid_period: { status: 400, when: 'admin analytics: `from` is not before `to`' },
+  missing_api_key: { status: 401, when: 'widget operations: no key in the body or `Authorization`' },
+  invalid_api_key: { status: 401, when: 'widget operations: a key that is not one of ours' },
+  invalid_admin_token: { status: 401, when: 'admin: no or a wrong `Authorization: Bearer <ADMIN_TOKEN>`' },
+  revoked_api_key: { status: 403, when: 'widget operations: the key was revoked' },
+  origin_not_allowed: {
+    status: 403,
+    when: "widget operations: the page's `Origin` is not among the key's allowed origins",
+  },
+  admin_disabled: { status: 404, when: 'admin: `ADMIN_TOKEN` is not set' },
+  not_found: { status: 404, when: 'an unknown route, or a widget file that does not exist' },
+  merchant_not_found: { status: 404, when: 'admin: no merchant with this id' },
+  key_not_found: { status: 404, when: 'admin: no key with this id' },
+  product_not_found: { status: 404, when: 'admin: the merchant has no product with this id' },
+  perfume_not_found: { status: 404, when: 'admin: no perfume of the catalog with this id (a pin)' },
+  demo_disabled: { status: 404, when: 'the demo storefront, on an instance that serves no demo' },
+  slug_taken: { status: 409, when: 'admin: another merchant has this slug' },
+  payload_too_large: { status: 413, when: 'a body over 1 MiB (event: 64 KB; admin product sync: 64 MB)' },
+  uri_too_long: { status: 414, when: 'a URL too long, or a path parameter over 200 characters' },
+  unsupported_media_type: {
+    status: 415,
+    when: 'a body that is not `application/json` (event also takes `text/plain` holding JSON)',
+  },
+  rate_limited: {
+    status: 429,
+    when: 'widget operations and admin tokens: too many requests (with `Retry-After`)',
+  },
+  internal_error: { status: 500, when: 'details only in the server log, under the request id' },
+  shutting_down: {
+    status: 503,
+    when: "any: the request reached an instance that is shutting down; retry (the proxy's next upstream answers)",
+  },
+  overloaded: { status: 503, when: 'score, inline: 16 inline catalogs already wait to be matched on this instance' },
+  database_unavailable: {
+    status: 503,
+    when: 'the database did not answer (within `DB_TIMEOUT_MS`, 3 s by default); for events: nothing of the request was stored',
+  },
+  write_outcome_unknown: {
+    status: 503,
+    when: 'events and admin changes: the commit was sent and not confirmed in time; it may be stored. Read it back, or resend events with the same `event_id`s: stored once',
+  },
+} as const satisfies Record<string, { status: number; when: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** What any operation can answer (a query value is read, and refused when unstorable, on every route). */
+export const ANY_OPERATION: readonly ErrorCode[] = ['internal_error', 'shutting_down', 'unstorable_text'];
+/** …one with a path parameter or a query string */
+export const WITH_INPUT: readonly ErrorCode[] = ['unstorable_text', 'validation_failed', 'unknown_field'];
+/** …one with a path parameter: the router refuses a segment over 200 characters, or one that cannot be decoded */
+export const PATH_PARAM: readonly ErrorCode[] = ['uri_too_long', 'bad_url'];
+/** …one that reads a JSON body */
+export const WITH_BODY: readonly ErrorCode[] = [
+  ...WITH_INPUT,
+  'invalid_json',
+  'invalid_content_length',
+  'client_closed_request',
+  'payload_too_large',
+  'unsupported_media_type',
+];
+/** …a widget operation (key, origin, version, limits, the database behind the key) */
+export const WIDGET_OPERATION: readonly ErrorCode[] = [
+  ...ANY_OPERATION,
+  ...WITH_BODY,
+  'unsupported_widget_version',
+  'missing_api_key',
+  'invalid_api_key',
+  'revoked_api_key',
+  'origin_not_allowed',
+  'rate_limited',
+  'database_unavailable',
+];
+/** …an admin read */
+export const ADMIN_READ: readonly ErrorCode[] = [
+  ...ANY_OPERATION,
+  ...WITH_INPUT,
+  'invalid_admin_token',
+  'rate_limited',
+  'database_unavailable',
+];
+/** …an admin change */
+export const ADMIN_CHANGE: readonly ErrorCode[] = [...ADMIN_READ, ...WITH_BODY, 'write_outcome_unknown'];
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'The request is not one this operation takes',
+  401: 'No credentials, or credentials that are not ours',
+  403: 'Credentials that may not be used here',
+  404: 'Not found',
+  409: 'Conflicts with what is stored',
+  413: 'The body is too large',
+  415: 'The body is not of a media type this operation takes',
+  429: 'Too many requests: retry after `Retry-After` seconds',
+  500: 'The server failed; the request id names it in the server log',
+  503: 'Unavailable for now: retry after `Retry-After` seconds',
+};
+
+/**
+ * A response header every such answer carries: `required: true` in the document (a header's
+ * schema cannot say so; plugins/external/swagger.ts lifts it onto the header object).
+ */
+export const ALWAYS_SENT = 'x-always-sent';
+
+export const REQUEST_ID_HEADER = {
+  'x-request-id': {
+    type: 'string',
+    [ALWAYS_SENT]: true,
+    description:
+      'The request id (the caller’s own X-Request-Id when it sent a short token), on every log line of the request',
+  },
+} as const;
+const RETRY_AFTER_HEADER = {
+  'retry-after': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying', [ALWAYS_SENT]: true },
+} as const;
+/** Sent on every answer of a widget operation that counts against a key's limit. */
+export const RATE_LIMIT_HEADERS = {
+  'x-ratelimit-limit': { type: 'integer', description: 'Requests a minute this key may make of this operation' },
+  'x-ratelimit-remaining': { type: 'integer', description: 'Requests left in the current minute' },
+  'x-ratelimit-reset': { type: 'integer', description: 'Seconds until the minute restarts' },
+} as const;
+
+/** Headers every answer of the statuses that carry them has, whatever its code. */
+export function headersOf(status: number, rateLimited = false): Record<string, unknown> {
+  return {
+    ...REQUEST_ID_HEADER,
+    ...(status === 429 || status === 503 ? RETRY_AFTER_HEADER : {}),
+    ...(rateLimited ? RATE_LIMIT_HEADERS : {}),
+  };
+}
+
+/**
+ * The error responses of an operation that can answer these codes: for each
+ * status, the error shape with `code` held to the codes of that status, a
+ * description, and the headers the answer carries.
+ */
+export function errorResponses(codes: readonly ErrorCode[], opts: { rateLimited?: boolean } = {}) {
+  const byStatus = new Map<number, Set<ErrorCode>>();
+  for (const code of codes) {
+    const status = ERRORS[code].status;
+    const set = byStatus.get(status) ?? new Set<ErrorCode>();
+    set.add(code);
+    byStatus.set(status, set);
+  }
+  const out: Record<string, TSchema> = {};
+  for (const [status, set] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const list = [...set].sort();
+    out[String(status)] = Type.Object(
+      {
+        error: Type.String({ description: 'A sentence for people' }),
+        code: Type.Unsafe<ErrorCode>({
+          type: 'string',
+          enum: list,
+          description: list.map((c) => `\`${c}\`: ${ERRORS[c].when}`).join('; '),
+        }),
+        details: Type.Optional(
+          Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+            description: 'Validation problems, one per field',
+          }),
+        ),
+      },
+      {
+        title: 'Error',
+        description: STATUS_TEXT[status] ?? 'Error',
+        headers: headersOf(status, opts.rateLimited && status === 429),
+      },
+    );
+  }
+  return out;
+}
+
+/** The codes of a list that a given status answers with. */
+export const codesOfStatus = (codes: readonly ErrorCode[], status: number) =>
+  codes.filter((c) => ERRORS[c].status === status);
+
+/**
+ * A success response as the document describes it: its schema, a sentence
+ * and the headers it carries.
+ */
+export function success<T extends TSchema>(
+  schema: T,
+  description: string,
+  opts: { rateLimited?: boolean; example?: unknown } = {},
+): T {
+  return {
+    ...schema,
+    description,
+    headers: headersOf(200, opts.rateLimited),
+    ...(opts.example === undefined ? {} : { examples: [opts.example] }),
+  };
+}
+
+/** The table of docs/widget-api.md, from ERRORS: `npm run docs:errors` writes it, a test holds it. */
+export function errorTable(): string {
+  const rows = (Object.entries(ERRORS) as [ErrorCode, { status: number; when: string }][])
+    .sort((a, b) => a[1].status - b[1].status)
+    .map(([code, e]) => `| ${e.status} | \`${code}\` | ${e.when} |`);
+  return ['| status | code | when |', '|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,125 @@
+/**
+ * A request and an answer of each widget operation, as the document shows
+ * them (tests/openapi.test.ts sends each request, with a real key, and checks
+ * each answer against its schema).
+ */
+const KEY = 'pk_test_Ib3kq1yqCk1kGm6B9rX0aT4c9Zr2';
+const MERCHANT = { id: '54aa86ce-4322-4322-b8a0-c32ced087fc8', name: 'Oud House', slug: 'oud-house' };
+const SESSION = '01a21ad8-1703-718b-9980-ca41e26ce7e2';
+
+export const VERIFY_EXAMPLE = {
+  request: { api_key: KEY },
+  response: {
+    valid: true,
+    merchant: MERCHANT,
+    test_mode: true,
+    key: {
+      id: '0fad223a-1389-4a9f-b793-1ea7e8d00e92',
+      prefix: 'pk_test_Ib3k',
+      mode: 'test',
+      allowed_origins: ['https://oudhouse.example'],
+    },
+    catalog: {
+      total: 240,
+      matched: 198,
+      partial: 31,
+      unmatched: 11,
+      pending: 0,
+      ready: true,
+      last_synced_at: '2026-11-20T08:00:00.000Z',
+    },
+  },
+};
+
+export const LOOKUP_EXAMPLE = {
+  request: { api_key: KEY, query: 'khamrah', limit: 1 },
+  response: {
+    results: [
+      {
+        sillage_perfume_id: 'lattafa-khamrah-edp',
+        name: 'Khamrah',
+        name_ar: 'خمرة',
+        house: 'Lattafa',
+        house_ar: 'لطافة',
+        concentration: 'edp',
+        year: 2022,
+        gender: 'unisex',
+        families: ['amber', 'gourmand', 'spicy'],
+        accords: [
+          { name: 'warm spicy', weight: 1 },
+          { name: 'sweet', weight: 0.88 },
+          { name: 'vanilla', weight: 0.72 },
+        ],
+        notes: {
+          top: ['cinnamon', 'nutmeg', 'bergamot'],
+          heart: ['dates', 'praline', 'tuberose'],
+          base: ['vanilla', 'tonka bean', 'myrrh', 'benzoin'],
+        },
+        seasons: ['autumn', 'winter'],
+        times: ['night'],
+        occasions: ['evening', 'date-night', 'gathering', 'eid'],
+        image_url: null,
+        score: 0.957,
+      },
+    ],
+    not_found: [],
+    catalog_version: 1,
+  },
+};
+
+export const SCORE_EXAMPLE = {
+  request: {
+    api_key: KEY,
+    locale: 'en',
+    limit: 1,
+    quiz: {
+      families: ['oud', 'amber'],
+      accord_ratings: { oud: 'love', citrus: 'avoid' },
+      season: 'winter',
+      occasion: 'evening',
+    },
+  },
+  response: {
+    session_id: SESSION,
+    merchant: MERCHANT,
+    recommendations: [
+      {
+        merchant_product_id: 'SKU-42',
+        sillage_perfume_id: 'lattafa-khamrah-edp',
+        name: 'Khamrah EDP 100ml',
+        house: 'Lattafa',
+        match_score: 80,
+        match_accords: ['warm spicy', 'vanilla', 'amber'],
+        quality: 'full',
+        price: 189,
+        currency: 'SAR',
+        product_url: 'https://oudhouse.example/p/sku-42',
+        image_url: null,
+      },
+    ],
+    also_explore: [],
+    taste_summary: {
+      dominant_families: ['amber', 'oud', 'spicy'],
+      top_accords: ['oud', 'amber', 'vanilla'],
+      avoid_accords: ['citrus'],
+    },
+    powered_by: {
+      label: 'Powered by Sillage',
+      url: `https://sillage.app/powered-by?ref=widget&merchant=oud-house&session=${SESSION}`,
+      logo_svg: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" role="img" aria-label="Sillage"></svg>',
+    },
+    test_mode: true,
+  },
+};
+
+export const EVENT_EXAMPLE = {
+  request: {
+    api_key: KEY,
+    session_id: SESSION,
+    events: [
+      { type: 'results_viewed', data: { count: 1 } },
+      { type: 'recommendation_clicked', merchant_product_id: 'SKU-42', position: 1 },
+    ],
+  },
+  response: { accepted: 2, duplicates: 0 },
+};
