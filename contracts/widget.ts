@@ -1,5 +1,4 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DEFAULT_CURRENCY, MAX_DESCRIPTION_LENGTH } from '../matching/listing.ts';
 import { slugsOf } from '../vocabulary/index.ts';
 import { ApiKeyField, IsoDateTime, MerchantSchema, Nullable, UuidString } from './common.ts';
 
@@ -112,6 +111,9 @@ export const LookupResponseSchema = Type.Object({
 export type LookupRequest = Static<typeof LookupRequestSchema>;
 export type PerfumeResult = Static<typeof PerfumeResultSchema>;
 
+/** the rules of matching/listing.ts that the schema publishes (tests/openapi.test.ts holds them equal) */
+export const PUBLISHED_LISTING_RULES = { maxDescriptionLength: 4000, defaultCurrency: 'SAR' } as const;
+
 const NoteList = Type.Array(Type.String({ maxLength: 80 }), { maxItems: 30 });
 
 /**
@@ -136,7 +138,7 @@ export const MerchantProductInputSchema = Type.Object(
     currency: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z]{3}$',
-        description: `ISO 4217 (${DEFAULT_CURRENCY} when omitted)`,
+        description: `ISO 4217 (${PUBLISHED_LISTING_RULES.defaultCurrency} when omitted)`,
         examples: ['SAR', 'AED', 'USD'],
       }),
     ),
@@ -156,7 +158,7 @@ export const MerchantProductInputSchema = Type.Object(
     description: Type.Optional(
       Nullable(
         Type.String({
-          maxLength: MAX_DESCRIPTION_LENGTH,
+          maxLength: PUBLISHED_LISTING_RULES.maxDescriptionLength,
           description: "The shop's description, where notes are read from (English or Arabic)",
         }),
       ),

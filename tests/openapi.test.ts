@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, errorTable } from '../contracts/errors.ts';
+import { PUBLISHED_LISTING_RULES } from '../contracts/widget.ts';
+import { DEFAULT_CURRENCY, MAX_DESCRIPTION_LENGTH, validateProductInput } from '../matching/listing.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
 
 let app: TestApp;
@@ -168,5 +170,15 @@ describe('OpenAPI and health', () => {
       // the example answer has the keys a real one has
       expect(Object.keys(example).sort(), op).toEqual(Object.keys(res.json()).sort());
     }
+  });
+
+  it('publishes the listing rules the server applies: the longest description, the default currency', () => {
+    expect(PUBLISHED_LISTING_RULES).toEqual({
+      maxDescriptionLength: MAX_DESCRIPTION_LENGTH,
+      defaultCurrency: DEFAULT_CURRENCY,
+    });
+    const row = { merchant_product_id: 'p', name: 'Khamrah', house: 'Lattafa' };
+    expect(validateProductInput({ ...row, description: 'x'.repeat(MAX_DESCRIPTION_LENGTH) }).ok).toBe(true);
+    expect(validateProductInput({ ...row, description: 'x'.repeat(MAX_DESCRIPTION_LENGTH + 1) }).ok).toBe(false);
   });
 });
