@@ -1,9 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, errorTable } from '../contracts/errors.ts';
-import { PUBLISHED_LISTING_RULES } from '../contracts/widget.ts';
+import {
+  INLINE_MAX_PRODUCTS,
+  LOOKUP_MAX_LIMIT,
+  PUBLISHED_LISTING_RULES,
+  SCORE_MAX_LIMIT,
+} from '../contracts/widget.ts';
+import { MAX_REQUEST_BYTES } from '../events/validate.ts';
 import { DEFAULT_CURRENCY, MAX_DESCRIPTION_LENGTH, validateProductInput } from '../matching/listing.ts';
+import { MAX_INLINE_DESCRIPTION_CHARS } from '../plugins/app/score-answers.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
 
 let app: TestApp;
@@ -180,5 +188,32 @@ describe('OpenAPI and health', () => {
     const row = { merchant_product_id: 'p', name: 'Khamrah', house: 'Lattafa' };
     expect(validateProductInput({ ...row, description: 'x'.repeat(MAX_DESCRIPTION_LENGTH) }).ok).toBe(true);
     expect(validateProductInput({ ...row, description: 'x'.repeat(MAX_DESCRIPTION_LENGTH + 1) }).ok).toBe(false);
+  });
+
+  it('is valid against the OpenAPI 3.1 schema, the public document and the whole', async () => {
+    for (const res of [
+      await app.inject({ method: 'GET', url: '/docs/json' }),
+      await app.inject({ method: 'GET', url: '/api/admin/openapi.json', headers: adminHeaders }),
+    ]) {
+      const result = await new Validator().validate(res.json());
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+    }
+  });
+
+  it('docs/widget-api.md states the limits the document and the server hold', async () => {
+    const text = readFileSync(new URL('../docs/widget-api.md', import.meta.url), 'utf8');
+    const en = (n: number) => n.toLocaleString('en');
+    expect(text).toContain(`| \`limit\` | integer 1–${LOOKUP_MAX_LIMIT} |`);
+    expect(text).toContain(`\`limit\` 1–${SCORE_MAX_LIMIT} (default 6)`);
+    expect(text).toContain(`requires \`inline_catalog\` (1–${INLINE_MAX_PRODUCTS} rows)`);
+    expect(text).toContain(`at most ${en(PUBLISHED_LISTING_RULES.maxDescriptionLength)} characters`);
+    expect(text).toContain(`at most ${en(MAX_INLINE_DESCRIPTION_CHARS)} together`);
+    expect(text).toContain(`event: ${MAX_REQUEST_BYTES / 1024} KB`);
+    const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
+    const score = doc.paths['/api/widget/score'].post.requestBody.content['application/json'].schema.properties;
+    expect([score.limit.maximum, score.inline_catalog.maxItems]).toEqual([SCORE_MAX_LIMIT, INLINE_MAX_PRODUCTS]);
+    const lookup = doc.paths['/api/widget/lookup'].post.requestBody.content['application/json'].schema.properties;
+    expect(lookup.limit.maximum).toBe(LOOKUP_MAX_LIMIT);
   });
 });
