@@ -9,6 +9,7 @@ import { rememberedTrust } from './http/trust-proxy.ts';
 import { AppError } from './lib/errors.ts';
 import bodyGuardPlugin from './plugins/app/body-guard.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
+import catalogUpgradePlugin from './plugins/app/catalog-upgrade.ts';
 import databasePlugin from './plugins/app/database.ts';
 import demoPlugin from './plugins/app/demo.ts';
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/app/errors.ts';
@@ -180,6 +181,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(redisPlugin);
   await app.register(catalogPlugin);
   await app.register(merchantProductsPlugin);
+  await app.register(catalogUpgradePlugin);
   await app.register(sessionsPlugin);
   await app.register(inlineMatcherPlugin);
   await app.register(scoreAnswersPlugin);

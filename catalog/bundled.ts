@@ -11,6 +11,21 @@ export function readPerfumeFile(path: string): PerfumeRecord[] {
   return parsed as PerfumeRecord[];
 }
 
+/** A record an earlier release shipped and this one withdraws, with why. */
+export interface WithdrawnRecord {
+  id: string;
+  reason: string;
+}
+
+/**
+ * The records withdrawn from the shipped catalog (data/withdrawn.json): a
+ * database an earlier release loaded still holds them until the load removes
+ * them (services/catalog.ts).
+ */
+export function loadWithdrawn(): WithdrawnRecord[] {
+  return JSON.parse(readFileSync(join(DATA_DIR, 'withdrawn.json'), 'utf8')) as WithdrawnRecord[];
+}
+
 /** The catalog shipped in the repository: houses and every perfume file, in file-name order. */
 export function loadBundledCatalog(): { houses: HouseRecord[]; perfumes: PerfumeRecord[] } {
   const houses = JSON.parse(readFileSync(join(DATA_DIR, 'houses.json'), 'utf8')) as HouseRecord[];

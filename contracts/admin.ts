@@ -220,6 +220,20 @@ export const AdminProductSchema = Type.Object({
   confidence: Nullable(Type.Number()),
   reason: Nullable(Type.String()),
   pinned: Type.Boolean(),
+  match_change: Nullable(
+    Type.Object(
+      {
+        previous_perfume_id: Nullable(
+          Type.String({ description: 'The perfume it was matched to before, when that changed (or was withdrawn)' }),
+        ),
+        at: IsoDateTime,
+      },
+      {
+        description:
+          'What the last rematch changed: after a release loads a new catalog (on start-up) or an import; null when only a sync or a pin set the match',
+      },
+    ),
+  ),
   updated_at: IsoDateTime,
 });
 

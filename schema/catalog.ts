@@ -103,6 +103,10 @@ export const merchantProducts = pgTable(
     matchSibling: boolean('match_sibling').notNull().default(false),
     /** null when the product cannot be recommended (unmatched, no hints) */
     profile: jsonb('profile').$type<ProductProfile>(),
+    /** the perfume this product was matched to before its match last changed (a rematch, a withdrawn record) */
+    previousPerfumeId: text('previous_perfume_id'),
+    /** when a rematch or a withdrawn record last changed the match; null when only a sync or a pin set it */
+    matchChangedAt: timestamp('match_changed_at', { withTimezone: true }),
     /** the sync that last carried this product: a replacing sync removes the others */
     syncId: uuid('sync_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

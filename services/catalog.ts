@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eq, sql } from 'drizzle-orm';
-import { DATA_DIR, loadBundledCatalog } from '../catalog/bundled.ts';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { DATA_DIR, loadBundledCatalog, loadWithdrawn } from '../catalog/bundled.ts';
 import type { HouseRecord, PerfumeRecord } from '../catalog/schema.ts';
 import { buildSnapshot } from '../catalog/store.ts';
 import type { CatalogHouse, CatalogPerfume } from '../catalog/types.ts';
 import { checkPerfume } from '../catalog/validate.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
-import { catalogState, houses, perfumes } from '../schema/index.ts';
+import { catalogState, houses, merchantProducts, perfumes } from '../schema/index.ts';
 
 type PerfumeInsert = typeof perfumes.$inferInsert;
 
@@ -143,6 +143,7 @@ export async function catalogVersion(db: DbOrTx): Promise<{ version: number; bun
 export function bundledHash(): string {
   const h = createHash('sha256');
   h.update(readFileSync(join(DATA_DIR, 'houses.json')));
+  h.update(readFileSync(join(DATA_DIR, 'withdrawn.json')));
   const dir = join(DATA_DIR, 'perfumes');
   for (const f of readdirSync(dir)
     .filter((x) => x.endsWith('.json'))
@@ -161,10 +162,10 @@ export function bundledHash(): string {
 export async function ensureBundledCatalog(
   db: Db,
   log: { warn: (obj: object, msg: string) => void } = { warn: () => {} },
-): Promise<{ loaded: boolean; added: number; updated: number; skipped: number }> {
+): Promise<{ loaded: boolean; added: number; updated: number; skipped: number; withdrawn: number }> {
   const hash = bundledHash();
   const state = await catalogVersion(db);
-  if (state.bundledHash === hash) return { loaded: false, added: 0, updated: 0, skipped: 0 };
+  if (state.bundledHash === hash) return { loaded: false, added: 0, updated: 0, skipped: 0, withdrawn: 0 };
   const bundled = loadBundledCatalog();
   const houseMap = new Map(bundled.houses.map((h) => [h.name, h]));
   const rows: PerfumeInsert[] = [];
@@ -181,9 +182,48 @@ export async function ensureBundledCatalog(
   return db.transaction(async (tx) => {
     await upsertHouses(tx, bundled.houses.map(houseFromRecord));
     const { added, updated } = await upsertPerfumes(tx, rows);
+    const withdrawn = await removeWithdrawn(tx);
     await bumpCatalogVersion(tx, hash);
-    return { loaded: true, added, updated, skipped };
+    return { loaded: true, added, updated, skipped, withdrawn };
   });
+}
+
+/**
+ * Removes the records a release withdrew (catalog/data/withdrawn.json) from a
+ * database an earlier release loaded them into. A product matched or pinned to
+ * one is no longer its match: it waits to be matched again (status pending,
+ * pin lifted, the withdrawn id kept as its previous perfume, the reason as its
+ * match reason); the start-up rematch (plugins/app/catalog-upgrade.ts) matches
+ * it against the new catalog. Returns how many records were removed.
+ */
+export async function removeWithdrawn(tx: DbOrTx): Promise<number> {
+  const withdrawn = loadWithdrawn();
+  if (withdrawn.length === 0) return 0;
+  const reasons = new Map(withdrawn.map((w) => [w.id, w.reason]));
+  const ids = [...reasons.keys()];
+  const affected = await tx
+    .select({ id: merchantProducts.id, perfume: merchantProducts.sillagePerfumeId })
+    .from(merchantProducts)
+    .where(inArray(merchantProducts.sillagePerfumeId, ids));
+  for (const p of affected) {
+    await tx
+      .update(merchantProducts)
+      .set({
+        matchStatus: 'pending',
+        sillagePerfumeId: null,
+        matchPinned: false,
+        matchSibling: false,
+        matchConfidence: null,
+        matchReason: `our catalog withdrew ${p.perfume}: ${reasons.get(p.perfume ?? '') ?? 'withdrawn'}`,
+        profile: null,
+        previousPerfumeId: p.perfume,
+        matchChangedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(merchantProducts.id, p.id));
+  }
+  const removed = await tx.delete(perfumes).where(inArray(perfumes.id, ids)).returning({ id: perfumes.id });
+  return removed.length;
 }
 
 /** Loads the catalog (the shipped data first, if the database lacks it) and builds a snapshot: for the CLI. */

@@ -226,6 +226,10 @@ export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
     confidence: p.matchConfidence,
     reason: p.matchReason,
     pinned: p.matchPinned,
+    // what the last rematch (after a catalog upgrade or an import) or a withdrawn record changed
+    match_change: p.matchChangedAt
+      ? { previous_perfume_id: p.previousPerfumeId, at: p.matchChangedAt.toISOString() }
+      : null,
     explanation: explainListing(p, snapshot),
     profile: r.profile
       ? {
@@ -402,7 +406,7 @@ export async function rematchProducts(
     .from(merchantProducts)
     .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.matchPinned, false)));
   const counts = { matched: 0, partial: 0, unmatched: 0 };
-  const changes: { id: string; r: RecognisedProduct }[] = [];
+  const changes: { id: string; r: RecognisedProduct; previous: string | null; read: Date }[] = [];
   for (const row of rows) {
     const r = recogniseProduct(listingOf(row), snapshot);
     counts[r.status]++;
@@ -411,14 +415,31 @@ export async function rematchProducts(
       r.match.perfumeId === row.sillagePerfumeId &&
       r.sibling === row.matchSibling &&
       canonical(r.profile) === canonical(row.profile);
-    if (!same) changes.push({ id: row.id, r });
+    if (!same) {
+      // the perfume it was matched to before, when that changes (a withdrawn one is kept as it was)
+      const moved = r.match.perfumeId !== row.sillagePerfumeId && row.sillagePerfumeId !== null;
+      changes.push({ id: row.id, r, previous: moved ? row.sillagePerfumeId : null, read: row.updatedAt });
+    }
   }
   return db.transaction(async (tx) => {
-    for (const { id, r } of changes) {
+    for (const { id, r, previous, read } of changes) {
       await tx
         .update(merchantProducts)
-        .set({ ...matchColumns(r), updatedAt: sql`now()` })
-        .where(eq(merchantProducts.id, id));
+        .set({
+          ...matchColumns(r),
+          ...(previous ? { previousPerfumeId: previous } : {}),
+          matchChangedAt: sql`now()`,
+          updatedAt: sql`now()`,
+        })
+        // a product pinned, synced or matched again since it was read here is left as that left it
+        .where(
+          and(
+            eq(merchantProducts.id, id),
+            eq(merchantProducts.matchPinned, false),
+            // the column keeps microseconds, a Date milliseconds
+            sql`date_trunc('milliseconds', ${merchantProducts.updatedAt}) = ${read.toISOString()}::timestamptz`,
+          ),
+        );
     }
     const version = changes.length ? await touchMerchantCatalog(tx, merchant.id, false) : merchant.catalogVersion;
     return {
@@ -429,4 +450,32 @@ export async function rematchProducts(
       catalog_version: version,
     };
   });
+}
+
+/**
+ * Every merchant's products matched again against a new catalog, one merchant
+ * at a time (each in its own transaction), pins kept: after a release's
+ * catalog is loaded (plugins/app/catalog-upgrade.ts) or by an operator.
+ */
+export async function rematchAllMerchants(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  onMerchant: (summary: RematchSummary) => void = () => {},
+  /** asked before each merchant: a closing instance stops between two */
+  stop: () => boolean = () => false,
+): Promise<{ merchants: number; checked: number; changed: number }> {
+  const ids = await db
+    .selectDistinct({ id: merchantProducts.merchantId })
+    .from(merchantProducts)
+    .where(eq(merchantProducts.matchPinned, false));
+  let checked = 0;
+  let changed = 0;
+  for (const { id } of ids) {
+    if (stop()) break;
+    const summary = await rematchProducts(db, snapshot, id);
+    checked += summary.checked;
+    changed += summary.changed;
+    onMerchant(summary);
+  }
+  return { merchants: ids.length, checked, changed };
 }

@@ -9,6 +9,8 @@ declare module 'fastify' {
       current(): CatalogSnapshot;
       /** reloads from the database now if the version changed (after an import on this instance) */
       refresh(): Promise<CatalogSnapshot>;
+      /** whether this process loaded a release's new shipped catalog (so merchants' products are matched again) */
+      loadedShipped(): boolean;
     };
   }
 }
@@ -28,6 +30,7 @@ export default fp(
   async (app) => {
     let snapshot = buildSnapshot(-1, [], []);
     let shippedLoaded = false;
+    let loadedShipped = false;
     let reloading: Promise<CatalogSnapshot> | null = null;
 
     async function refresh(): Promise<CatalogSnapshot> {
@@ -37,6 +40,7 @@ export default fp(
           if (!shippedLoaded) {
             const shipped = await ensureBundledCatalog(app.db, app.log);
             if (shipped.loaded) app.log.info(shipped, 'shipped perfume catalog loaded');
+            loadedShipped = shipped.loaded;
             shippedLoaded = true;
           }
           const { version } = await catalogVersion(app.db);
@@ -69,7 +73,7 @@ export default fp(
     timer.unref();
     app.addHook('onClose', async () => clearInterval(timer));
 
-    app.decorate('catalog', { current: () => snapshot, refresh });
+    app.decorate('catalog', { current: () => snapshot, refresh, loadedShipped: () => loadedShipped });
   },
   { name: 'catalog', dependencies: ['database'] },
 );
