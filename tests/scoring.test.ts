@@ -261,12 +261,12 @@ describe('scenarios on the shipped catalog', () => {
       occasion: 'sport',
     });
     expect(top).toEqual([
-      'bvlgari-aqva-pour-homme-edt', // Bvlgari Aqva Pour Homme
       'rabanne-invictus-edt', // Rabanne Invictus
       'dolce-and-gabbana-light-blue-eau-intense-pour-homme-edp', // D&G Light Blue Eau Intense Pour Homme
       'issey-miyake-l-eau-d-issey-pour-homme-edt', // Issey Miyake L'Eau d'Issey Pour Homme
       'orto-parisi-megamare-parfum', // Orto Parisi Megamare
       'creed-millesime-imperial-edp', // Creed Millésime Impérial
+      'giorgio-armani-acqua-di-gio-edt', // Giorgio Armani Acqua di Giò: marine, aquatic
     ]);
     for (const id of top)
       expect(weightOf(id, 'aquatic') + weightOf(id, 'marine') + weightOf(id, 'ozonic'), id).toBeGreaterThan(0.6);
