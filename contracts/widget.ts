@@ -26,16 +26,21 @@ export const CatalogReadinessSchema = Type.Object(
   },
 );
 
+export const WidgetKeySchema = Type.Object(
+  {
+    id: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the key, to tell keys apart (never the whole key)' }),
+    mode: KeyModeSchema,
+    allowed_origins: Type.Array(Type.String()),
+  },
+  { $id: 'WidgetKey', title: 'WidgetKey', description: 'A publishable widget key, as verify describes it' },
+);
+
 export const VerifyResponseSchema = Type.Object({
   valid: Type.Literal(true),
   merchant: Type.Ref(MerchantSchema),
   test_mode: Type.Boolean(),
-  key: Type.Object({
-    id: Type.String(),
-    prefix: Type.String(),
-    mode: KeyModeSchema,
-    allowed_origins: Type.Array(Type.String()),
-  }),
+  key: Type.Ref(WidgetKeySchema),
   catalog: Type.Ref(CatalogReadinessSchema),
 });
 
@@ -321,6 +326,7 @@ export const EventResponseSchema = Type.Object({
 /** The schemas the document names (components.schemas): registered once with the app, referenced by $id. */
 export const SHARED_SCHEMAS = [
   MerchantSchema,
+  WidgetKeySchema,
   MerchantProductInputSchema,
   CatalogReadinessSchema,
   PerfumeResultSchema,

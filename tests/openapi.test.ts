@@ -55,7 +55,15 @@ describe('OpenAPI and health', () => {
       'post /api/widget/event': 'recordEvents',
     });
     expect(Object.keys(doc.components.schemas).sort()).toEqual(
-      expect.arrayContaining(['CatalogReadiness', 'Merchant', 'Perfume', 'Quiz', 'Recommendation']),
+      expect.arrayContaining([
+        'CatalogReadiness',
+        'Merchant',
+        'MerchantProductInput',
+        'Perfume',
+        'Quiz',
+        'Recommendation',
+        'WidgetKey',
+      ]),
     );
     expect(Object.keys(doc.components.schemas).filter((n) => /^def-\d+$/.test(n))).toEqual([]);
     expect(JSON.stringify(doc)).not.toContain('Default Response');

@@ -25,12 +25,13 @@ import type { SessionKey } from '../../services/sessions.ts';
  * apart, one event inline or a batch. The route takes any object and checks each event against
  * its type itself (events/validate.ts), answering 400 invalid_event with the path of what is wrong.
  */
-const EventOfType = Type.Union(
-  EVENT_TYPES.map((t) =>
+const EventOfType = Type.Unsafe<unknown>({
+  // exactly one matches: `type` is a constant of each
+  oneOf: EVENT_TYPES.map((t) =>
     Type.Object({ ...(EventSchemas[t] as TObject).properties, type: Type.Literal(t) }, { title: t }),
   ),
-  { description: 'One event: its type and the fields that type defines (fields it does not define are dropped)' },
-);
+  description: 'One event: its type and the fields that type defines (fields it does not define are dropped)',
+});
 const EventRequestDocument = Type.Union(
   [
     Type.Object(
