@@ -1,0 +1,478 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { buildSearchIndex } from '../catalog/search.ts';
+import {
+  alignment,
+  listingHouse,
+  type MatcherCatalog,
+  type MatchResult,
+  matchListing,
+  parseListing,
+  saysNoHouse,
+} from '../matching/matcher.ts';
+
+/**
+ * The matcher's rules one by one, on a small catalog made for them: each
+ * answer held exactly (the perfume, the confidence, the reason an operator
+ * reads, the closest candidates), so that a rule removed changes what a
+ * shop or an operator sees.
+ */
+const houses = [
+  { name: 'Dior', nameAr: 'ديور', aliases: ['Christian Dior'], abbreviations: ['CD'] },
+  { name: 'Creed', aliases: [], abbreviations: [] },
+  { name: 'Lattafa', nameAr: 'لطافة', aliases: [], abbreviations: [] },
+  { name: 'Rasasi', nameAr: 'الرصاصي', aliases: [], abbreviations: [] },
+  { name: 'Tom Ford', aliases: [], abbreviations: ['TF'] },
+  { name: 'Valentino', aliases: [], abbreviations: [] },
+  { name: 'Rabanne', aliases: ['Paco Rabanne'], abbreviations: [] },
+  { name: 'Jo Malone', aliases: ['Jo Malone London'], abbreviations: [] },
+  { name: 'Montblanc', aliases: [], abbreviations: [] },
+  { name: 'Hugo Boss', aliases: ['Boss'], abbreviations: [] },
+  { name: 'Chloe', aliases: [], abbreviations: [] },
+  { name: 'Acqua di Parma', aliases: [], abbreviations: [] },
+  { name: 'Gucci', nameAr: 'قوتشي', aliases: [], abbreviations: [] },
+];
+const P = (
+  id: string,
+  name: string,
+  house: string,
+  concentration: string,
+  gender: string,
+  year: number,
+  more: { nameAr?: string; aliases?: string[] } = {},
+) => ({ id, name, house, concentration, gender, year, ...more });
+const perfumes = [
+  P('sauvage-edt', 'Sauvage', 'Dior', 'edt', 'men', 2015, { nameAr: 'سوفاج' }),
+  P('sauvage-edp', 'Sauvage', 'Dior', 'edp', 'men', 2018, { nameAr: 'سوفاج' }),
+  P('sauvage-parfum', 'Sauvage', 'Dior', 'parfum', 'men', 2019, { nameAr: 'سوفاج' }),
+  P('sauvage-elixir', 'Sauvage', 'Dior', 'elixir', 'men', 2021, { nameAr: 'سوفاج' }),
+  P('homme-cologne', 'Dior Homme Cologne', 'Dior', 'edc', 'men', 2013),
+  P('homme-intense', 'Dior Homme Intense', 'Dior', 'edp', 'men', 2011),
+  P('jadore', "J'adore", 'Dior', 'edp', 'women', 1999),
+  P('aventus', 'Aventus', 'Creed', 'edp', 'men', 2010),
+  P('aventus-her', 'Aventus for Her', 'Creed', 'edp', 'women', 2016),
+  P('khamrah', 'Khamrah', 'Lattafa', 'edp', 'unisex', 2022, { nameAr: 'خمرة' }),
+  P('khamrah-qahwa', 'Khamrah Qahwa', 'Lattafa', 'edp', 'unisex', 2023, { nameAr: 'خمرة قهوة' }),
+  P('yara', 'Yara', 'Lattafa', 'edp', 'women', 2020, { nameAr: 'يارا' }),
+  P('yara-moi', 'Yara Moi', 'Lattafa', 'edp', 'women', 2022),
+  P('hawas', 'Hawas for Him', 'Rasasi', 'edp', 'men', 2015, { nameAr: 'هوس' }),
+  P('oud-wood', 'Oud Wood', 'Tom Ford', 'edp', 'unisex', 2007),
+  P('tobacco-vanille', 'Tobacco Vanille', 'Tom Ford', 'edp', 'unisex', 2007),
+  P('donna', 'Donna', 'Valentino', 'edp', 'women', 2015),
+  P('phantom', 'Phantom', 'Rabanne', 'edt', 'men', 2021),
+  P('wood-sage', 'Wood Sage & Sea Salt', 'Jo Malone', 'edc', 'unisex', 2014),
+  P('explorer', 'Explorer', 'Montblanc', 'edp', 'men', 2019),
+  P('bottled', 'Boss Bottled', 'Hugo Boss', 'edt', 'men', 1998),
+  P('chloe', 'Chloe', 'Chloe', 'edp', 'women', 2008),
+  P('colonia', 'Colonia', 'Acqua di Parma', 'edc', 'unisex', 1916),
+  P('musk-oil', 'White Musk', 'Rasasi', 'oil', 'unisex', 2010),
+  P('guilty', 'Guilty Pour Homme', 'Gucci', 'edt', 'men', 2011),
+  P('mystery', 'Oud Mystery', 'Lattafa', 'edp', 'unisex', 2019),
+  P('mastery', 'Oud Mastery', 'Lattafa', 'edp', 'unisex', 2021),
+  P('one-million', 'One Million', 'Rabanne', 'edt', 'men', 2008),
+  P('lhomme', "L'Homme", 'Valentino', 'edt', 'men', 2014),
+  P('amira', 'Amira', 'Lattafa', 'edp', 'women', 2018, { nameAr: 'اميرة' }),
+  P('amir', 'Amir', 'Lattafa', 'edp', 'men', 2018, { nameAr: 'امير' }),
+];
+
+// built afresh for each test (a few milliseconds): the mutation run then knows every test uses it
+let catalog: MatcherCatalog;
+beforeEach(() => {
+  catalog = { index: buildSearchIndex(perfumes, houses), perfumes };
+});
+const match = (name: string, house: string): MatchResult => matchListing(catalog, { name, house });
+const c = (perfumeId: string, score: number) => ({ perfumeId, score });
+
+describe('what is not a perfume is refused as such, before any name is compared', () => {
+  it.each([
+    ['Sauvage Shower Gel', 'Dior', 'bath product'],
+    ['Sauvage After Shave Lotion', 'Dior', 'body care'],
+    ['Sauvage Aftershave', 'Dior', 'aftershave'],
+    ['Oud Wood Candle', 'Tom Ford', 'home fragrance'],
+    ['Aventus Gift Case', 'Creed', 'accessory or empty bottle'],
+    ['Hawas Bakhoor', 'Rasasi', 'incense product'],
+    ['Khamrah Hair Mist', 'Lattafa', 'hair or body mist'],
+  ])('%s by %s: %s', (name, house, what) => {
+    // each names a perfume of ours exactly: only the not-a-perfume rule refuses it
+    expect(match(name, house)).toEqual({ perfumeId: null, confidence: 0, reason: `not a perfume (${what})` });
+  });
+});
+
+describe('gender', () => {
+  it('a unisex perfume is never penalised for a gendered listing', () => {
+    expect(match('Khamrah for men', 'Lattafa')).toMatchObject({ perfumeId: 'khamrah', confidence: 0.96 });
+    expect(match('Oud Wood for women', 'Tom Ford')).toMatchObject({ perfumeId: 'oud-wood', confidence: 0.96 });
+  });
+
+  it('a perfume for the other gender is penalised: "Sauvage for women" is no Sauvage', () => {
+    expect(match('Sauvage for women', 'Dior')).toEqual({
+      perfumeId: null,
+      confidence: 0.576,
+      reason: 'closest is Sauvage (edt) by Dior, too far from "Sauvage for women"',
+      candidates: [c('sauvage-edt', 0.576), c('sauvage-edp', 0.576), c('sauvage-parfum', 0.576)],
+    });
+    // the gender words of the listing name the version for that gender
+    expect(match('Aventus for women', 'Creed')).toMatchObject({
+      perfumeId: 'aventus-her',
+      confidence: 1,
+      candidates: [c('aventus-her', 1), c('aventus', 0.576)],
+    });
+  });
+});
+
+describe('stays unmatched when unsure, and says why', () => {
+  it('two lines explain the listing equally well: ambiguous, with both named', () => {
+    expect(match('Oud Mostery', 'Lattafa')).toEqual({
+      perfumeId: null,
+      confidence: 0.925,
+      reason: 'ambiguous between Oud Mystery and Oud Mastery',
+      candidates: [c('mystery', 0.925), c('mastery', 0.925)],
+    });
+    // the listing that names one exactly is no longer ambiguous
+    expect(match('Oud Mystery', 'Lattafa')).toMatchObject({ perfumeId: 'mystery', confidence: 1 });
+  });
+
+  it('a house and a concentration alone name no perfume: the closest is too far', () => {
+    expect(match('Dior EDP 100ml', 'Dior')).toMatchObject({
+      perfumeId: null,
+      reason: 'closest is Dior Homme Intense (edp) by Dior, too far from "Dior EDP 100ml"',
+    });
+    expect(match('Lattafa', 'Lattafa')).toMatchObject({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'closest is Amir (edp) by Lattafa, too far from "Lattafa"',
+    });
+  });
+
+  it('a flanker the catalog lacks is too far from its original', () => {
+    expect(match('Sauvage Intense', 'Dior')).toEqual({
+      perfumeId: null,
+      confidence: 0.5,
+      reason: 'closest is Sauvage (edt) by Dior, too far from "Sauvage Intense"',
+      candidates: [c('sauvage-edt', 0.5), c('sauvage-edp', 0.5), c('sauvage-parfum', 0.5)],
+    });
+  });
+
+  it('a house we lack, named in the field, is refused whatever the name', () => {
+    expect(match('Khamrah', 'Zara')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'house "Zara" is not in our catalog',
+    });
+    expect(match('Khamrah', 'Z'.repeat(100)).reason).toBe(`house "${'Z'.repeat(80)}" is not in our catalog`);
+  });
+
+  it('no perfume of the house is named like this', () => {
+    expect(match('Aventus', 'Dior')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'no perfume of Dior is named like this',
+    });
+  });
+
+  it('the reason quotes at most 80 characters of the listing', () => {
+    const long = `Sauvage Intense ${'x'.repeat(100)}`;
+    expect(match(long, 'Dior').reason).toBe(
+      `closest is Dior Homme Intense (edp) by Dior, too far from "Sauvage Intense ${'x'.repeat(64)}"`,
+    );
+  });
+});
+
+describe('concentrations: the one named, a sibling, or a refusal', () => {
+  it('no concentration named: the line original, said so', () => {
+    expect(match('Sauvage', 'Dior')).toEqual({
+      perfumeId: 'sauvage-edt',
+      confidence: 1,
+      sibling: false,
+      reason: 'Sauvage edt by Dior, no concentration listed: the line original',
+      candidates: [c('sauvage-edt', 1), c('sauvage-edp', 1), c('sauvage-parfum', 1)],
+    });
+  });
+
+  it('the concentration named, when the line has it', () => {
+    expect(match('Sauvage EDP', 'Dior')).toMatchObject({
+      perfumeId: 'sauvage-edp',
+      confidence: 1,
+      sibling: false,
+      reason: 'Sauvage edp by Dior',
+    });
+    expect(match('Sauvage Elixir', 'Dior')).toMatchObject({
+      perfumeId: 'sauvage-elixir',
+      reason: 'Sauvage elixir by Dior',
+    });
+  });
+
+  it('a concentration the line lacks: the nearest by strength, as a sibling, with 0.9 of the confidence', () => {
+    expect(match('Phantom Parfum', 'Rabanne')).toEqual({
+      perfumeId: 'phantom',
+      confidence: 0.9,
+      sibling: true,
+      reason: 'Phantom edt by Rabanne; listed as parfum, which the catalog lacks: recommended as a sibling of the edt',
+      candidates: [c('phantom', 1)],
+    });
+  });
+
+  it('an elixir the line lacks is a composition of its own: refused, with the versions held', () => {
+    expect(match('Phantom Elixir', 'Rabanne')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'Phantom by Rabanne exists as edt, not elixir',
+      candidates: [c('phantom', 1)],
+    });
+    expect(match('Yara Elixir', 'Lattafa')).toMatchObject({
+      perfumeId: null,
+      reason: 'Yara by Lattafa exists as edp, not elixir',
+    });
+  });
+
+  it('a spray of a line held only as an oil is another product', () => {
+    expect(match('White Musk Spray', 'Rasasi')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'White Musk by Rasasi is held as an oil; the listing is a spray',
+      candidates: [c('musk-oil', 1)],
+    });
+    expect(match('White Musk', 'Rasasi')).toMatchObject({ perfumeId: 'musk-oil', confidence: 1 });
+  });
+
+  it('a name holding the concentration words takes them back and is the more specific reading', () => {
+    expect(match('Dior Homme Cologne', 'Dior')).toMatchObject({
+      perfumeId: 'homme-cologne',
+      confidence: 1,
+      candidates: [c('homme-cologne', 1.05), c('homme-intense', 0.667)],
+    });
+    expect(match('Dior Homme Cologne Eau de Cologne', 'Dior')).toMatchObject({
+      perfumeId: 'homme-cologne',
+      reason: 'Dior Homme Cologne edc by Dior',
+    });
+  });
+
+  it('a concentration word alone after the house is the name: "Acqua di Parma Colonia"', () => {
+    expect(match('Colonia', 'Acqua di Parma')).toMatchObject({ perfumeId: 'colonia', confidence: 1 });
+  });
+
+  it('"Cologne Intense" is how Jo Malone names its colognes, no flanker', () => {
+    expect(match('Wood Sage Sea Salt Cologne Intense', 'Jo Malone')).toMatchObject({
+      perfumeId: 'wood-sage',
+      confidence: 0.98,
+    });
+  });
+});
+
+describe('houses: the field, the title, placeholders and shops', () => {
+  it('a house found only in the title costs 3% and is said so', () => {
+    expect(match('Lattafa Khamrah EDP', 'Perfume Palace')).toEqual({
+      perfumeId: 'khamrah',
+      confidence: 0.97,
+      sibling: false,
+      reason: 'Khamrah edp by Lattafa (house found in the name)',
+      candidates: [c('khamrah', 1), c('khamrah-qahwa', 0.5)],
+    });
+  });
+
+  it('no house at all: a distinctive name alone, at 0.9 of the confidence, said so', () => {
+    expect(match('Khamrah Qahwa', 'Unbranded')).toEqual({
+      perfumeId: 'khamrah-qahwa',
+      confidence: 0.9,
+      sibling: false,
+      reason:
+        'Khamrah Qahwa edp by Lattafa (no house given: recognised by its name alone), no concentration listed: the line original',
+      candidates: [c('khamrah-qahwa', 1), c('khamrah', 0.5)],
+    });
+    for (const field of ['AS SHOWN', '', 'Scent Hub Riyadh', 'متجر ريحان']) {
+      expect(match('Khamrah', field), field).toMatchObject({ perfumeId: 'khamrah', confidence: 0.9 });
+    }
+    // a sibling without a house: both factors
+    expect(match('Khamrah Qahwa EDT', 'AS SHOWN')).toMatchObject({
+      perfumeId: 'khamrah-qahwa',
+      confidence: 0.81,
+      sibling: true,
+    });
+  });
+
+  it('no house, and the name could be several perfumes or is too short: refused, with the closest named', () => {
+    expect(match('Oud Mostery', '')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason:
+        'house "" is not in our catalog; the name alone does not say which perfume (closest: Oud Mystery by Lattafa)',
+      candidates: [c('mystery', 0.925), c('mastery', 0.925), c('oud-wood', 0.5)],
+    });
+    expect(match('Oud', '').reason).toBe(
+      'house "" is not in our catalog; the name alone does not say which perfume (closest: Oud Wood by Tom Ford)',
+    );
+    expect(match('Oud Mystery', 'AS SHOWN')).toMatchObject({ perfumeId: 'mystery', confidence: 0.9 });
+  });
+
+  it('a listing that names no perfume at all', () => {
+    expect(match('Tester', 'Dior')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'the listing names no perfume, only a house',
+    });
+    expect(match('Tester', 'Unbranded')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'house "Unbranded" is not in our catalog',
+    });
+    expect(match('Dior', 'Dior').reason).toBe('closest is Dior Homme Intense (edp) by Dior, too far from "Dior"');
+    expect(match('Xyzzy Plugh', '')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'house "" is not in our catalog, and no perfume of ours is named like this',
+    });
+  });
+
+  it('a house field with a shop’s words around the house is that house', () => {
+    for (const field of ['Lattafa Perfumes Official', 'لطافة للعطور', 'Lattafa Store', 'Lattafa Fragrances KSA']) {
+      expect(match('Khamrah', field), field).toMatchObject({ perfumeId: 'khamrah', confidence: 1 });
+    }
+  });
+
+  it('house words are optional in the listing, typos of them included: "Hogo Boss", "MONT BLANC"', () => {
+    expect(match('Boss Bottled', 'Hogo Boss')).toMatchObject({ perfumeId: 'bottled', confidence: 1 });
+    expect(match('Hogo Boss Bottled', 'Hugo Boss')).toMatchObject({ perfumeId: 'bottled', confidence: 1 });
+    expect(match('Mont Blanc Explorer', 'Montblanc')).toMatchObject({ perfumeId: 'explorer', confidence: 1 });
+    expect(match('Explorer', 'MONT BLANC')).toMatchObject({ perfumeId: 'explorer', confidence: 1 });
+  });
+
+  it('"by" written onto a house of ours is read apart', () => {
+    expect(match('Sauvage ByDIOR', '')).toMatchObject({ perfumeId: 'sauvage-edt', confidence: 0.97 });
+    expect(match('Aventus ByDior', '').reason).toBe('no perfume of Dior is named like this');
+  });
+
+  it('a perfume named after its house, listed by the house name and a gender', () => {
+    expect(match('Chloe EDP', 'Chloe')).toMatchObject({ perfumeId: 'chloe', confidence: 1 });
+    expect(match('Valentino Donna', 'Valentino')).toMatchObject({ perfumeId: 'donna', confidence: 1 });
+  });
+
+  it('listingHouse: the field first, then the title', () => {
+    const parsed = parseListing('Lattafa Khamrah');
+    expect(listingHouse(catalog.index, 'Dior', parsed)).toEqual({ house: 'Dior', from: 'house' });
+    expect(listingHouse(catalog.index, 'Rasasi Perfumes', parsed)).toEqual({ house: 'Rasasi', from: 'house' });
+    expect(listingHouse(catalog.index, 'AS SHOWN', parsed)).toEqual({ house: 'Lattafa', from: 'name' });
+    expect(listingHouse(catalog.index, 'AS SHOWN', parseListing('Khamrah'))).toEqual({ house: null, from: null });
+    // the longest house named in the title
+    expect(listingHouse(catalog.index, '', parseListing('Jo Malone London Wood Sage'))).toEqual({
+      house: 'Jo Malone',
+      from: 'name',
+    });
+    // a one- or two-letter house key ("CD", "TF") is too easy to meet by chance in a title
+    expect(listingHouse(catalog.index, '', parseListing('CD Sauvage'))).toEqual({ house: null, from: null });
+    expect(listingHouse(catalog.index, '', parseListing('TF Oud Wood'))).toEqual({ house: null, from: null });
+  });
+});
+
+describe('saysNoHouse: placeholders and shops are no house', () => {
+  it.each([
+    'AS SHOWN',
+    'As Show',
+    'as showed',
+    'As Seen',
+    'As Pictured',
+    'As Picture',
+    'As Picture Shown',
+    'As Photo',
+    'As Pic',
+    'As Image',
+    'See Photo',
+    'See Pics',
+    'Unbranded',
+    'No Brand',
+    'Nonbranded',
+    'Non Branded',
+    'Generic',
+    'Unknown',
+    'None',
+    'N/A',
+    'Various',
+    'Assorted',
+    'Multiple Brands',
+    'Mixed',
+    'Other',
+    'Others',
+    'Brand',
+    'Designer',
+    'Designer Brand',
+    'Cologne',
+    'Perfumes',
+    'Fragrance',
+    'Unisex',
+    'Mens',
+    "Women's",
+    'غير محدد',
+    'متنوع',
+    'بدون ماركة',
+    'عطور',
+    'عطر',
+    '',
+    'متجر ريحان',
+    'Scent Store',
+    'Oud Shop',
+    'Boutique Noor',
+    'Perfume Outlet',
+    'Riyadh Mall',
+    'Scent Hub',
+    'Perfumes KSA',
+    'Best Riyadh',
+    'Jeddah Scents',
+    'Dubai Duty Free',
+  ])('"%s" is no house', (field) => {
+    expect(saysNoHouse(field)).toBe(true);
+  });
+
+  it.each([
+    'Dior',
+    'As',
+    'Asshown Parfums',
+    'Generic Scents Co',
+    'Brands Unlimited',
+    'Jacques Bogart',
+    'Histoires de Parfums',
+    'Shopper',
+    'Hubert',
+    'Storey',
+  ])('"%s" may be a house', (field) => {
+    expect(saysNoHouse(field)).toBe(false);
+  });
+});
+
+describe('word by word', () => {
+  it('numbers written as words are the numbers: "One Million" is "1 Million"', () => {
+    expect(match('1 Million', 'Rabanne')).toMatchObject({ perfumeId: 'one-million', confidence: 1 });
+    expect(alignment(['2', 'million'], ['two', 'million'])).toBe(1);
+    expect(alignment(['10', 'x'], ['ten', 'x'])).toBe(1);
+    expect(alignment(['2', 'million'], ['one', 'million'])).toBe(0.5);
+  });
+
+  it('Arabic linking words meet their Latin ones: بور هوم is Pour Homme', () => {
+    expect(match('قوتشي قلتي بور هوم', 'قوتشي')).toMatchObject({ perfumeId: 'guilty', confidence: 0.8 });
+    expect(alignment(['sauvage', 'بور'], ['sauvage', 'pour'])).toBe(1);
+    expect(alignment(['بور', 'sauvage'], ['pour', 'sauvage'], new Set(), () => 1)).toBe(1);
+  });
+
+  it('a final ta marbuta makes another Arabic word: اميرة (princess) is not امير (prince)', () => {
+    expect(match('امير', 'لطافة')).toMatchObject({ perfumeId: 'amir', candidates: [c('amir', 1), c('amira', 0)] });
+    expect(match('اميره', 'لطافة')).toMatchObject({ perfumeId: 'amira', candidates: [c('amira', 1), c('amir', 0)] });
+  });
+
+  it('a typo costs once: one edit 0.85 of a word of four letters or more, two edits 0.7 of eight or more', () => {
+    expect(alignment(['khamrah'], ['khamrah'])).toBe(1);
+    expect(alignment(['kamrah'], ['khamrah'])).toBe(0.85);
+    expect(alignment(['khamra', 'qahwa'], ['khamrah', 'qahwa'])).toBe(0.925);
+    expect(alignment(['botlde'], ['bottled'])).toBe(0);
+    expect(alignment(['explorar'], ['explorer'])).toBe(0.85);
+    expect(alignment(['exploarr'], ['explorer'])).toBe(0.7);
+    expect(alignment(['explaaar'], ['explorer'])).toBe(0);
+    expect(alignment(['yra'], ['yara'])).toBe(0);
+    // an article elided onto the word is another name
+    expect(alignment(['lhomme'], ['homme'])).toBe(0);
+    expect(alignment(['dorient'], ['orient'])).toBe(0);
+  });
+
+  it('a missing soft word costs 2%; a listing of house words only names nothing', () => {
+    expect(alignment(['guilty'], ['guilty', 'pour', 'homme'])).toBe(0.98 ** 2);
+    expect(alignment(['guilty', 'pour', 'homme'], ['guilty'])).toBe(0.98 ** 2);
+    expect(alignment(['dior'], ['sauvage'], new Set(['dior']))).toBe(0);
+    expect(alignment(['dior', 'homme'], ['dior', 'homme'], new Set(['dior']))).toBe(1);
+  });
+});
