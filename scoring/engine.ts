@@ -277,14 +277,14 @@ export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
     before(a.score, clash[a.index] as number, a.index, b.score, clash[b.index] as number, b.index) ? -1 : 1,
   );
 
-  const chosen = new Set(picked.map((r) => r.index));
+  // the lines shown: a recommended product is left out of also_explore with its line
   const usedLines = new Set(picked.map((r) => m.lineKey[r.index] as number));
   const familyMask = t.familyMask || 0;
   const alsoExplore: Ranked[] = [];
   for (const r of pool) {
     if (alsoExplore.length >= EXPLORE) break;
     const fam = m.familyMask[r.index] as number;
-    if (chosen.has(r.index) || clash[r.index] || r.score < EXPLORE_MIN_SCORE) continue;
+    if (clash[r.index] || r.score < EXPLORE_MIN_SCORE) continue;
     if (!fam || (familyMask && fam & familyMask) || usedLines.has(m.lineKey[r.index] as number)) continue;
     alsoExplore.push(r);
     usedLines.add(m.lineKey[r.index] as number);
