@@ -54,6 +54,10 @@ const perfumes = [
   P('legend-spirit', 'Legend Spirit', 'Montblanc', 'edt', 2016),
   P('individuel', 'Individuel', 'Montblanc', 'edt', 2003),
   P('hawas', 'Hawas for Him', 'Rasasi', 'edp', 2015),
+  P('raghba', 'Raghba Wood Intense', 'Lattafa', 'edp', 2012, { nameAr: 'رغبة' }),
+  // a house spelt otherwise than in the houses, and a house we do not list
+  P('dior-homme', 'Dior Homme', 'DIOR', 'edt', 2005),
+  P('santal', 'Santal 33', 'Le Labo', 'edp', 2011),
 ];
 
 let index: SearchIndex;
@@ -125,12 +129,66 @@ describe('search: the order of results', () => {
   });
 
   it('house words count less than name words', () => {
-    // each word weighs its rarity (Creed and Aventus: one perfume of 17 each); a house word counts 0.45
+    // each word weighs its rarity (Creed and Aventus: one perfume each); a house word counts 0.45
     expect(hits('creed aventus')).toEqual([['aventus', score((0.45 + 1) / 2), 0.5]]);
-    const [house, name] = [Math.log(1 + 17 / 5), Math.log(1 + 17 / 2)];
+    const n = perfumes.length;
+    const [house, name] = [Math.log(1 + n / 5), Math.log(1 + n / 2)];
     const legend = search(index, 'montblanc legend')[0];
     expect(legend?.id).toBe('legend');
     expect(legend?.score).toBeCloseTo(((0.45 * house + name) / (house + name) + 0.1) / 1.15, 4);
+  });
+});
+
+describe('search: what each word brings', () => {
+  it('a perfume’s name is counted in the script of the query', () => {
+    expect(hits('رغبه')).toEqual([['raghba', score(1), 1]]);
+    expect(hits('raghba')).toEqual([['raghba', score(1, 0.1 / 3), 1]]);
+  });
+
+  it('a word found in a perfume’s name and its house counts as a name word', () => {
+    expect(hits('dior homme')[0]).toEqual(['dior-homme', score(1), 1]);
+  });
+
+  it('a house spelt otherwise is the house; a house we do not list is read from the perfume', () => {
+    expect(ids('dior homme', { house: 'Dior' })[0]).toBe('dior-homme');
+    expect(ids('', { house: 'Dior' })).toContain('dior-homme');
+    expect(ids('le labo santal')[0]).toBe('santal');
+  });
+
+  it('a word the catalog does not know counts against every result', () => {
+    const n = perfumes.length;
+    const sauvage = Math.log(1 + n / 5);
+    const unknown = Math.log(1 + n);
+    const [first] = search(index, 'sauvage xyzzy');
+    expect(first?.id).toBe('sauvage-edt');
+    expect(first?.score).toBeCloseTo((sauvage / (sauvage + unknown) + 0.1) / 1.15, 4);
+    expect(first?.nameCoverage).toBe(0.5);
+    expect(search(index, 'xyzzy sauvage')[0]?.score).toBeCloseTo(first?.score as number, 6);
+  });
+
+  it('reads at most 24 words of a query', () => {
+    const junk = (k: number) => Array.from({ length: k }, (_, i) => `qq${i}zz`).join(' ');
+    expect(ids(`${junk(23)} sauvage`)[0]).toBe('sauvage-edt');
+    expect(ids(`${junk(24)} sauvage`)).toEqual([]);
+  });
+
+  it('a prefix stands for at most 64 words, the first in order', () => {
+    const many = Array.from({ length: 70 }, (_, i) =>
+      P(`z${i}`, `Zq${String(i).padStart(3, '0')}`, 'Dior', 'edp', 2000),
+    );
+    const big = buildSearchIndex(many, houses);
+    const found = search(big, 'zq', { limit: 100 }).map((h) => h.id);
+    expect(found).toHaveLength(64);
+    expect(found).toContain('z63');
+    expect(found).not.toContain('z64');
+  });
+
+  it('counts its work', () => {
+    const before = { ...work };
+    search(index, 'indivdiuel legend');
+    expect(work.variants).toBeGreaterThan(before.variants);
+    expect(work.postings).toBeGreaterThan(before.postings);
+    expect(work.cells).toBeGreaterThan(before.cells);
   });
 });
 
@@ -161,6 +219,7 @@ describe('search: typos by word length', () => {
   it('no typo in a word of three letters or fewer', () => {
     expect(ids('qahwx')).toEqual(['khamrah-qahwa']);
     expect(ids('mle')).toEqual([]);
+    expect(ids('maxe')).toEqual(['le-male', 'le-male-elixir', 'le-male-le-parfum']);
   });
 
   it('the last word is read as the start of a word; others from three letters', () => {
@@ -169,9 +228,11 @@ describe('search: typos by word length', () => {
       ['legend-spirit', score(0.85 * Math.sqrt(3 / 6), 0.05), 0.601],
     ]);
     expect(ids('l')).toEqual([]);
+    expect(ids('le').slice(3, 5)).toEqual(['legend', 'legend-spirit']);
     expect(ids('le m').slice(0, 3)).toEqual(['le-male', 'le-male-elixir', 'le-male-le-parfum']);
     expect(ids('leg spirit')).toEqual(['legend-spirit', 'legend']);
-    expect(ids('le spirit')).toEqual(['legend-spirit', 'le-male', 'le-male-elixir', 'le-male-le-parfum']);
+    expect(ids('le spirit').slice(0, 4)).toEqual(['legend-spirit', 'le-male', 'le-male-elixir', 'le-male-le-parfum']);
+    expect(ids('le spirit')).not.toContain('legend');
   });
 });
 
@@ -255,10 +316,12 @@ describe('search: houses', () => {
     expect(resolveHouse(index, 'Latafa')).toBe('Lattafa');
     expect(resolveHouse(index, '')).toBeNull();
     expect(resolveHouse(index, '  ')).toBeNull();
-    // of two within reach, the nearer
+    // of two within reach, the nearer; of two as near, the first
     const two = buildSearchIndex([], [{ name: 'Rasasi' }, { name: 'Rasasia' }]);
     expect(resolveHouse(two, 'Rasasiaa')).toBe('Rasasia');
     expect(resolveHouse(two, 'Rassasi')).toBe('Rasasi');
+    expect(resolveHouse(buildSearchIndex([], [{ name: 'Rasasi' }, { name: 'Rasasa' }]), 'Rasass')).toBe('Rasasi');
+    expect(resolveHouse(buildSearchIndex([], [{ name: 'Rasasa' }, { name: 'Rasasi' }]), 'Rasass')).toBe('Rasasa');
   });
 });
 
@@ -341,6 +404,12 @@ describe('editDistance', () => {
       expect(editDistance('abcd', 'abdc', 2)).toBe(1);
       // inside, a second budget is the same one
       withWorkBudget(() => expect(editDistance(long, long, 2)).toBe(3));
+    });
+    // spent to the last cell: 400 × 400 and 200 × 200 fit exactly, then nothing more
+    withWorkBudget(() => {
+      editDistance(long, long, 2);
+      expect(editDistance('a'.repeat(200), 'a'.repeat(200), 2)).toBe(0);
+      expect(editDistance('ab', 'ba', 2)).toBe(3);
     });
     expect(CELL_BUDGET).toBe(200_000);
     // a new budget for the next search
