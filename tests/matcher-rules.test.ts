@@ -30,6 +30,9 @@ const houses = [
   { name: 'Chloe', aliases: [], abbreviations: [] },
   { name: 'Acqua di Parma', aliases: [], abbreviations: [] },
   { name: 'Gucci', nameAr: 'قوتشي', aliases: [], abbreviations: [] },
+  { name: 'Jean Paul Gaultier', aliases: ['Gaultier'], abbreviations: ['JPG'] },
+  { name: 'Chanel', nameAr: 'شانيل', aliases: [], abbreviations: [] },
+  { name: 'Parfums de Marly', aliases: [], abbreviations: ['PDM'] },
 ];
 const P = (
   id: string,
@@ -72,6 +75,13 @@ const perfumes = [
   P('lhomme', "L'Homme", 'Valentino', 'edt', 'men', 2014),
   P('amira', 'Amira', 'Lattafa', 'edp', 'women', 2018, { nameAr: 'اميرة' }),
   P('amir', 'Amir', 'Lattafa', 'edp', 'men', 2018, { nameAr: 'امير' }),
+  P('le-male', 'Le Male', 'Jean Paul Gaultier', 'edt', 'men', 1995),
+  P('le-male-elixir', 'Le Male Elixir', 'Jean Paul Gaultier', 'parfum', 'men', 2023),
+  P('le-male-le-parfum', 'Le Male Le Parfum', 'Jean Paul Gaultier', 'edp', 'men', 2020),
+  P('no5-edp', 'N°5', 'Chanel', 'edp', 'women', 1986),
+  P('bleu-edc', 'Bleu de Chanel', 'Chanel', 'edc', 'men', 2010),
+  P('bleu-parfum', 'Bleu de Chanel', 'Chanel', 'parfum', 'men', 2018),
+  P('layton', 'Layton', 'Parfums de Marly', 'edp', 'men', 2016),
 ];
 
 // built afresh for each test (a few milliseconds): the mutation run then knows every test uses it
@@ -246,6 +256,32 @@ describe('concentrations: the one named, a sibling, or a refusal', () => {
     });
   });
 
+  it('the nearest strength is taken: EDC 1, EDT 2, EDP 3, Parfum 4, Extrait 5', () => {
+    // Bleu de Chanel is held as an EDC and a Parfum
+    expect(match('Bleu de Chanel EDT', 'Chanel')).toMatchObject({ perfumeId: 'bleu-edc', sibling: true });
+    expect(match('Bleu de Chanel Extrait', 'Chanel')).toMatchObject({ perfumeId: 'bleu-parfum', sibling: true });
+    expect(match('Bleu de Chanel EDP', 'Chanel')).toMatchObject({
+      perfumeId: 'bleu-parfum',
+      sibling: true,
+      reason:
+        'Bleu de Chanel parfum by Chanel; listed as edp, which the catalog lacks: recommended as a sibling of the parfum',
+    });
+    expect(match('Bleu de Chanel', 'Chanel')).toMatchObject({ perfumeId: 'bleu-edc', sibling: false });
+  });
+
+  it('a concentration word the name holds is the name’s: "Le Male Elixir" is a Parfum named Elixir', () => {
+    expect(match('Le Male Elixir', 'Jean Paul Gaultier')).toMatchObject({
+      perfumeId: 'le-male-elixir',
+      confidence: 1,
+      reason: 'Le Male Elixir parfum by Jean Paul Gaultier, no concentration listed: the line original',
+    });
+    expect(match('Le Male Parfum', 'JPG')).toMatchObject({ perfumeId: 'le-male-le-parfum', confidence: 1 });
+  });
+
+  it('the words of its own concentration in the seller’s description explain themselves', () => {
+    expect(match('Sauvage EDT Spray Eau de', 'Dior')).toMatchObject({ perfumeId: 'sauvage-edt', confidence: 1 });
+  });
+
   it('a concentration word alone after the house is the name: "Acqua di Parma Colonia"', () => {
     expect(match('Colonia', 'Acqua di Parma')).toMatchObject({ perfumeId: 'colonia', confidence: 1 });
   });
@@ -301,6 +337,8 @@ describe('houses: the field, the title, placeholders and shops', () => {
       'house "" is not in our catalog; the name alone does not say which perfume (closest: Oud Wood by Tom Ford)',
     );
     expect(match('Oud Mystery', 'AS SHOWN')).toMatchObject({ perfumeId: 'mystery', confidence: 0.9 });
+    // four letters are enough to be distinctive
+    expect(match('Amir', '')).toMatchObject({ perfumeId: 'amir', confidence: 0.9 });
   });
 
   it('a listing that names no perfume at all', () => {
@@ -323,7 +361,21 @@ describe('houses: the field, the title, placeholders and shops', () => {
   });
 
   it('a house field with a shop’s words around the house is that house', () => {
-    for (const field of ['Lattafa Perfumes Official', 'لطافة للعطور', 'Lattafa Store', 'Lattafa Fragrances KSA']) {
+    for (const field of [
+      'Lattafa Perfumes Official',
+      'لطافة للعطور',
+      'عطور لطافة',
+      'Lattafa Store',
+      'Lattafa Shop',
+      'Lattafa Fragrances KSA',
+      'Lattafa Fragrance',
+      'Lattafa Perfume',
+      'Lattafa Parfums',
+      'Lattafa Parfum',
+      'Lattafa UAE',
+      'Lattafa Paris',
+      'Lattafa London',
+    ]) {
       expect(match('Khamrah', field), field).toMatchObject({ perfumeId: 'khamrah', confidence: 1 });
     }
   });
@@ -333,6 +385,8 @@ describe('houses: the field, the title, placeholders and shops', () => {
     expect(match('Hogo Boss Bottled', 'Hugo Boss')).toMatchObject({ perfumeId: 'bottled', confidence: 1 });
     expect(match('Mont Blanc Explorer', 'Montblanc')).toMatchObject({ perfumeId: 'explorer', confidence: 1 });
     expect(match('Explorer', 'MONT BLANC')).toMatchObject({ perfumeId: 'explorer', confidence: 1 });
+    // two house words written as one
+    expect(match('Parfums deMarly Layton', 'Parfums de Marly')).toMatchObject({ perfumeId: 'layton', confidence: 1 });
   });
 
   it('"by" written onto a house of ours is read apart', () => {
@@ -439,9 +493,37 @@ describe('saysNoHouse: placeholders and shops are no house', () => {
 describe('word by word', () => {
   it('numbers written as words are the numbers: "One Million" is "1 Million"', () => {
     expect(match('1 Million', 'Rabanne')).toMatchObject({ perfumeId: 'one-million', confidence: 1 });
-    expect(alignment(['2', 'million'], ['two', 'million'])).toBe(1);
-    expect(alignment(['10', 'x'], ['ten', 'x'])).toBe(1);
+    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+    words.forEach((w, i) => {
+      expect(alignment([String(i + 1), 'million'], [w, 'million']), w).toBe(1);
+      expect(alignment([w, 'million'], [String(i + 1), 'million']), w).toBe(1);
+    });
     expect(alignment(['2', 'million'], ['one', 'million'])).toBe(0.5);
+  });
+
+  it('the sign before a number names nothing: N°5, No. 5, Number 5, Nr 5, رقم 5, نمبر 5', () => {
+    for (const name of ['No 5', 'No. 5 EDP', 'Number 5', 'Nr 5', 'N 5', 'شانيل رقم 5', 'شانيل نمبر 5'])
+      expect(match(name, 'Chanel'), name).toMatchObject({ perfumeId: 'no5-edp', confidence: 1 });
+  });
+
+  it('a stock code of two or three letters and digits says nothing; a longer one does', () => {
+    expect(match('Khamrah 7D', 'Lattafa')).toMatchObject({ perfumeId: 'khamrah', confidence: 1 });
+    expect(match('Khamrah Y1', 'Lattafa')).toMatchObject({ perfumeId: 'khamrah', confidence: 1 });
+    expect(match('Khamrah ab12', 'Lattafa')).toMatchObject({ perfumeId: null, confidence: 0.5 });
+  });
+
+  it.each([
+    ...['intense', 'intensely', 'extreme', 'absolu', 'absolute', 'elixir', 'noir', 'black', 'night', 'nuit'],
+    ...['sport', 'fraiche', 'leau', 'blue', 'bleu', 'red', 'rouge', 'white', 'blanc', 'gold', 'silver'],
+    ...['platinum', 'rose', 'oud', 'leather', 'cuir', 'tobacco', 'vanilla', 'amber', 'summer', 'winter'],
+    ...['spring', 'aqua', 'acqua', 'cool', 'ice', 'wild', 'prive', 'private', 'exclusive', 'reserve'],
+    ...['collector', 'forte', 'flame', 'code', 'profumo', 'profondo', 'legend', 'royal', 'essence', 'vip'],
+    ...['nyc', 'party', 'dream', 'love', 'secret', 'glam', 'tonic', 'blossom', 'bloom', 'delight', 'supreme'],
+    'pink',
+  ])('"%s" after the concentration names a flanker: "Khamrah EDP %s" is no Khamrah', (word) => {
+    expect(match(`Khamrah EDP ${word}`, 'Lattafa').perfumeId).toBeNull();
+    // any other word of the seller's there says nothing
+    expect(match('Khamrah EDP Sparkly', 'Lattafa').perfumeId).toBe('khamrah');
   });
 
   it('Arabic linking words meet their Latin ones: بور هوم is Pour Homme', () => {
