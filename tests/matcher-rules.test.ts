@@ -33,6 +33,7 @@ const houses = [
   { name: 'Jean Paul Gaultier', aliases: ['Gaultier'], abbreviations: ['JPG'] },
   { name: 'Chanel', nameAr: 'شانيل', aliases: [], abbreviations: [] },
   { name: 'Parfums de Marly', aliases: [], abbreviations: ['PDM'] },
+  { name: 'Afnan', aliases: [], abbreviations: [] },
 ];
 const P = (
   id: string,
@@ -82,6 +83,9 @@ const perfumes = [
   P('bleu-edc', 'Bleu de Chanel', 'Chanel', 'edc', 'men', 2010),
   P('bleu-parfum', 'Bleu de Chanel', 'Chanel', 'parfum', 'men', 2018),
   P('layton', 'Layton', 'Parfums de Marly', 'edp', 'men', 2016),
+  P('9pm', '9PM', 'Afnan', 'edp', 'men', 2020),
+  P('9am', '9AM Dive', 'Afnan', 'edp', 'men', 2021),
+  { ...P('ombre', 'Ombre Leather', 'Tom Ford', '', 'unisex', 2018), concentration: null },
 ];
 
 // built afresh for each test (a few milliseconds): the mutation run then knows every test uses it
@@ -282,8 +286,18 @@ describe('concentrations: the one named, a sibling, or a refusal', () => {
     expect(match('Sauvage EDT Spray Eau de', 'Dior')).toMatchObject({ perfumeId: 'sauvage-edt', confidence: 1 });
   });
 
-  it('a concentration word alone after the house is the name: "Acqua di Parma Colonia"', () => {
+  it('a concentration word alone after the house is the name: "Acqua di Parma Colonia", كولونيا', () => {
     expect(match('Colonia', 'Acqua di Parma')).toMatchObject({ perfumeId: 'colonia', confidence: 1 });
+    expect(match('كولونيا', 'Acqua di Parma')).toMatchObject({ perfumeId: 'colonia', confidence: 0.8 });
+  });
+
+  it('a perfume of no known concentration is named without one', () => {
+    expect(match('Ombre Leather', 'Tom Ford').reason).toBe(
+      'Ombre Leather by Tom Ford, no concentration listed: the line original',
+    );
+    expect(match('Ombre Leather Intense', 'Tom Ford').reason).toBe(
+      'closest is Ombre Leather (?) by Tom Ford, too far from "Ombre Leather Intense"',
+    );
   });
 
   it('"Cologne Intense" is how Jo Malone names its colognes, no flanker', () => {
@@ -291,6 +305,9 @@ describe('concentrations: the one named, a sibling, or a refusal', () => {
       perfumeId: 'wood-sage',
       confidence: 0.98,
     });
+    // "Eau de Cologne … Intense" and "Intense" alone are not that name: "intense" counts against
+    expect(match('Wood Sage Sea Salt Eau de Cologne Intense', 'Jo Malone')).toMatchObject({ confidence: 0.8 });
+    expect(match('Wood Sage Sea Salt Intense', 'Jo Malone')).toMatchObject({ confidence: 0.8 });
   });
 });
 
@@ -506,6 +523,23 @@ describe('word by word', () => {
       expect(match(name, 'Chanel'), name).toMatchObject({ perfumeId: 'no5-edp', confidence: 1 });
   });
 
+  it('a code with digits that the name holds explains as much as any word: "9PM"', () => {
+    expect(match('9PM', 'Afnan')).toMatchObject({
+      perfumeId: '9pm',
+      confidence: 1,
+      candidates: [c('9pm', 1.001)],
+    });
+    expect(match('Afnan 9PM EDP', 'Afnan')).toMatchObject({ perfumeId: '9pm', reason: '9PM edp by Afnan' });
+  });
+
+  it('numbers are never read as typos of each other; a word with digits is', () => {
+    expect(alignment(['1000'], ['1001'])).toBe(0);
+    expect(alignment(['1000'], ['100x'])).toBe(0);
+    expect(alignment(['100x'], ['1000'])).toBe(0);
+    expect(alignment(['x1000'], ['x1001'])).toBe(0.85);
+    expect(alignment(['1000x'], ['1001x'])).toBe(0.85);
+  });
+
   it('a stock code of two or three letters and digits says nothing; a longer one does', () => {
     expect(match('Khamrah 7D', 'Lattafa')).toMatchObject({ perfumeId: 'khamrah', confidence: 1 });
     expect(match('Khamrah Y1', 'Lattafa')).toMatchObject({ perfumeId: 'khamrah', confidence: 1 });
@@ -546,6 +580,7 @@ describe('word by word', () => {
     expect(alignment(['exploarr'], ['explorer'])).toBe(0.7);
     expect(alignment(['explaaar'], ['explorer'])).toBe(0);
     expect(alignment(['yra'], ['yara'])).toBe(0);
+    expect(alignment(['yarx'], ['yara'])).toBe(0.85);
     // an article elided onto the word is another name
     expect(alignment(['lhomme'], ['homme'])).toBe(0);
     expect(alignment(['dorient'], ['orient'])).toBe(0);
