@@ -37,7 +37,7 @@ const accordsArb = fc
   })
   .chain((names) =>
     fc
-      .tuple(...names.map(() => fc.integer({ min: 0, max: 120 })))
+      .tuple(...names.map(() => fc.integer({ min: -20, max: 120 })))
       .map((ws) => names.map((name, i) => ({ name, weight: (ws[i] as number) / 100 }))),
   );
 const profileArb = fc.record({
@@ -192,6 +192,33 @@ describe('the ranking, for all catalogs and quizzes', () => {
         const after = scoreProducts(buildProductMatrix([...products, { profile: extra, line: 'x', house: 'y' }]), t);
         expect([...after.scores.slice(0, products.length)]).toEqual([...before.scores]);
         expect([...after.clash.slice(0, products.length)]).toEqual([...before.clash]);
+      }),
+    );
+  });
+
+  it('a product scores as its first eight known accords, each weight held within 0 to 1', () => {
+    const known = new Set<string>(ACCORDS);
+    fc.assert(
+      fc.property(catalogArb(12), quizArb, (products, quiz) => {
+        const t = buildTaste(quiz);
+        const plain = products.map((p) => ({
+          ...p,
+          profile: {
+            ...p.profile,
+            accords: p.profile.accords
+              .filter((a) => known.has(a.name))
+              .slice(0, 8)
+              .map((a) => ({ name: a.name, weight: Math.min(1, Math.max(0, a.weight)) })),
+          },
+        }));
+        const got = scoreProducts(buildProductMatrix(products), t);
+        const want = scoreProducts(buildProductMatrix(plain), t);
+        expect([...got.scores]).toEqual([...want.scores]);
+        expect([...got.clash]).toEqual([...want.clash]);
+        // the same, each product alone
+        products.forEach((p, i) => {
+          expect(scoreProducts(buildProductMatrix([p]), t).scores[0]).toBe(want.scores[i]);
+        });
       }),
     );
   });
