@@ -26,6 +26,7 @@ const houses = [
   { name: 'Creed' },
   { name: 'Montblanc' },
   { name: 'Rasasi' },
+  { name: 'Xerjoff' },
 ];
 const P = (
   id: string,
@@ -58,6 +59,9 @@ const perfumes = [
   // a house spelt otherwise than in the houses, and a house we do not list
   P('dior-homme', 'Dior Homme', 'DIOR', 'edt', 2005),
   P('santal', 'Santal 33', 'Le Labo', 'edp', 2011),
+  P('ambassadors', 'Ambassadors', 'Xerjoff', 'edp', 2001),
+  P('alphabet', 'Abcdefghijklmnopqrstuvwx', 'Xerjoff', 'edp', 2002),
+  P('maze', 'Maze', 'Xerjoff', 'edp', 2003),
 ];
 
 let index: SearchIndex;
@@ -81,6 +85,13 @@ describe('search: the order of results', () => {
       // the whole query, but not the whole name
       ['eau-sauvage', score(1, 0.05), 1],
     ]);
+  });
+
+  it('equal scores and the same launch year: by id', () => {
+    const same = ['c', 'a', 'e', 'b', 'd'].map((id) => P(id, 'Tie', 'Dior', 'edp', 2010));
+    const tied = buildSearchIndex(same, houses);
+    expect(search(tied, 'tie').map((h) => h.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(search(tied, '', { house: 'Dior' }).map((h) => h.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('equal scores and no launch year: by id, after every dated one', () => {
@@ -126,6 +137,13 @@ describe('search: the order of results', () => {
     ]);
     // only a name holding every word of the phrase gains
     expect(ids('le male parfum').slice(0, 2)).toEqual(['le-male-le-parfum', 'le-male-elixir']);
+    // the gain, half the rarest phrase word's weight, seen below the ceiling
+    const scores = search(index, 'le male le parfum xyzzy').map((h) => [h.id, Number(h.score.toFixed(3))]);
+    expect(scores.slice(0, 3)).toEqual([
+      ['le-male-le-parfum', 0.762],
+      ['le-male-elixir', 0.698],
+      ['le-male', 0.611],
+    ]);
   });
 
   it('house words count less than name words', () => {
@@ -136,6 +154,10 @@ describe('search: the order of results', () => {
     const legend = search(index, 'montblanc legend')[0];
     expect(legend?.id).toBe('legend');
     expect(legend?.score).toBeCloseTo(((0.45 * house + name) / (house + name) + 0.1) / 1.15, 4);
+    // only the name's words make a whole name: one of Legend Spirit's two
+    const spirit = search(index, 'montblanc legend')[1];
+    expect(spirit?.id).toBe('legend-spirit');
+    expect(spirit?.score).toBeCloseTo(((0.45 * house + name) / (house + name) + 0.05) / 1.15, 4);
   });
 });
 
@@ -143,6 +165,8 @@ describe('search: what each word brings', () => {
   it('a perfume’s name is counted in the script of the query', () => {
     expect(hits('رغبه')).toEqual([['raghba', score(1), 1]]);
     expect(hits('raghba')).toEqual([['raghba', score(1, 0.1 / 3), 1]]);
+    // a query with any Arabic word counts the Arabic name
+    expect(hits('raghba رغبه')).toEqual([['raghba', score(1), 1]]);
   });
 
   it('a word found in a perfume’s name and its house counts as a name word', () => {
@@ -214,12 +238,27 @@ describe('search: typos by word length', () => {
     // seven letters: two edits are too many
     expect(ids('aventxx')).toEqual([]);
     expect(ids('sauvaxx')).toEqual([]);
+    // six letters two edits from "spirit" and "legend", though a letter off each leaves the same five
+    expect(ids('xspiri')).toEqual([]);
+    expect(ids('egendl')).toEqual([]);
+  });
+
+  it('words of up to 24 letters are read with typos, longer ones exactly', () => {
+    expect(hits('abcdefghijklmnopqrstuvwy')).toEqual([['alphabet', score(0.8), 0.8]]);
+    expect(ids('abcdefghijklmnopqrstuvwxy')).toEqual([]);
+  });
+
+  it('a word both the start of a longer one and a typo of it takes the better reading', () => {
+    const [hit] = search(index, 'ambassador');
+    expect(hit?.id).toBe('ambassadors');
+    expect(hit?.score).toBeCloseTo((0.85 * Math.sqrt(10 / 11) + 0.1) / 1.15, 4);
   });
 
   it('no typo in a word of three letters or fewer', () => {
     expect(ids('qahwx')).toEqual(['khamrah-qahwa']);
     expect(ids('mle')).toEqual([]);
-    expect(ids('maxe')).toEqual(['le-male', 'le-male-elixir', 'le-male-le-parfum']);
+    // every word one edit away, however many share a spelling variant (maze and male: "mae")
+    expect(ids('maxe')).toEqual(['maze', 'le-male', 'le-male-elixir', 'le-male-le-parfum']);
   });
 
   it('the last word is read as the start of a word; others from three letters', () => {
@@ -229,6 +268,8 @@ describe('search: typos by word length', () => {
     ]);
     expect(ids('l')).toEqual([]);
     expect(ids('le').slice(3, 5)).toEqual(['legend', 'legend-spirit']);
+    // a one-letter last word is read as a start only after other words
+    expect(ids('legend s')[0]).toBe('legend-spirit');
     expect(ids('le m').slice(0, 3)).toEqual(['le-male', 'le-male-elixir', 'le-male-le-parfum']);
     expect(ids('leg spirit')).toEqual(['legend-spirit', 'legend']);
     expect(ids('le spirit').slice(0, 4)).toEqual(['legend-spirit', 'le-male', 'le-male-elixir', 'le-male-le-parfum']);
