@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { buildSearchIndex } from '../catalog/search.ts';
+import { buildSearchIndex, work } from '../catalog/search.ts';
 import {
   alignment,
   listingHouse,
   type MatcherCatalog,
   type MatchResult,
   matchListing,
+  PAIR_BUDGET,
   parseListing,
   saysNoHouse,
 } from '../matching/matcher.ts';
@@ -584,6 +585,32 @@ describe('word by word', () => {
     // an article elided onto the word is another name
     expect(alignment(['lhomme'], ['homme'])).toBe(0);
     expect(alignment(['dorient'], ['orient'])).toBe(0);
+  });
+
+  it('a word of more than 24 letters is compared exactly only', () => {
+    expect(alignment(['abcdefghijklmnopqrstuvwx'], ['abcdefghijklmnopqrstuvwy'])).toBe(0.85);
+    expect(alignment(['abcdefghijklmnopqrstuvwxy'], ['abcdefghijklmnopqrstuvwxz'])).toBe(0);
+    expect(alignment(['abcdefghijklmnopqrstuvwxz'], ['abcdefghijklmnopqrstuvwxy'])).toBe(0);
+    expect(alignment(['abcdefghijklmnopqrstuvwxy'], ['abcdefghijklmnopqrstuvwxy'])).toBe(1);
+  });
+
+  it('a soft word the other side lacks explains nothing: it only costs 2%', () => {
+    expect(alignment(['kamrah', 'for'], ['khamrah'])).toBe(0.85 * 0.98);
+  });
+
+  it('one match compares at most PAIR_BUDGET word pairs beyond exact equality, then words exactly only', () => {
+    // 30 perfumes of one house, each with two words of its own: 24 listing words meet 25 candidates
+    const own = Array.from({ length: 30 }, (_, i) =>
+      P(`p${i}`, `Amber Kol${i}x Vam${i}z`, 'Ajmal', 'edp', 'men', 2000 + i),
+    );
+    const big = { index: buildSearchIndex(own, [{ name: 'Ajmal' }]), perfumes: own };
+    const listing = `Amber ${Array.from({ length: 23 }, (_, i) => `zor${String.fromCharCode(97 + i)}ek`).join(' ')}`;
+    const before = work.pairs;
+    matchListing(big, { name: listing, house: 'Ajmal' });
+    expect(work.pairs - before).toBe(PAIR_BUDGET);
+    expect(PAIR_BUDGET).toBe(2000);
+    // the next match has a budget of its own: a typo still found
+    expect(matchListing(big, { name: 'Amber Kol3x Vam3', house: 'Ajmal' }).perfumeId).toBe('p3');
   });
 
   it('a missing soft word costs 2%; a listing of house words only names nothing', () => {
