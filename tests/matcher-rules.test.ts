@@ -87,6 +87,8 @@ const perfumes = [
   P('9pm', '9PM', 'Afnan', 'edp', 'men', 2020),
   P('9am', '9AM Dive', 'Afnan', 'edp', 'men', 2021),
   { ...P('ombre', 'Ombre Leather', 'Tom Ford', '', 'unisex', 2018), concentration: null },
+  P('oud-wood-rasasi', 'Oud Wood', 'Rasasi', 'edp', 'unisex', 2012),
+  P('le-oud', 'Le Oud', 'Rasasi', 'edp', 'unisex', 2013),
 ];
 
 // built afresh for each test (a few milliseconds): the mutation run then knows every test uses it
@@ -352,8 +354,29 @@ describe('houses: the field, the title, placeholders and shops', () => {
       candidates: [c('mystery', 0.925), c('mastery', 0.925), c('oud-wood', 0.5)],
     });
     expect(match('Oud', '').reason).toBe(
-      'house "" is not in our catalog; the name alone does not say which perfume (closest: Oud Wood by Tom Ford)',
+      'house "" is not in our catalog; the name alone does not say which perfume (closest: Le Oud by Rasasi)',
     );
+    // two houses have an Oud Wood: the name alone cannot say whose
+    expect(match('Oud Wood', '')).toMatchObject({
+      perfumeId: null,
+      reason:
+        'house "" is not in our catalog; the name alone does not say which perfume (closest: Oud Wood by Tom Ford)',
+      candidates: [c('oud-wood', 1), c('oud-wood-rasasi', 1), c('le-oud', 0.5)],
+    });
+    expect(match('Oud Wood', 'Tom Ford')).toMatchObject({ perfumeId: 'oud-wood', confidence: 1 });
+    // the name itself must be distinctive: "Le Oud" is three letters once "Le" is set aside
+    expect(match('Le Oud', '')).toMatchObject({
+      perfumeId: null,
+      candidates: [c('le-oud', 1), c('le-male', 0.5), c('oud-wood', 0.5)],
+    });
+    expect(match('Le Oud', 'Rasasi')).toMatchObject({ perfumeId: 'le-oud', confidence: 1 });
+    // explained less than 95%, though nothing else comes near: with no house, refused
+    expect(match('Khamrah Qahwx', 'Unbranded')).toMatchObject({
+      perfumeId: null,
+      reason:
+        'house "Unbranded" is not in our catalog; the name alone does not say which perfume (closest: Khamrah Qahwa by Lattafa)',
+    });
+    expect(match('Khamrah Qahwx', 'Lattafa')).toMatchObject({ perfumeId: 'khamrah-qahwa', confidence: 0.925 });
     expect(match('Oud Mystery', 'AS SHOWN')).toMatchObject({ perfumeId: 'mystery', confidence: 0.9 });
     // four letters are enough to be distinctive
     expect(match('Amir', '')).toMatchObject({ perfumeId: 'amir', confidence: 0.9 });
@@ -410,6 +433,8 @@ describe('houses: the field, the title, placeholders and shops', () => {
   it('"by" written onto a house of ours is read apart', () => {
     expect(match('Sauvage ByDIOR', '')).toMatchObject({ perfumeId: 'sauvage-edt', confidence: 0.97 });
     expect(match('Aventus ByDior', '').reason).toBe('no perfume of Dior is named like this');
+    // a house key of two letters is too short to be read so: "Bycd" is no "by CD"
+    expect(match('Sauvage Bycd', '').perfumeId).toBeNull();
   });
 
   it('a perfume named after its house, listed by the house name and a gender', () => {
