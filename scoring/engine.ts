@@ -255,7 +255,8 @@ const EXPLORE_MIN_SCORE = 55;
  */
 export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
   const { scores, clash } = scoreProducts(m, t);
-  const pool = topK(scores, clash, Math.min(m.size, limit * 6 + EXPLORE * 4 + 8));
+  // the best limit × 6 + 20 (all of them when there are fewer: topK takes what there is)
+  const pool = topK(scores, clash, limit * 6 + EXPLORE * 4 + 8);
   const picked: Ranked[] = [];
   const lines = new Set<number>();
   const houses = new Map<number, number>();
@@ -279,13 +280,12 @@ export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
 
   // the lines shown: a recommended product is left out of also_explore with its line
   const usedLines = new Set(picked.map((r) => m.lineKey[r.index] as number));
-  const familyMask = t.familyMask || 0;
   const alsoExplore: Ranked[] = [];
   for (const r of pool) {
     if (alsoExplore.length >= EXPLORE) break;
     const fam = m.familyMask[r.index] as number;
     if (clash[r.index] || r.score < EXPLORE_MIN_SCORE) continue;
-    if (!fam || (familyMask && fam & familyMask) || usedLines.has(m.lineKey[r.index] as number)) continue;
+    if (!fam || fam & t.familyMask || usedLines.has(m.lineKey[r.index] as number)) continue;
     alsoExplore.push(r);
     usedLines.add(m.lineKey[r.index] as number);
   }
