@@ -376,7 +376,8 @@ function expand(index: SearchIndex, q: string, allowPrefix: boolean, allowShortP
     for (let i = lo, k = 0; i < sorted.length && k < MAX_PREFIX_EXPANSION; i++, k++) {
       const t = sorted[i] as string;
       if (!t.startsWith(q)) break;
-      if (t !== q) put(t, SIM_PREFIX * Math.sqrt(q.length / t.length));
+      // q itself is among them, already at SIM_EXACT: put keeps the best
+      put(t, SIM_PREFIX * Math.sqrt(q.length / t.length));
     }
   }
 
@@ -539,7 +540,8 @@ function searchWithin(index: SearchIndex, query: string, opts: SearchOptions): S
   const better = (a: SearchHit, b: SearchHit) => a.score > b.score || (a.score === b.score && rankOf(a) < rankOf(b));
   for (let i = 0; i < touchedCount; i++) {
     const d = s.touched[i] as number;
-    let score = maxPossible > 0 ? (s.score[d] as number) / maxPossible : 0;
+    // every word read adds to maxPossible (its weight, or an unknown word's): it is above 0 here
+    let score = (s.score[d] as number) / maxPossible;
     const docConc = index.docConcentration[d] ?? null;
     // a query that is the whole name beats a longer name that contains it (Goddess vs Alien Goddess)
     const nameLen = (arabicQuery ? index.nameLengthAr[d] : index.nameLength[d]) || 1;
