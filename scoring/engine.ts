@@ -224,8 +224,8 @@ export function topK(scores: Uint8Array, clash: Uint8Array, k: number, skip?: (i
       const last = top[k - 1] as number;
       if (!before(s, c, i, scores[last] as number, clash[last] as number, last)) continue;
     }
+    // with room left j is top.length: the shift below, or the last line, makes the new place
     let j = Math.min(top.length, k - 1);
-    if (top.length < k) top.push(i);
     while (j > 0) {
       const prev = top[j - 1] as number;
       if (!before(s, c, i, scores[prev] as number, clash[prev] as number, prev)) break;
