@@ -193,15 +193,12 @@ const CONCENTRATION_PHRASES: { tokens: string[]; slug: string }[] = CONCENTRATIO
   [c.slug, c.en, c.ar, ...(c.aliases ?? [])].map((p) => ({ tokens: searchTokens(p), slug: c.slug })),
 )
   .concat(
-    // spellings shop feeds use that are not vocabulary aliases
+    // spellings shop feeds use that are not vocabulary aliases ("eau de parfum", او دو بارفان and their
+    // EDT forms are the vocabulary's own)
     [
-      ['eau', 'de', 'parfum'],
-      ['او', 'دو', 'بارفان'],
       ['او', 'دي', 'بارفان'],
       ['او', 'دو', 'برفان'],
       ['ادو', 'بارفان'],
-      ['eau', 'de', 'toilette'],
-      ['او', 'دو', 'تواليت'],
       ['او', 'دي', 'تواليت'],
       ['ادو', 'تواليت'],
     ].map((tokens) => ({ tokens, slug: tokens.includes('تواليت') || tokens.includes('toilette') ? 'edt' : 'edp' })),

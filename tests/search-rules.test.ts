@@ -12,6 +12,7 @@ import {
   withWorkBudget,
   work,
 } from '../catalog/search.ts';
+import { CONCENTRATIONS } from '../vocabulary/index.ts';
 
 /**
  * Search's rules one by one, on a small catalog with Latin names only (an
@@ -388,6 +389,40 @@ describe('search helpers', () => {
       removed: ['edp'],
     });
     expect(extractConcentration(['khamrah'])).toEqual({ tokens: ['khamrah'], concentration: null, removed: [] });
+  });
+
+  it('extractConcentration: every name the vocabulary gives a concentration, and the spellings shops use', () => {
+    for (const c of CONCENTRATIONS)
+      for (const phrase of [c.slug, c.en, c.ar, ...c.aliases])
+        expect(extractConcentration(searchTokens(`khamrah ${phrase}`)), phrase).toMatchObject({
+          tokens: ['khamrah'],
+          concentration: c.slug,
+        });
+    for (const [phrase, slug] of [
+      ['او دي بارفان', 'edp'],
+      ['او دو برفان', 'edp'],
+      ['ادو بارفان', 'edp'],
+      ['او دي تواليت', 'edt'],
+      ['ادو تواليت', 'edt'],
+    ])
+      expect(extractConcentration(searchTokens(`khamrah ${phrase}`)), phrase).toEqual({
+        tokens: ['khamrah'],
+        concentration: slug,
+        removed: searchTokens(phrase as string),
+      });
+  });
+
+  it('words that say whom a perfume is for are no part of its name’s length', () => {
+    const gender = ['for', 'him', 'her', 'pour', 'homme', 'femme', 'men', 'women', 'man', 'woman', 'lui', 'elle'];
+    const arabic = ['للرجال', 'للنساء', 'رجالي', 'نسائي'];
+    const named = [...gender, ...arabic].map((w, i) => P(`g${i}`, `Qz${i}x ${w}`, 'Rasasi', 'edp', 2000));
+    const gendered = buildSearchIndex(named, houses);
+    named.forEach((p, i) => {
+      // the whole name, gender word aside: the full whole-name boost
+      const [hit] = search(gendered, `qz${i}x`);
+      expect(hit?.id, p.name).toBe(p.id);
+      expect(hit?.score, p.name).toBeCloseTo(score(1), 4);
+    });
   });
 
   it('searchTokens: letter & letter is one word; the rest folded', () => {
