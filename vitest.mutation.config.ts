@@ -24,6 +24,7 @@ export const MUTATION_TESTS = [
   'tests/scoring.test.ts',
   'tests/search.test.ts',
   'tests/search-rules.test.ts',
+  'tests/matcher-tables.test.ts',
   'tests/matcher-rules.test.ts',
   'tests/matcher.test.ts',
   'tests/listing-parse.test.ts',
