@@ -135,6 +135,15 @@ describe('scores a shopper reads', () => {
   });
 });
 
+describe('a neutral rating', () => {
+  it('keeps what the chosen families imply for that accord', () => {
+    const chosen = quiz({ families: ['oud'] });
+    const neutral = quiz({ families: ['oud'], ratings: [['oud', 'neutral']] });
+    expect(tasteSummary(neutral, buildTaste(neutral))).toEqual(tasteSummary(chosen, buildTaste(chosen)));
+    expect(tasteSummary(neutral, buildTaste(neutral)).top_accords).toContain('oud');
+  });
+});
+
 describe('what a shopper reads does not depend on the order things were given in', () => {
   const permutations = <T>(xs: T[]): T[][] =>
     xs.length <= 1
@@ -178,15 +187,16 @@ describe('what a shopper reads does not depend on the order things were given in
   });
 
   it('the accords to avoid: avoided before disliked, each by name', () => {
+    // names chosen so that by name alone the order would differ
     const ratings: [string, string][] = [
-      ['vanilla', 'dislike'],
-      ['citrus', 'avoid'],
-      ['oud', 'dislike'],
-      ['amber', 'avoid'],
+      ['amber', 'dislike'],
+      ['vanilla', 'avoid'],
+      ['citrus', 'dislike'],
+      ['oud', 'avoid'],
     ];
     for (const order of permutations(ratings)) {
       const q = quiz({ ratings: order as Quiz['ratings'] });
-      expect(tasteSummary(q, buildTaste(q)).avoid_accords).toEqual(['amber', 'citrus', 'oud', 'vanilla']);
+      expect(tasteSummary(q, buildTaste(q)).avoid_accords).toEqual(['oud', 'vanilla', 'amber', 'citrus']);
     }
   });
 
