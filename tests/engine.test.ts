@@ -200,6 +200,19 @@ describe('what a shopper reads does not depend on the order things were given in
     }
   });
 
+  it('families the answers lean to equally: by name', () => {
+    const ratings: [string, string][] = [
+      ['woody', 'love'],
+      ['citrus', 'love'],
+      ['amber', 'love'],
+      ['oud', 'love'],
+    ];
+    for (const order of permutations(ratings)) {
+      const q = quiz({ ratings: order as Quiz['ratings'] });
+      expect(tasteSummary(q, buildTaste(q)).dominant_families).toEqual(['amber', 'citrus', 'oud']);
+    }
+  });
+
   it('a product’s accords are read from its own eight slots only', () => {
     const taste = buildTaste(quiz({ ratings: [['oud', 'love']] }));
     const eight = ['rose', 'citrus', 'woody', 'amber', 'vanilla', 'musky', 'leather', 'floral'];
