@@ -1,21 +1,33 @@
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The fast tests of the core's pure modules, for the mutation run
  * (stryker.config.mjs): no app, no database, no browser, no global set-up.
  * `npm test` runs them too, with everything else (vitest.config.ts).
+ *
+ * Listed in the order they run: a mutant is killed by its first failing test
+ * (the run stops there), so the quick tests that hold each rule directly come
+ * before the broad ones. Left to `npm test`: the floors measured on many real
+ * or random inputs, seconds a run each, which a single mutant rarely crosses
+ * and whose rules the tests here hold one by one: the labelled listings
+ * (`tests/listing-fixture.test.ts`, `tests/matcher-accuracy.test.ts`), the
+ * lookup queries (`tests/lookup-relevance.test.ts`) and the work caps under
+ * random text (`tests/matcher-work.test.ts`).
  */
 export const MUTATION_TESTS = [
-  'tests/scoring.test.ts',
+  'tests/quiz.test.ts',
   'tests/affinities.test.ts',
   'tests/engine.test.ts',
-  'tests/quiz.test.ts',
+  'tests/engine-properties.test.ts',
+  'tests/scoring.test.ts',
+  'tests/search.test.ts',
+  'tests/search-rules.test.ts',
+  'tests/matcher-tables.test.ts',
+  'tests/matcher-rules.test.ts',
   'tests/matcher.test.ts',
   'tests/listing-parse.test.ts',
-  'tests/matcher-work.test.ts',
-  'tests/listing-fixture.test.ts',
-  'tests/search.test.ts',
-  'tests/lookup-relevance.test.ts',
   'tests/event-validate.test.ts',
   'tests/origins.test.ts',
   'tests/origin-rules.test.ts',
@@ -23,10 +35,22 @@ export const MUTATION_TESTS = [
   'tests/admin-token.test.ts',
 ];
 
+/** Runs the files in the order of MUTATION_TESTS rather than slowest first. */
+class ListedOrder extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = MUTATION_TESTS.indexOf(relative(this.ctx.config.root, f.moduleId).replaceAll('\\', '/'));
+      return i === -1 ? MUTATION_TESTS.length : i;
+    };
+    return [...files].sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
     include: MUTATION_TESTS,
     testTimeout: 30_000,
     pool: 'forks',
+    sequence: { sequencer: ListedOrder },
   },
 });

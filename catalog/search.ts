@@ -151,8 +151,8 @@ export function editDistance(a: string, b: string, max: number): number {
     for (let j = 1; j <= n; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        v = Math.min(v, (prev2[j - 2] as number) + 1);
+      // a transposition; on the first row or column one side is out of range (undefined), never equal
+      if (a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (prev2[j - 2] as number) + 1);
       cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
@@ -193,15 +193,12 @@ const CONCENTRATION_PHRASES: { tokens: string[]; slug: string }[] = CONCENTRATIO
   [c.slug, c.en, c.ar, ...(c.aliases ?? [])].map((p) => ({ tokens: searchTokens(p), slug: c.slug })),
 )
   .concat(
-    // spellings shop feeds use that are not vocabulary aliases
+    // spellings shop feeds use that are not vocabulary aliases ("eau de parfum", او دو بارفان and their
+    // EDT forms are the vocabulary's own)
     [
-      ['eau', 'de', 'parfum'],
-      ['او', 'دو', 'بارفان'],
       ['او', 'دي', 'بارفان'],
       ['او', 'دو', 'برفان'],
       ['ادو', 'بارفان'],
-      ['eau', 'de', 'toilette'],
-      ['او', 'دو', 'تواليت'],
       ['او', 'دي', 'تواليت'],
       ['ادو', 'تواليت'],
     ].map((tokens) => ({ tokens, slug: tokens.includes('تواليت') || tokens.includes('toilette') ? 'edt' : 'edp' })),
@@ -376,7 +373,8 @@ function expand(index: SearchIndex, q: string, allowPrefix: boolean, allowShortP
     for (let i = lo, k = 0; i < sorted.length && k < MAX_PREFIX_EXPANSION; i++, k++) {
       const t = sorted[i] as string;
       if (!t.startsWith(q)) break;
-      if (t !== q) put(t, SIM_PREFIX * Math.sqrt(q.length / t.length));
+      // q itself is among them, already at SIM_EXACT: put keeps the best
+      put(t, SIM_PREFIX * Math.sqrt(q.length / t.length));
     }
   }
 
@@ -539,7 +537,8 @@ function searchWithin(index: SearchIndex, query: string, opts: SearchOptions): S
   const better = (a: SearchHit, b: SearchHit) => a.score > b.score || (a.score === b.score && rankOf(a) < rankOf(b));
   for (let i = 0; i < touchedCount; i++) {
     const d = s.touched[i] as number;
-    let score = maxPossible > 0 ? (s.score[d] as number) / maxPossible : 0;
+    // every word read adds to maxPossible (its weight, or an unknown word's): it is above 0 here
+    let score = (s.score[d] as number) / maxPossible;
     const docConc = index.docConcentration[d] ?? null;
     // a query that is the whole name beats a longer name that contains it (Goddess vs Alien Goddess)
     const nameLen = (arabicQuery ? index.nameLengthAr[d] : index.nameLength[d]) || 1;

@@ -156,10 +156,10 @@ function wordSimOnce(a: string, b: string): number {
   const len = Math.min(a.length, b.length);
   if (len >= 4) {
     const max = len >= 8 ? 2 : 1;
+    // a and b differ, so d is 1 or 2 within max
     const d = editDistance(a, b, max);
     if (d > max) return 0;
-    if (d === 1) return 0.85;
-    if (d === 2) return 0.7;
+    return d === 1 ? 0.85 : 0.7;
   }
   return 0;
 }

@@ -224,8 +224,8 @@ export function topK(scores: Uint8Array, clash: Uint8Array, k: number, skip?: (i
       const last = top[k - 1] as number;
       if (!before(s, c, i, scores[last] as number, clash[last] as number, last)) continue;
     }
+    // with room left j is top.length: the shift below, or the last line, makes the new place
     let j = Math.min(top.length, k - 1);
-    if (top.length < k) top.push(i);
     while (j > 0) {
       const prev = top[j - 1] as number;
       if (!before(s, c, i, scores[prev] as number, clash[prev] as number, prev)) break;
@@ -255,7 +255,8 @@ const EXPLORE_MIN_SCORE = 55;
  */
 export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
   const { scores, clash } = scoreProducts(m, t);
-  const pool = topK(scores, clash, Math.min(m.size, limit * 6 + EXPLORE * 4 + 8));
+  // the best limit × 6 + 20 (all of them when there are fewer: topK takes what there is)
+  const pool = topK(scores, clash, limit * 6 + EXPLORE * 4 + 8);
   const picked: Ranked[] = [];
   const lines = new Set<number>();
   const houses = new Map<number, number>();
@@ -277,15 +278,14 @@ export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
     before(a.score, clash[a.index] as number, a.index, b.score, clash[b.index] as number, b.index) ? -1 : 1,
   );
 
-  const chosen = new Set(picked.map((r) => r.index));
+  // the lines shown: a recommended product is left out of also_explore with its line
   const usedLines = new Set(picked.map((r) => m.lineKey[r.index] as number));
-  const familyMask = t.familyMask || 0;
   const alsoExplore: Ranked[] = [];
   for (const r of pool) {
     if (alsoExplore.length >= EXPLORE) break;
     const fam = m.familyMask[r.index] as number;
-    if (chosen.has(r.index) || clash[r.index] || r.score < EXPLORE_MIN_SCORE) continue;
-    if (!fam || (familyMask && fam & familyMask) || usedLines.has(m.lineKey[r.index] as number)) continue;
+    if (clash[r.index] || r.score < EXPLORE_MIN_SCORE) continue;
+    if (!fam || fam & t.familyMask || usedLines.has(m.lineKey[r.index] as number)) continue;
     alsoExplore.push(r);
     usedLines.add(m.lineKey[r.index] as number);
   }

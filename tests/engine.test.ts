@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildProductMatrix, buildTaste, matchAccords, tasteSummary } from '../scoring/engine.ts';
+import { buildProductMatrix, buildTaste, matchAccords, scoreProducts, tasteSummary } from '../scoring/engine.ts';
 import type { Quiz } from '../scoring/quiz.ts';
 
 /**
@@ -90,5 +90,151 @@ describe('tasteSummary', () => {
       top_accords: ['citrus', 'floral', 'oud', 'woody', 'orange blossom'],
       avoid_accords: [],
     });
+  });
+});
+
+describe('scores a shopper reads', () => {
+  const product = (accords: [string, number][], times: string[] = []) => ({
+    profile: {
+      families: [],
+      accords: accords.map(([name, weight]) => ({ name, weight })),
+      seasons: [],
+      times,
+      occasions: [],
+    },
+    line: accords.map(([a]) => a).join('+') + times.join(''),
+    house: 'h',
+  });
+  const m = buildProductMatrix([
+    product([['rose', 1]]),
+    product([['citrus', 1]]),
+    product([['rose', 1]], ['night']),
+    product([['oud', 1]]),
+  ]);
+
+  it('a disliked accord costs 1.5 × its share; an avoided one dominating takes the score to 0, never below', () => {
+    // rose disliked (−0.5): 50 + 50 × 0.075 − 60 × 0.75 = 8.75; citrus avoided: 50 + 3.75 − 60 × 1 < 0
+    const { scores, clash } = scoreProducts(
+      m,
+      buildTaste(
+        quiz({
+          ratings: [
+            ['rose', 'dislike'],
+            ['citrus', 'avoid'],
+          ],
+        }),
+      ),
+    );
+    expect([...scores]).toEqual([9, 0, 9, 54]);
+    expect([...clash]).toEqual([0, 1, 0, 0]);
+  });
+
+  it('a product’s times of day cost nothing when the quiz names no occasion', () => {
+    const { scores } = scoreProducts(m, buildTaste(quiz({ ratings: [['rose', 'love']] })));
+    expect([...scores]).toEqual([86, 54, 86, 54]);
+  });
+});
+
+describe('a neutral rating', () => {
+  it('keeps what the chosen families imply for that accord', () => {
+    const chosen = quiz({ families: ['oud'] });
+    const neutral = quiz({ families: ['oud'], ratings: [['oud', 'neutral']] });
+    expect(tasteSummary(neutral, buildTaste(neutral))).toEqual(tasteSummary(chosen, buildTaste(chosen)));
+    expect(tasteSummary(neutral, buildTaste(neutral)).top_accords).toContain('oud');
+  });
+});
+
+describe('what a shopper reads does not depend on the order things were given in', () => {
+  const permutations = <T>(xs: T[]): T[][] =>
+    xs.length <= 1
+      ? [xs]
+      : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
+
+  it('the accords a product matched on, equal contributions by name', () => {
+    const taste = buildTaste(
+      quiz({
+        ratings: [
+          ['rose', 'like'],
+          ['oud', 'like'],
+          ['woody', 'like'],
+          ['amber', 'love'],
+        ],
+      }),
+    );
+    const accords: [string, number][] = [
+      ['rose', 0.5],
+      ['oud', 0.5],
+      ['woody', 0.5],
+      ['amber', 0.25],
+    ];
+    for (const order of permutations(accords)) {
+      const p = buildProductMatrix([
+        {
+          profile: {
+            families: [],
+            accords: order.map(([name, weight]) => ({ name, weight })),
+            seasons: [],
+            times: [],
+            occasions: [],
+          },
+          line: 'a',
+          house: 'h',
+        },
+      ]);
+      // all four contribute 0.25 (liked 0.5 × 0.5, loved 1 × 0.25): by name
+      expect(matchAccords(p, taste, 0, 4)).toEqual(['amber', 'oud', 'rose', 'woody']);
+    }
+  });
+
+  it('the accords to avoid: avoided before disliked, each by name', () => {
+    // names chosen so that by name alone the order would differ
+    const ratings: [string, string][] = [
+      ['amber', 'dislike'],
+      ['vanilla', 'avoid'],
+      ['citrus', 'dislike'],
+      ['oud', 'avoid'],
+    ];
+    for (const order of permutations(ratings)) {
+      const q = quiz({ ratings: order as Quiz['ratings'] });
+      expect(tasteSummary(q, buildTaste(q)).avoid_accords).toEqual(['oud', 'vanilla', 'amber', 'citrus']);
+    }
+  });
+
+  it('families the answers lean to equally: by name', () => {
+    const ratings: [string, string][] = [
+      ['woody', 'love'],
+      ['citrus', 'love'],
+      ['amber', 'love'],
+      ['oud', 'love'],
+    ];
+    for (const order of permutations(ratings)) {
+      const q = quiz({ ratings: order as Quiz['ratings'] });
+      expect(tasteSummary(q, buildTaste(q)).dominant_families).toEqual(['amber', 'citrus', 'oud']);
+    }
+  });
+
+  it('a product’s accords are read from its own eight slots only', () => {
+    const taste = buildTaste(quiz({ ratings: [['oud', 'love']] }));
+    const eight = ['rose', 'citrus', 'woody', 'amber', 'vanilla', 'musky', 'leather', 'floral'];
+    const p = buildProductMatrix([
+      {
+        profile: {
+          families: [],
+          accords: eight.map((name) => ({ name, weight: 0.5 })),
+          seasons: [],
+          times: [],
+          occasions: [],
+        },
+        line: 'a',
+        house: 'h',
+      },
+      {
+        profile: { families: [], accords: [{ name: 'oud', weight: 1 }], seasons: [], times: [], occasions: [] },
+        line: 'b',
+        house: 'h',
+      },
+    ]);
+    expect(matchAccords(p, taste, 0, 10)).toEqual([]);
+    expect(matchAccords(p, taste, 1, 10)).toEqual(['oud']);
   });
 });

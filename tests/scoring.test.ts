@@ -438,6 +438,53 @@ describe('scenarios on the shipped catalog', () => {
       expect(recommended).not.toContain(r.merchant_product_id);
       expect(r.match_score).toBeGreaterThanOrEqual(55);
     }
+
+    // and leaves out every product that fails one of its rules, each of which would be taken otherwise:
+    // a recommended line, an avoided accord dominating, a score under 55, no family, a chosen family
+    const quiz = quizOf({
+      families: ['oud'],
+      accord_ratings: {
+        ...Object.fromEntries(['oud', 'amber', 'rose', 'woody', 'vanilla', 'leather', 'musky'].map((a) => [a, 'love'])),
+        citrus: 'avoid',
+      },
+      season: 'winter',
+      occasion: 'evening',
+    });
+    const loved = ['oud', 'amber', 'rose', 'woody', 'vanilla', 'leather', 'musky'].map((name) => ({ name, weight: 1 }));
+    const product = (
+      id: string,
+      line: string,
+      families: string[],
+      accords: { name: string; weight: number }[],
+      when = { seasons: ['winter'], occasions: ['evening'] },
+    ) => ({ id, line, house: `house-${id}`, profile: { families, accords, times: ['night'], ...when } });
+    const products = [
+      product('recommended-a', 'A', ['oud'], loved),
+      product('recommended-b', 'B', ['oud'], loved.slice(0, 5)),
+      product('another-of-line-a', 'A', ['woody'], loved.slice(0, 6)),
+      product('dominated-by-citrus', 'D', ['amber'], [...loved, { name: 'citrus', weight: 0.5 }]),
+      product('below-55', 'E', ['floral'], [{ name: 'aquatic', weight: 1 }], {
+        seasons: ['summer'],
+        occasions: ['sport'],
+      }),
+      product('no-family', 'F', [], loved.slice(0, 6)),
+      product('explored', 'G', ['leather'], loved.slice(2)),
+      product('another-of-line-g', 'G', ['leather'], loved.slice(3)),
+      product('of-a-chosen-family', 'H', ['woody', 'oud'], loved.slice(1)),
+    ];
+    const m = buildProductMatrix(products);
+    const { scores, clash } = scoreProducts(m, buildTaste(quiz));
+    const ranking = rank(m, buildTaste(quiz), 2);
+    const ids = (rs: { index: number }[]) => rs.map((r) => products[r.index]?.id);
+    expect(ids(ranking.recommendations)).toEqual(['recommended-a', 'recommended-b']);
+    expect(ids(ranking.alsoExplore)).toEqual(['explored']);
+    // each one left out would have been taken but for its rule
+    const scoreOfId = (id: string) => scores[products.findIndex((p) => p.id === id)] as number;
+    expect(scoreOfId('dominated-by-citrus')).toBeGreaterThanOrEqual(55);
+    expect(clash[products.findIndex((p) => p.id === 'dominated-by-citrus')]).toBe(1);
+    expect(scoreOfId('below-55')).toBeLessThan(55);
+    for (const id of ['another-of-line-a', 'no-family', 'another-of-line-g', 'of-a-chosen-family'])
+      expect(scoreOfId(id), id).toBeGreaterThanOrEqual(scoreOfId('explored'));
   });
 
   it('scores read like a match percentage: a fit near the top, a clash near the bottom', () => {

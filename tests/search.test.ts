@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   buildSearchIndex,
   editDistance,
   extractConcentration,
   resolveHouse,
+  type SearchIndex,
   search,
   searchTokens,
 } from '../catalog/search.ts';
@@ -59,7 +60,11 @@ const perfumes = [
   p('pdm-layton-edp', 'Layton', 'لايتون', 'Parfums de Marly', 'edp', 2016),
   p('lattafa-oud-mood-edp', 'Oud Mood', 'عود مود', 'Lattafa', 'edp', 2019),
 ];
-const index = buildSearchIndex(perfumes, houses);
+// built afresh for each test, not on loading: the mutation run then knows every test uses it
+let index: SearchIndex;
+beforeEach(() => {
+  index = buildSearchIndex(perfumes, houses);
+});
 const top = (q: string, opts = {}) => search(index, q, opts)[0]?.id;
 const ids = (q: string, opts = {}) => search(index, q, opts).map((h) => h.id);
 

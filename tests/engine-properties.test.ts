@@ -1,0 +1,247 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  buildProductMatrix,
+  buildTaste,
+  type ProductMatrix,
+  type Ranked,
+  rank,
+  scoreProducts,
+  type Taste,
+  topK,
+} from '../scoring/engine.ts';
+import { normalizeQuiz, type Quiz, type QuizInput } from '../scoring/quiz.ts';
+import { slugsOf } from '../vocabulary/index.ts';
+
+/**
+ * The ranking a shopper sees, for all catalogs and quizzes: never more than
+ * the limit, one product per line and two per house while there are enough,
+ * also_explore apart from the recommendations, a product's score its own.
+ * Products may hold more accords than the engine keeps (eight) and accords it
+ * does not know.
+ */
+const ACCORDS = slugsOf('accord');
+const FAMILIES = slugsOf('family');
+const RATINGS = slugsOf('rating');
+
+const quizOf = (input: QuizInput): Quiz => {
+  const r = normalizeQuiz(input);
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.quiz;
+};
+
+const accordsArb = fc
+  .uniqueArray(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...ACCORDS) }, fc.constantFrom('smoke-x', 'unknown')), {
+    minLength: 0,
+    maxLength: 12,
+  })
+  .chain((names) =>
+    fc
+      .tuple(...names.map(() => fc.integer({ min: -20, max: 120 })))
+      .map((ws) => names.map((name, i) => ({ name, weight: (ws[i] as number) / 100 }))),
+  );
+const profileArb = fc.record({
+  families: fc.uniqueArray(fc.constantFrom(...FAMILIES), { maxLength: 3 }),
+  accords: accordsArb,
+  seasons: fc.uniqueArray(fc.constantFrom(...slugsOf('season')), { maxLength: 4 }),
+  times: fc.uniqueArray(fc.constantFrom(...slugsOf('time')), { maxLength: 2 }),
+  occasions: fc.uniqueArray(fc.constantFrom(...slugsOf('occasion')), { maxLength: 4 }),
+});
+type Product = { profile: Parameters<typeof buildProductMatrix>[0][number]['profile']; line: string; house: string };
+/** products with lines and houses drawn from a few, so that twins and crowded houses are common */
+const catalogArb = (maxLength: number, lines = 6, houses = 4) =>
+  fc.array(
+    fc.record({
+      profile: profileArb,
+      line: fc.nat(lines - 1).map((i) => `line-${i}`),
+      house: fc.nat(houses - 1).map((i) => `house-${i}`),
+    }),
+    { minLength: 1, maxLength },
+  );
+const quizArb = fc
+  .record(
+    {
+      families: fc.uniqueArray(fc.constantFrom(...FAMILIES), { maxLength: 4 }),
+      accord_ratings: fc.dictionary(fc.constantFrom(...ACCORDS), fc.constantFrom(...RATINGS), { maxKeys: 8 }),
+      season: fc.constantFrom(...slugsOf('season')),
+      occasion: fc.constantFrom(...slugsOf('occasion')),
+    },
+    { requiredKeys: ['families'] },
+  )
+  .filter((q) => q.families.length > 0 || Object.keys(q.accord_ratings ?? {}).length > 0)
+  .map(quizOf);
+
+/** The ranking order: clear of avoided accords first, then score, then position. */
+function ordered(scores: Uint8Array, clash: Uint8Array): number[] {
+  return [...scores.keys()].sort(
+    (a, b) => (clash[a] as number) - (clash[b] as number) || (scores[b] as number) - (scores[a] as number) || a - b,
+  );
+}
+
+/**
+ * The ranking written the plain way: every product sorted, the picks drawn
+ * from the best `limit × 6 + 20`; one per line, two per house, then the next
+ * best; also_explore: up to three more of that pool, scoring 55 or more, clear
+ * of avoided accords, of families the shopper did not choose, of lines not
+ * shown yet.
+ */
+function plainRank(m: ProductMatrix, t: Taste, limit: number) {
+  const { scores, clash } = scoreProducts(m, t);
+  const pool = ordered(scores, clash).slice(0, limit * 6 + 20);
+  const picked: number[] = [];
+  for (const i of pool) {
+    if (picked.length === limit) break;
+    const house = picked.filter((j) => m.houseKey[j] === m.houseKey[i]).length;
+    if (picked.some((j) => m.lineKey[j] === m.lineKey[i]) || house >= 2) continue;
+    picked.push(i);
+  }
+  for (const i of pool) if (picked.length < limit && !picked.includes(i)) picked.push(i);
+  const recommendations = pool.filter((i) => picked.includes(i));
+  const explore: number[] = [];
+  for (const i of pool) {
+    const fam = m.familyMask[i] as number;
+    const lines = [...recommendations, ...explore].map((j) => m.lineKey[j]);
+    if (explore.length === 3 || recommendations.includes(i) || clash[i] || (scores[i] as number) < 55) continue;
+    if (!fam || fam & t.familyMask || lines.includes(m.lineKey[i] as number)) continue;
+    explore.push(i);
+  }
+  const ranked = (i: number): Ranked => ({ index: i, score: scores[i] as number });
+  return { recommendations: recommendations.map(ranked), alsoExplore: explore.map(ranked) };
+}
+
+const limitArb = fc.integer({ min: 1, max: 8 });
+
+describe('the ranking, for all catalogs and quizzes', () => {
+  it('is the plain ranking: best first, one per line and two per house from the best limit × 6 + 20, then the next best', () => {
+    fc.assert(
+      fc.property(catalogArb(70), quizArb, limitArb, (products, quiz, limit) => {
+        const m = buildProductMatrix(products);
+        const t = buildTaste(quiz);
+        expect(rank(m, t, limit)).toEqual(plainRank(m, t, limit));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never answers more than the limit, and as many as it can', () => {
+    fc.assert(
+      fc.property(catalogArb(40), quizArb, fc.integer({ min: 1, max: 50 }), (products, quiz, limit) => {
+        const r = rank(buildProductMatrix(products), buildTaste(quiz), limit);
+        expect(r.recommendations).toHaveLength(Math.min(limit, products.length));
+        expect(r.alsoExplore.length).toBeLessThanOrEqual(3);
+      }),
+    );
+  });
+
+  it('no two recommendations share a line while there are enough lines', () => {
+    // every line its own house, so the house rule never decides
+    const oneHouseEach = catalogArb(26, 10).map((ps) => ps.map((p) => ({ ...p, house: p.line })));
+    fc.assert(
+      fc.property(oneHouseEach, quizArb, limitArb, (products, quiz, limit) => {
+        const lines = new Set(products.map((p) => p.line));
+        fc.pre(lines.size >= limit);
+        const r = rank(buildProductMatrix(products), buildTaste(quiz), limit);
+        const shown = r.recommendations.map((x) => (products[x.index] as Product).line);
+        expect(new Set(shown).size).toBe(shown.length);
+      }),
+    );
+  });
+
+  it('no house more than twice while there are enough houses', () => {
+    const oneLineEach = catalogArb(26, 1, 5).map((ps) => ps.map((p, i) => ({ ...p, line: `line-${i}` })));
+    fc.assert(
+      fc.property(oneLineEach, quizArb, limitArb, (products, quiz, limit) => {
+        const houses = products.map((p) => p.house);
+        const room = [...new Set(houses)].reduce((n, h) => n + Math.min(2, houses.filter((x) => x === h).length), 0);
+        fc.pre(room >= limit);
+        const r = rank(buildProductMatrix(products), buildTaste(quiz), limit);
+        const shown = r.recommendations.map((x) => (products[x.index] as Product).house);
+        for (const h of shown) expect(shown.filter((x) => x === h).length).toBeLessThanOrEqual(2);
+      }),
+    );
+  });
+
+  it('also_explore never repeats a recommendation, a line shown, a chosen family or a clashing product', () => {
+    fc.assert(
+      fc.property(catalogArb(40), quizArb, limitArb, (products, quiz, limit) => {
+        const m = buildProductMatrix(products);
+        const t = buildTaste(quiz);
+        const { clash } = scoreProducts(m, t);
+        const r = rank(m, t, limit);
+        const shown = r.recommendations.map((x) => x.index);
+        const lines = new Set(shown.map((i) => (products[i] as Product).line));
+        for (const x of r.alsoExplore) {
+          const p = products[x.index] as Product;
+          expect(shown).not.toContain(x.index);
+          expect(lines.has(p.line)).toBe(false);
+          lines.add(p.line);
+          expect(clash[x.index]).toBe(0);
+          expect(x.score).toBeGreaterThanOrEqual(55);
+          expect(p.profile.families.length).toBeGreaterThan(0);
+          for (const f of p.profile.families) expect(quiz.families).not.toContain(f);
+        }
+      }),
+    );
+  });
+
+  it('adding a product never changes another product’s score, whatever its accords', () => {
+    fc.assert(
+      fc.property(catalogArb(20), profileArb, quizArb, (products, extra, quiz) => {
+        const t = buildTaste(quiz);
+        const before = scoreProducts(buildProductMatrix(products), t);
+        const after = scoreProducts(buildProductMatrix([...products, { profile: extra, line: 'x', house: 'y' }]), t);
+        expect([...after.scores.slice(0, products.length)]).toEqual([...before.scores]);
+        expect([...after.clash.slice(0, products.length)]).toEqual([...before.clash]);
+      }),
+    );
+  });
+
+  it('a product scores as its first eight known accords, each weight held within 0 to 1', () => {
+    const known = new Set<string>(ACCORDS);
+    fc.assert(
+      fc.property(catalogArb(12), quizArb, (products, quiz) => {
+        const t = buildTaste(quiz);
+        const plain = products.map((p) => ({
+          ...p,
+          profile: {
+            ...p.profile,
+            accords: p.profile.accords
+              .filter((a) => known.has(a.name))
+              .slice(0, 8)
+              .map((a) => ({ name: a.name, weight: Math.min(1, Math.max(0, a.weight)) })),
+          },
+        }));
+        const got = scoreProducts(buildProductMatrix(products), t);
+        const want = scoreProducts(buildProductMatrix(plain), t);
+        expect([...got.scores]).toEqual([...want.scores]);
+        expect([...got.clash]).toEqual([...want.clash]);
+        // the same, each product alone
+        products.forEach((p, i) => {
+          expect(scoreProducts(buildProductMatrix([p]), t).scores[0]).toBe(want.scores[i]);
+        });
+      }),
+    );
+  });
+
+  it('topK is the first k of the ranking order, without the products skipped', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 1 })), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 5 }),
+        (rows, k, every) => {
+          const scores = Uint8Array.from(rows.map(([s]) => s));
+          const clash = Uint8Array.from(rows.map(([, c]) => c));
+          const skip = (i: number) => i % every === every - 1;
+          const expected = ordered(scores, clash)
+            .filter((i) => every === 1 || !skip(i))
+            .slice(0, k);
+          const got = topK(scores, clash, k, every === 1 ? undefined : skip);
+          expect(got.map((r) => r.index)).toEqual(expected);
+          expect(got.map((r) => r.score)).toEqual(expected.map((i) => scores[i]));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
