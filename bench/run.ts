@@ -14,6 +14,7 @@ import { runLookupBench } from './lookup.ts';
 import { runMatchBench } from './match.ts';
 import { runNotesBench } from './notes.ts';
 import { runEndpointBench } from './score-endpoint.ts';
+import { runRateLimitAccuracy, runThroughputBench } from './throughput.ts';
 
 const benches: Record<string, () => Promise<unknown>> = {
   lookup: () => runLookupBench(),
@@ -26,6 +27,8 @@ const benches: Record<string, () => Promise<unknown>> = {
   endpoint: () => runEndpointBench(),
   events: () => runEventsBench(),
   load: () => runLoadBench(),
+  throughput: () => runThroughputBench(),
+  'rate-limit-accuracy': () => runRateLimitAccuracy(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

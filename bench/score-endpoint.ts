@@ -77,7 +77,7 @@ export function requestStream(key: string, path: string): autocannon.Request[] {
 }
 
 /** CPU time (user + system, µs) of a process, from /proc; 0 where there is no /proc */
-function cpuMicros(pid: number | undefined): number {
+export function cpuMicros(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) * (1e6 / CLOCK_TICKS);
@@ -87,8 +87,18 @@ function cpuMicros(pid: number | undefined): number {
 }
 const CLOCK_TICKS = 100;
 
+/** CPU time of a process split into user and kernel (system) µs, from /proc */
+export function cpuSplitMicros(pid: number | undefined): { user: number; system: number } {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return { user: Number(fields[11]) * (1e6 / CLOCK_TICKS), system: Number(fields[12]) * (1e6 / CLOCK_TICKS) };
+  } catch {
+    return { user: 0, system: 0 };
+  }
+}
+
 /** CPU time of every local PostgreSQL process (the session writes land there) */
-function postgresCpuMicros(): number {
+export function postgresCpuMicros(): number {
   let total = 0;
   let pids: string[] = [];
   try {

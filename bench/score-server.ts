@@ -44,7 +44,10 @@ if (mode === 'bare') {
   );
 } else {
   const config = loadConfig({
-    DATABASE_URL: process.env.BENCH_DATABASE_URL || 'memory:',
+    // BENCH_PGLITE_DIR: embedded PGlite on disk, as `npm start` runs it; else in memory or BENCH_DATABASE_URL
+    ...(process.env.BENCH_PGLITE_DIR
+      ? { PGLITE_DATA_DIR: process.env.BENCH_PGLITE_DIR }
+      : { DATABASE_URL: process.env.BENCH_DATABASE_URL || 'memory:' }),
     LOG_LEVEL: 'warn',
     TRUST_PROXY: '127.0.0.1',
     SEED_DEMO: 'false',

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KEY_CACHE_TTL_MS } from '../auth/key-store.ts';
 import { rowsOf } from '../db/client.ts';
 import { createScratchDatabase } from '../db/scratch.ts';
-import { WIDGET_RATE_LIMITS } from '../plugins/external/rate-limit.ts';
+import { overAdmissionBound } from '../lib/shared-counter.ts';
+import { RECONCILE_MS, WIDGET_RATE_LIMITS } from '../plugins/external/rate-limit.ts';
 import {
   adminHeaders,
   BASE_FEED,
@@ -85,22 +86,33 @@ describe.runIf(TEST_DATABASE_URL && TEST_REDIS_URL)('several instances on one Po
     }
   });
 
-  it(`rate limits are shared: one key from one address gets exactly ${WIDGET_RATE_LIMITS.verify} verify calls a minute across all instances`, async () => {
+  it(`rate limits are shared: one key from one address gets ${WIDGET_RATE_LIMITS.verify} verify calls a minute across all instances, more only within the documented bound`, async () => {
     const nodes = await cluster();
     const { key } = await createMerchantAndKey(nodes[0] as Instance, 'rl');
     const limit = WIDGET_RATE_LIMITS.verify;
     const sent = limit + 30;
     const answers = [];
+    const sends: { instance: number; at: number }[] = [];
     for (let n = 0; n < sent; n++) {
       const node = nodes[n % nodes.length] as Instance;
+      sends.push({ instance: n % nodes.length, at: performance.now() });
       answers.push(await request(`${node.url}/api/widget/verify`, { body: { api_key: key } }));
     }
     const ok = answers.filter((r) => r.status === 200);
     const limited = answers.filter((r) => r.status === 429);
-    expect(ok.length).toBe(limit);
-    expect(limited.length).toBe(sent - limit);
-    // the first `limit` calls are the ones served, whichever instance each reached
+    expect(ok.length + limited.length).toBe(sent);
+    // the first `limit` calls are served, whichever instance each reached: no one is refused below the limit
     expect(answers.slice(0, limit).every((r) => r.status === 200)).toBe(true);
+    // above it only what the other instances admitted before their next reconciliation told them
+    // how long an instance may answer from a total that misses the others' calls: one interval,
+    // plus the time a call takes to be answered and counted (the 90th percentile, twice, for a loaded machine)
+    const times = answers.map((r) => r.ms).sort((x, y) => x - y);
+    const bound = overAdmissionBound(sends, RECONCILE_MS + 2 * (times[Math.floor(times.length * 0.9)] as number));
+    process.stdout.write(
+      `shared rate limit: ${ok.length} of ${sent} verify calls answered 200 over ${nodes.length} instances (limit ${limit}, bound +${bound})\n`,
+    );
+    expect(ok.length - limit).toBeLessThanOrEqual(bound);
+    expect(ok.length).toBeLessThan(limit + 30);
     for (const r of limited) {
       expect(r.headers['retry-after']).toMatch(/^\d+$/);
       expect(r.json()).toMatchObject({ code: 'rate_limited' });
@@ -108,11 +120,14 @@ describe.runIf(TEST_DATABASE_URL && TEST_REDIS_URL)('several instances on one Po
     // every instance refused some: the count is shared, not each one's own
     const refusedBy = new Set(answers.flatMap((r, n) => (r.status === 429 ? [n % nodes.length] : [])));
     expect(refusedBy.size).toBe(nodes.length);
-    // the shared counter is in Redis, under the key's digest and the client address (127.0.0.1 for all)
+    // the shared counter is in Redis, under the key's digest and the client address (127.0.0.1 for all),
+    // and holds every call once the instances have reconciled
     const redis = new Redis(TEST_REDIS_URL as string);
     try {
       const digest = createHash('sha256').update(key).digest('hex').slice(0, 20);
-      expect(Number(await redis.get(`sillage-rl-POST/api/widget/verify-${digest}|127.0.0.1`))).toBe(sent);
+      await poll('every call counted in Redis', async () =>
+        Number(await redis.get(`sillage-rl-POST/api/widget/verify-${digest}|127.0.0.1`)) === sent ? true : undefined,
+      );
     } finally {
       redis.disconnect();
     }

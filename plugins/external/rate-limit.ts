@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import rateLimit, { type FastifyRateLimitStore, normalizeIP, type RateLimitOptions } from '@fastify/rate-limit';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Cache } from '../../lib/cache.ts';
 import { AppError } from '../../lib/errors.ts';
+import { createSharedCounter, type ReconcileFn, type SharedCounter } from '../../lib/shared-counter.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
 
 /** Requests per minute for each widget operation (the interface's Limits table). */
@@ -89,51 +89,68 @@ export function addressFloodGuard(max: number) {
   };
 }
 
-// The plugin's own stores, combined below so that Redis trouble degrades to
-// per-instance counting instead of no limit or a failed request.
-const require = createRequire(import.meta.url);
-type StoreCtor = new (...args: unknown[]) => FastifyRateLimitStore;
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreCtor;
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as StoreCtor;
-
 /**
- * After the shared store fails, counting stays local this long before Redis is
- * tried again: a Redis that times out rather than refuses (see
- * REDIS_COMMAND_TIMEOUT_MS) then delays one request now and then, not every one.
+ * Shared counting (REDIS_URL set): hits are counted in this instance at once and
+ * sent to Redis together every this many milliseconds, in one script call that
+ * answers each counter's shared total (lib/shared-counter.ts): no request waits
+ * for Redis. Across N instances a client may be admitted above its limit by
+ * what the other N − 1 instances admit it within one interval (docs/operations.md).
  */
+export const RECONCILE_MS = 10;
+/** A counter with this many calls not yet sent is reconciled at once, not at the end of the interval. */
+export const RECONCILE_HOT_HITS = 2;
+/** After a failed reconciliation (Redis down or slow) the next is tried this much later; counting stays per instance meanwhile. */
 export const SHARED_STORE_RETRY_MS = 2000;
 
-class FallbackStore implements FastifyRateLimitStore {
+/** Adds each counter's hits and answers its total and time left; sets the window on a counter it creates. */
+const RECONCILE_LUA = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local total = redis.call('INCRBY', key, ARGV[2 * i - 1])
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    ttl = tonumber(ARGV[2 * i])
+    redis.call('PEXPIRE', key, ttl)
+  end
+  out[2 * i - 1] = total
+  out[2 * i] = ttl
+end
+return out`;
+
+type RedisWithReconcile = NonNullable<FastifyInstance['redis']> & {
+  sillageReconcile(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
+};
+
+/** The Redis side of a reconciliation: one EVALSHA for up to 1,000 counters. */
+export function redisReconcile(redis: NonNullable<FastifyInstance['redis']>): ReconcileFn {
+  const r = redis as RedisWithReconcile;
+  if (typeof r.sillageReconcile !== 'function') r.defineCommand('sillageReconcile', { lua: RECONCILE_LUA });
+  return async (deltas) => {
+    const args: (string | number)[] = deltas.map((d) => d.key);
+    for (const d of deltas) args.push(d.hits, d.windowMs);
+    const out = await r.sillageReconcile(deltas.length, ...args);
+    return deltas.map((_, i) => ({ total: Number(out[2 * i]), ttlMs: Number(out[2 * i + 1]) }));
+  };
+}
+
+/** The plugin's store interface over shared counters; a route's child prefixes its method and URL, as the plugin's Redis store did. */
+class SharedStore implements FastifyRateLimitStore {
   constructor(
-    private readonly shared: FastifyRateLimitStore,
-    private readonly local: FastifyRateLimitStore,
-    /** one state for the store and its per-route children: Redis is down for all of them */
-    private readonly state: { sharedDownUntil: number },
-    private readonly onFallback: (err: Error) => void,
+    private readonly counter: SharedCounter,
+    private readonly prefix: string,
   ) {}
 
-  incr(key: string, cb: Parameters<FastifyRateLimitStore['incr']>[1], timeWindow: number, max: number) {
-    if (Date.now() < this.state.sharedDownUntil) return this.local.incr(key, cb, timeWindow, max);
-    this.shared.incr(
-      key,
-      (err, result) => {
-        if (!err) return cb(null, result);
-        this.state.sharedDownUntil = Date.now() + SHARED_STORE_RETRY_MS;
-        this.onFallback(err);
-        this.local.incr(key, cb, timeWindow, max);
-      },
-      timeWindow,
-      max,
-    );
+  incr(key: string, cb: Parameters<FastifyRateLimitStore['incr']>[1], timeWindow: number) {
+    cb(null, this.counter.hit(this.prefix + key, timeWindow));
+  }
+
+  read(key: string, cb: Parameters<FastifyRateLimitStore['incr']>[1]) {
+    cb(null, this.counter.read(this.prefix + key));
   }
 
   child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
-    return new FallbackStore(
-      this.shared.child(routeOptions),
-      this.local.child(routeOptions),
-      this.state,
-      this.onFallback,
-    );
+    const info = (routeOptions as unknown as { routeInfo: { method: string; url: string } }).routeInfo;
+    return new SharedStore(this.counter, `${this.prefix}${info.method}${info.url}-`);
   }
 }
 
@@ -144,22 +161,32 @@ export default fp(
     const onFallback = (err: Error) => {
       if (Date.now() - lastWarn > 10_000) {
         lastWarn = Date.now();
-        app.log.warn({ err: { message: err.message } }, 'rate limit: redis unavailable, counting per instance');
+        app.log.warn(
+          { err: { message: err.message } },
+          'rate limit: redis unavailable, counting per instance until it answers',
+        );
       }
     };
-    const store = redis
-      ? (class {
-          constructor(params: { continueExceeding: boolean; exponentialBackoff: boolean }) {
-            // biome-ignore lint/correctness/noConstructorReturn: the plugin instantiates the store class itself
-            return new FallbackStore(
-              new RedisStore(params.continueExceeding, params.exponentialBackoff, redis, 'sillage-rl-'),
-              new LocalStore(params.continueExceeding, params.exponentialBackoff, 100_000),
-              { sharedDownUntil: 0 },
-              onFallback,
-            );
-          }
-        } as unknown as StoreCtor)
-      : undefined;
+    let store: (new () => FastifyRateLimitStore) | undefined;
+    if (redis) {
+      const counter = createSharedCounter({
+        name: 'rate-limit-shared',
+        reconcile: redisReconcile(redis),
+        flushMs: RECONCILE_MS,
+        retryMs: SHARED_STORE_RETRY_MS,
+        maxCounters: 200_000,
+        // a client sending a burst (2 calls within one interval on one instance) is reconciled at once
+        hotHits: RECONCILE_HOT_HITS,
+        onError: onFallback,
+      });
+      app.addHook('onClose', () => counter.close());
+      store = class {
+        constructor() {
+          // biome-ignore lint/correctness/noConstructorReturn: the plugin instantiates the store class itself
+          return new SharedStore(counter, 'sillage-rl-');
+        }
+      } as unknown as new () => FastifyRateLimitStore;
+    }
 
     await app.register(rateLimit, {
       global: false,

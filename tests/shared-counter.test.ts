@@ -1,0 +1,242 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type CounterDelta,
+  type CounterTotal,
+  createSharedCounter,
+  overAdmissionBound,
+  type ReconcileFn,
+} from '../lib/shared-counter.ts';
+
+const WINDOW = 60_000;
+
+/** A store as Redis keeps it: totals with an expiry, and a count of calls (the round trips). */
+function fakeStore(clock: { t: number }) {
+  const keys = new Map<string, { total: number; expiresAt: number }>();
+  let calls = 0;
+  let failing = false;
+  const reconcile: ReconcileFn = async (deltas: readonly CounterDelta[]): Promise<CounterTotal[]> => {
+    calls++;
+    if (failing) throw new Error('store down');
+    return deltas.map((d) => {
+      let k = keys.get(d.key);
+      if (!k || k.expiresAt <= clock.t) {
+        k = { total: 0, expiresAt: clock.t + d.windowMs };
+        keys.set(d.key, k);
+      }
+      k.total += d.hits;
+      return { total: k.total, ttlMs: k.expiresAt - clock.t };
+    });
+  };
+  return {
+    reconcile,
+    total: (key: string) => keys.get(key)?.total ?? 0,
+    calls: () => calls,
+    fail: (on: boolean) => {
+      failing = on;
+    },
+  };
+}
+
+function instance(store: ReturnType<typeof fakeStore>, clock: { t: number }, maxPerCall?: number) {
+  return createSharedCounter({
+    name: `test-shared-${Math.random()}`,
+    reconcile: store.reconcile,
+    // reconciliations are driven by the test (flush), never by the timer
+    flushMs: 3_600_000,
+    retryMs: 3_600_000,
+    maxCounters: 1000,
+    maxPerCall,
+    now: () => clock.t,
+  });
+}
+
+describe('shared counters: counted here at once, reconciled in batches', () => {
+  it('a hit is answered without a call to the store; a thousand hits on a hundred counters cost one call', async () => {
+    const clock = { t: 0 };
+    const store = fakeStore(clock);
+    const a = instance(store, clock);
+    for (let i = 0; i < 1000; i++) expect(a.hit(`k${i % 100}`, WINDOW).current).toBe(Math.floor(i / 100) + 1);
+    expect(store.calls()).toBe(0);
+    await a.flush();
+    expect(store.calls()).toBe(1);
+    expect(store.total('k7')).toBe(10);
+    await a.close();
+  });
+
+  it('after a reconciliation an instance counts the hits other instances sent', async () => {
+    const clock = { t: 0 };
+    const store = fakeStore(clock);
+    const a = instance(store, clock);
+    const b = instance(store, clock);
+    for (let i = 0; i < 60; i++) a.hit('k', WINDOW);
+    await a.flush();
+    // b has not heard yet: this is the over-admission the bound describes
+    expect(b.hit('k', WINDOW).current).toBe(1);
+    await b.flush();
+    expect(b.hit('k', WINDOW).current).toBe(62);
+    expect(b.read('k').current).toBe(62);
+    await a.flush();
+    expect(a.read('k').current).toBe(60);
+    a.hit('k', WINDOW);
+    await a.flush();
+    // 60 and 1 of a's, b's first (sent); b's second is not sent yet
+    expect(a.read('k').current).toBe(62);
+    await b.flush();
+    expect(store.total('k')).toBe(63);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('while the store fails, hits are counted here and sent with the next reconciliation that succeeds', async () => {
+    const clock = { t: 0 };
+    const store = fakeStore(clock);
+    const a = instance(store, clock);
+    store.fail(true);
+    for (let i = 0; i < 5; i++) a.hit('k', WINDOW);
+    await a.flush();
+    expect(a.read('k').current).toBe(5);
+    expect(a.pending()).toBe(1);
+    a.hit('k', WINDOW);
+    store.fail(false);
+    await a.flush();
+    expect(store.total('k')).toBe(6);
+    expect(a.pending()).toBe(0);
+    await a.close();
+  });
+
+  it("the window ends with the store's: the count starts again, and the time left is the store's", async () => {
+    const clock = { t: 0 };
+    const store = fakeStore(clock);
+    const a = instance(store, clock);
+    const b = instance(store, clock);
+    a.hit('k', WINDOW);
+    await a.flush();
+    clock.t = 20_000;
+    b.hit('k', WINDOW);
+    await b.flush();
+    // b joined a window opened 20 s earlier: 40 s left, not 60
+    expect(b.read('k').ttl).toBe(40_000);
+    clock.t = 60_000;
+    expect(b.read('k')).toEqual({ current: 0, ttl: 0 });
+    expect(b.hit('k', WINDOW).current).toBe(1);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('a reconciliation of more counters than one call takes is sent in several calls, none lost', async () => {
+    const clock = { t: 0 };
+    const store = fakeStore(clock);
+    const a = instance(store, clock, 10);
+    for (let i = 0; i < 35; i++) a.hit(`k${i}`, WINDOW);
+    await a.flush();
+    expect(store.calls()).toBe(4);
+    for (let i = 0; i < 35; i++) expect(store.total(`k${i}`)).toBe(1);
+    await a.close();
+  });
+
+  it('a counter hit in a burst is reconciled at once, not at the end of the interval; a quiet one waits', async () => {
+    const clock = { t: 0 };
+    const store = fakeStore(clock);
+    const a = createSharedCounter({
+      name: 'test-shared-hot',
+      reconcile: store.reconcile,
+      flushMs: 3_600_000,
+      retryMs: 3_600_000,
+      maxCounters: 100,
+      hotHits: 3,
+      now: () => clock.t,
+    });
+    a.hit('quiet', WINDOW);
+    a.hit('burst', WINDOW);
+    a.hit('burst', WINDOW);
+    await new Promise((r) => setImmediate(r));
+    expect(store.calls()).toBe(0);
+    a.hit('burst', WINDOW);
+    await new Promise((r) => setImmediate(r));
+    expect(store.calls()).toBe(1);
+    expect(store.total('burst')).toBe(3);
+    // while that call is answered, a further burst waits for it, then goes at once
+    a.hit('burst', WINDOW);
+    a.hit('burst', WINDOW);
+    a.hit('burst', WINDOW);
+    await new Promise((r) => setImmediate(r));
+    expect(store.total('burst')).toBe(6);
+    expect(a.read('burst').current).toBe(6);
+    await a.close();
+  });
+
+  it('on its own timer, hits reach the store within the interval', async () => {
+    const store = fakeStore({ t: 0 });
+    const a = createSharedCounter({
+      name: 'test-shared-timer',
+      reconcile: async (d) => store.reconcile(d),
+      flushMs: 5,
+      retryMs: 5,
+      maxCounters: 100,
+      now: () => 0,
+    });
+    a.hit('k', WINDOW);
+    a.hit('k', WINDOW);
+    const until = Date.now() + 2000;
+    while (store.total('k') < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
+    expect(store.total('k')).toBe(2);
+    await a.close();
+  });
+
+  it('no hit is lost and no instance ever sees more than were sent, whatever the interleaving (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.record({
+              kind: fc.constant('hit' as const),
+              at: fc.integer({ min: 0, max: 2 }),
+              key: fc.integer({ min: 0, max: 3 }),
+            }),
+            fc.record({ kind: fc.constant('flush' as const), at: fc.integer({ min: 0, max: 2 }) }),
+          ),
+          { maxLength: 200 },
+        ),
+        async (steps) => {
+          const clock = { t: 0 };
+          const store = fakeStore(clock);
+          const nodes = [instance(store, clock), instance(store, clock), instance(store, clock)];
+          const sent = new Map<string, number>();
+          for (const s of steps) {
+            const node = nodes[s.at] as (typeof nodes)[number];
+            if (s.kind === 'hit') {
+              const key = `k${s.key}`;
+              sent.set(key, (sent.get(key) ?? 0) + 1);
+              const seen = node.hit(key, WINDOW).current;
+              expect(seen).toBeLessThanOrEqual(sent.get(key) as number);
+              expect(seen).toBeGreaterThanOrEqual(1);
+            } else await node.flush();
+          }
+          for (const n of nodes) await n.flush();
+          for (const [key, n] of sent) {
+            expect(store.total(key)).toBe(n);
+            // after every instance has reconciled in turn, the last one knows the whole count
+            expect((nodes[2] as (typeof nodes)[number]).read(key).current).toBeLessThanOrEqual(n);
+          }
+          for (const n of nodes) await n.close();
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('over-admission bound', () => {
+  it('is, for each instance, the most requests sent to it within one stale span, summed', () => {
+    const sends = [
+      { instance: 0, at: 0 },
+      { instance: 1, at: 1 },
+      { instance: 0, at: 2 },
+      { instance: 1, at: 3 },
+      { instance: 0, at: 30 },
+    ];
+    expect(overAdmissionBound(sends, 5)).toBe(4);
+    expect(overAdmissionBound(sends, 100)).toBe(5);
+    expect(overAdmissionBound(sends, 0)).toBe(2);
+    expect(overAdmissionBound([], 10)).toBe(0);
+  });
+});
