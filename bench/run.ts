@@ -13,6 +13,7 @@ import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
 import { runMatchBench } from './match.ts';
 import { runNotesBench } from './notes.ts';
+import { runProfileBench } from './profile.ts';
 import { runEndpointBench } from './score-endpoint.ts';
 import { runRateLimitAccuracy, runThroughputBench } from './throughput.ts';
 
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   load: () => runLoadBench(),
   throughput: () => runThroughputBench(),
   'rate-limit-accuracy': () => runRateLimitAccuracy(),
+  profile: () => runProfileBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

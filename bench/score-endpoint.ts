@@ -87,6 +87,16 @@ export function cpuMicros(pid: number | undefined): number {
 }
 const CLOCK_TICKS = 100;
 
+/** CPU time (µs) of a process's main thread alone (the event loop that answers requests), from /proc */
+export function mainThreadCpuMicros(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * (1e6 / CLOCK_TICKS);
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU time of a process split into user and kernel (system) µs, from /proc */
 export function cpuSplitMicros(pid: number | undefined): { user: number; system: number } {
   try {

@@ -78,5 +78,22 @@ if (mode === 'bare') {
   );
 }
 
-// a profiler (BENCH_NODE_ARGS=--cpu-prof) writes its profile only on a normal exit
-process.once('SIGTERM', () => process.exit(0));
+// BENCH_PROFILE_OUT: a CPU profile of the main thread from SIGUSR2 to SIGTERM (bench/profile.ts),
+// so that start-up and warm-up stay out of it
+const profileOut = process.env.BENCH_PROFILE_OUT;
+if (profileOut) {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  process.once('SIGUSR2', () => void session.post('Profiler.start'));
+  process.once('SIGTERM', async () => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(profileOut, JSON.stringify(profile));
+    process.exit(0);
+  });
+} else {
+  // a profiler (BENCH_NODE_ARGS=--cpu-prof) writes its profile only on a normal exit
+  process.once('SIGTERM', () => process.exit(0));
+}

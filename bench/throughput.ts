@@ -21,7 +21,14 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { createScratchDatabase } from '../db/scratch.ts';
 import { startBenchServer } from './child.ts';
-import { cpuMicros, cpuSplitMicros, postgresCpuMicros, requestStream, run } from './score-endpoint.ts';
+import {
+  cpuMicros,
+  cpuSplitMicros,
+  mainThreadCpuMicros,
+  postgresCpuMicros,
+  requestStream,
+  run,
+} from './score-endpoint.ts';
 import { median } from './stats.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 5;
@@ -42,7 +49,7 @@ interface Row {
   p99: number;
   non2xx: number;
   /** CPU µs per request of the service, healthz and score; and of PostgreSQL per score */
-  cpu: { healthz: number; score: number; postgres: number; scoreKernel: number };
+  cpu: { healthz: number; score: number; postgres: number; scoreKernel: number; scoreMainThread: number };
 }
 
 async function measure(config: string, log: (s: string) => void): Promise<Row[]> {
@@ -80,9 +87,11 @@ async function measure(config: string, log: (s: string) => void): Promise<Row[]>
         const c1 = cpuMicros(service.child.pid);
         const pg0 = postgresCpuMicros();
         const k1 = cpuSplitMicros(service.child.pid).system;
+        const m1 = mainThreadCpuMicros(service.child.pid);
         const s = await run(score);
         const c2 = cpuMicros(service.child.pid);
         const k2 = cpuSplitMicros(service.child.pid).system;
+        const m2 = mainThreadCpuMicros(service.child.pid);
         const pg = postgresCpuMicros() - pg0;
         per.push({
           h: h.requests.average,
@@ -95,6 +104,7 @@ async function measure(config: string, log: (s: string) => void): Promise<Row[]>
             score: Math.round((c2 - c1) / Math.max(1, s.requests.total)),
             postgres: config === 'pglite' ? 0 : Math.round(pg / Math.max(1, s.requests.total)),
             scoreKernel: Math.round((k2 - k1) / Math.max(1, s.requests.total)),
+            scoreMainThread: Math.round((m2 - m1) / Math.max(1, s.requests.total)),
           },
         });
       }
@@ -114,11 +124,12 @@ async function measure(config: string, log: (s: string) => void): Promise<Row[]>
           score: median(per.map((p) => p.cpu.score)),
           postgres: median(per.map((p) => p.cpu.postgres)),
           scoreKernel: median(per.map((p) => p.cpu.scoreKernel)),
+          scoreMainThread: median(per.map((p) => p.cpu.scoreMainThread)),
         },
       };
       rows.push(row);
       log(
-        `| ${config} | ${connections} | **${row.ratio.toFixed(2)}** (${ratios.map((x) => x.toFixed(2)).join(', ')}) | ${Math.round(row.healthz)} | ${Math.round(row.score)} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.cpu.healthz} / ${row.cpu.score} (kernel ${row.cpu.scoreKernel})${row.cpu.postgres ? ` + ${row.cpu.postgres}` : ''} |`,
+        `| ${config} | ${connections} | **${row.ratio.toFixed(2)}** (${ratios.map((x) => x.toFixed(2)).join(', ')}) | ${Math.round(row.healthz)} | ${Math.round(row.score)} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.cpu.healthz} / ${row.cpu.score} (kernel ${row.cpu.scoreKernel}; main thread ${row.cpu.scoreMainThread})${row.cpu.postgres ? ` + ${row.cpu.postgres}` : ''} |`,
       );
     }
   } finally {

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -12,6 +12,7 @@ import postgres from 'postgres';
 import type { Config } from '../config.ts';
 import { withDeadline } from '../lib/deadline.ts';
 import * as schema from '../schema/index.ts';
+import { PGliteThread } from './pglite-thread.ts';
 
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../drizzle');
 
@@ -132,15 +133,15 @@ async function createPglite(dataDir: string | null): Promise<Database> {
     mkdirSync(dataDir, { recursive: true });
     releaseLock = lockDataDir(dataDir);
   }
-  let pg: PGlite;
+  let pg: PGliteThread;
   try {
-    pg = dataDir ? new PGlite(dataDir) : new PGlite();
-    await pg.waitReady;
+    // in a thread of its own: its WebAssembly PostgreSQL does not take the request thread's time
+    pg = await PGliteThread.start(dataDir);
   } catch (err) {
     releaseLock();
     throw err;
   }
-  const db = drizzlePglite(pg, { schema }) as unknown as Db;
+  const db = drizzlePglite(pg as unknown as PGlite, { schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
@@ -148,7 +149,7 @@ async function createPglite(dataDir: string | null): Promise<Database> {
       return rowsOf(await db.execute(query));
     },
     async migrate() {
-      await migratePglite(drizzlePglite(pg), { migrationsFolder: MIGRATIONS_FOLDER });
+      await migratePglite(drizzlePglite(pg as unknown as PGlite), { migrationsFolder: MIGRATIONS_FOLDER });
     },
     async ping(timeoutMs = 2000) {
       await withTimeout(db.execute(sql`select 1`), timeoutMs, 'database ping');

@@ -70,7 +70,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
       }
     }
     const message = (e as { message?: unknown }).message;
-    if (typeof message === 'string' && /database ping timed out|PGlite is closed/i.test(message)) return true;
+    if (
+      typeof message === 'string' &&
+      /database ping timed out|PGlite is closed|embedded database.s thread ended/i.test(message)
+    )
+      return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

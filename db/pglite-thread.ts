@@ -1,0 +1,156 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * The embedded PGlite in a thread of its own (db/pglite.worker.mjs), behind the
+ * part of PGlite's interface drizzle-orm's PGlite driver and the migrator use:
+ * `query`, `exec` and `transaction`. PGlite runs PostgreSQL compiled to
+ * WebAssembly; in the request thread its work — the score route's session
+ * log above all, ~25 µs of every score request — took the event loop that
+ * answers requests (docs/benchmarks.md). In its own thread it takes the
+ * machine's other core, as PostgreSQL's own processes do.
+ *
+ * Calls cross the thread in the order made, and the thread hands them to one
+ * PGlite in that order, so queries and transactions queue exactly as they did
+ * on a PGlite in this thread. Rows come back as structured clones; an error
+ * keeps its message and its own fields (a PostgreSQL `code`, `detail`,
+ * `constraint`…), so callers tell a unique violation from the rest as before.
+ */
+
+interface Result {
+  rows: unknown[];
+  fields: { name: string; dataTypeID: number }[];
+  affectedRows?: number;
+}
+type Message =
+  | { op: 'query'; text: string; params?: unknown[]; rowMode?: 'array' | 'object'; tx?: number }
+  | { op: 'exec'; text: string; tx?: number }
+  | { op: 'begin' | 'commit' | 'rollback'; tx: number }
+  | { op: 'close' };
+
+/** An error from the thread, rebuilt here with its fields. */
+function rebuilt(e: Record<string, unknown>): Error {
+  const err = new Error(String(e.message));
+  Object.assign(err, e);
+  return err;
+}
+
+class Connection {
+  private next = 1;
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private failure: Error | null = null;
+
+  constructor(private readonly worker: Worker) {
+    worker.on('message', (a: { id: number; value?: unknown; error?: Record<string, unknown> }) => {
+      const caller = this.waiting.get(a.id);
+      if (!caller) return;
+      this.waiting.delete(a.id);
+      if (a.error) caller.reject(rebuilt(a.error));
+      else caller.resolve(a.value);
+    });
+    const fail = (err: Error) => {
+      this.failure = err;
+      for (const c of this.waiting.values()) c.reject(err);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) =>
+      fail(new Error(this.closing ? 'PGlite is closed' : `the embedded database's thread ended (exit code ${code})`)),
+    );
+  }
+
+  /** set by close(): calls after it fail as calls to a closed PGlite do */
+  closing = false;
+
+  call<T>(m: Message): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.next++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker.postMessage({ ...m, id });
+    });
+  }
+}
+
+/** A transaction's side of the interface: queries inside it. */
+class ThreadTransaction {
+  constructor(
+    private readonly conn: Connection,
+    private readonly tx: number,
+  ) {}
+  query(text: string, params?: unknown[], options?: { rowMode?: 'array' | 'object' }): Promise<Result> {
+    return this.conn.call({ op: 'query', text, params, rowMode: options?.rowMode, tx: this.tx });
+  }
+  exec(text: string): Promise<Result[]> {
+    return this.conn.call({ op: 'exec', text, tx: this.tx });
+  }
+}
+
+export class PGliteThread {
+  private txIds = 1;
+  closed = false;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly conn: Connection,
+  ) {}
+
+  /** Starts the thread and opens the database (`dataDir`, or in memory when null). */
+  static async start(dataDir: string | null): Promise<PGliteThread> {
+    const worker = new Worker(new URL('./pglite.worker.mjs', import.meta.url), { workerData: { dataDir } });
+    let onMessage = (_m: { ready: boolean; error?: Record<string, unknown> }) => {};
+    let onError = (_e: Error) => {};
+    let onExit = (_code: number) => {};
+    const ready = await new Promise<{ ready: boolean; error?: Record<string, unknown> }>((resolve, reject) => {
+      onMessage = resolve;
+      onError = reject;
+      onExit = (code) => reject(new Error(`the embedded database's thread ended (exit code ${code})`));
+      worker.once('message', onMessage);
+      worker.once('error', onError);
+      worker.once('exit', onExit);
+    }).finally(() => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    });
+    if (!ready.ready) {
+      await worker.terminate();
+      throw rebuilt(ready.error ?? { message: 'the embedded database did not open' });
+    }
+    return new PGliteThread(worker, new Connection(worker));
+  }
+
+  query(text: string, params?: unknown[], options?: { rowMode?: 'array' | 'object' }): Promise<Result> {
+    return this.conn.call({ op: 'query', text, params, rowMode: options?.rowMode });
+  }
+
+  exec(text: string): Promise<Result[]> {
+    return this.conn.call({ op: 'exec', text });
+  }
+
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  async transaction<T>(fn: (tx: ThreadTransaction) => Promise<T>): Promise<T> {
+    const tx = this.txIds++;
+    await this.conn.call({ op: 'begin', tx });
+    let value: T;
+    try {
+      value = await fn(new ThreadTransaction(this.conn, tx));
+    } catch (err) {
+      await this.conn.call({ op: 'rollback', tx }).catch(() => {});
+      throw err;
+    }
+    await this.conn.call({ op: 'commit', tx });
+    return value;
+  }
+
+  /** Closes the database and ends the thread. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.conn.closing = true;
+    try {
+      await this.conn.call({ op: 'close' });
+    } finally {
+      await this.worker.terminate();
+    }
+  }
+}
