@@ -15,6 +15,7 @@ export default {
     'events/validate.ts',
     'auth/origins.ts',
     'auth/keys.ts',
+    'lib/shared-counter.ts',
   ],
   coverageAnalysis: 'perTest',
   // a rerun after a small change tests only the mutants it touches

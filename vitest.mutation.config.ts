@@ -33,6 +33,7 @@ export const MUTATION_TESTS = [
   'tests/origin-rules.test.ts',
   'tests/keys.test.ts',
   'tests/admin-token.test.ts',
+  'tests/shared-counter.test.ts',
 ];
 
 /** Runs the files in the order of MUTATION_TESTS rather than slowest first. */

@@ -23,6 +23,8 @@ if (mode === 'bare') {
   // BENCH_BARE_END_OF_TURN: the bare route with the service's end-of-turn writes (a control)
   if (process.env.BENCH_BARE_END_OF_TURN) app.addHook('onSend', writeAtEndOfTurn);
   app.post('/bare', async (_req, reply) => reply.type('application/json').send(body));
+  // the same process's liveness route, as the service's: the floor of the throughput bench's ratio
+  app.get('/healthz', async () => ({ status: 'ok' }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   process.stdout.write(`${JSON.stringify({ port: (app.server.address() as { port: number }).port })}\n`);
 } else if (mode === 'events') {

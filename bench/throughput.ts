@@ -10,12 +10,16 @@
  * median of the rounds: the machine's speed drifts, the ratio within a round
  * much less. Score requests rotate through 20,000 shopper addresses and 50
  * quizzes (bench/score-endpoint.ts), so the per-key-and-address limit is
- * counted on every request and never reached. BENCH_CONFIGS=pglite,postgres
+ * counted on every request and never reached. First, the floor ("bare"): a
+ * bare Fastify route in its own process that parses the same requests and
+ * answers the same bytes (a score answer), writing at the end of each turn as
+ * the service does, against that process's own /healthz — what any route with
+ * this request and answer reaches. BENCH_CONFIGS=pglite,postgres
  * narrows the set; BENCH_DATABASE_URL names the PostgreSQL server
  * (postgres://postgres@127.0.0.1:5432/test by default), BENCH_REDIS_URL the
  * Redis (redis://127.0.0.1:6379).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
@@ -26,6 +30,7 @@ import {
   cpuSplitMicros,
   mainThreadCpuMicros,
   postgresCpuMicros,
+  QUIZ_ANSWERS,
   requestStream,
   run,
 } from './score-endpoint.ts';
@@ -36,7 +41,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS) || 8;
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,128').split(',').map(Number);
 const PG_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
-const CONFIGS = (process.env.BENCH_CONFIGS ?? 'pglite,postgres,postgres+redis').split(',');
+const CONFIGS = (process.env.BENCH_CONFIGS ?? 'bare,pglite,postgres,postgres+redis').split(',');
 
 interface Row {
   config: string;
@@ -55,7 +60,26 @@ interface Row {
 async function measure(config: string, log: (s: string) => void): Promise<Row[]> {
   const env: Record<string, string> = { BENCH_DATABASE_URL: '', BENCH_REDIS_URL: '' };
   let cleanup = async () => {};
-  if (config === 'pglite') {
+  let path = '/api/widget/score';
+  let mode = 'service';
+  if (config === 'bare') {
+    // the floor: a bare Fastify route that parses the same request and answers the same bytes,
+    // writing at the end of each turn as the service does, against its own /healthz
+    const dir = mkdtempSync(join(tmpdir(), 'bench-bare-'));
+    const sample = await startBenchServer<{ port: number; key: string }>('service', { BENCH_DATABASE_URL: '' });
+    const answer = await fetch(`http://127.0.0.1:${sample.info.port}/api/widget/score`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-widget-version': 'v1' },
+      body: JSON.stringify({ api_key: sample.info.key, quiz: QUIZ_ANSWERS[0] }),
+    });
+    writeFileSync(join(dir, 'body.json'), await answer.text());
+    sample.child.kill('SIGTERM');
+    env.BARE_BODY_FILE = join(dir, 'body.json');
+    env.BENCH_BARE_END_OF_TURN = '1';
+    path = '/bare';
+    mode = 'bare';
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else if (config === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'bench-pglite-'));
     env.BENCH_PGLITE_DIR = dir;
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
@@ -66,17 +90,18 @@ async function measure(config: string, log: (s: string) => void): Promise<Row[]>
     if (config === 'postgres+redis') env.BENCH_REDIS_URL = REDIS_URL;
     cleanup = scratch.drop;
   }
-  const service = await startBenchServer<{ port: number; key: string }>('service', env);
+  const service = await startBenchServer<{ port: number; key: string }>(mode, env);
   const rows: Row[] = [];
   try {
-    const { port, key } = service.info;
+    const { port } = service.info;
+    const key = service.info.key ?? 'pk_test_bare';
     for (const connections of CONNECTIONS) {
       const healthz: autocannon.Options = { url: `http://127.0.0.1:${port}/healthz`, connections, duration: SECONDS };
       const score: autocannon.Options = {
-        url: `http://127.0.0.1:${port}/api/widget/score`,
+        url: `http://127.0.0.1:${port}${path}`,
         connections,
         duration: SECONDS,
-        requests: requestStream(key, '/api/widget/score'),
+        requests: requestStream(key, path),
       };
       await run({ ...score, duration: 2 }); // warm-up: caches, JIT
       await run({ ...healthz, duration: 2 });
