@@ -11,6 +11,7 @@ import bodyGuardPlugin from './plugins/app/body-guard.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import catalogUpgradePlugin from './plugins/app/catalog-upgrade.ts';
 import databasePlugin from './plugins/app/database.ts';
+import deliveriesPlugin from './plugins/app/deliveries.ts';
 import demoPlugin from './plugins/app/demo.ts';
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/app/errors.ts';
 import eventWriterPlugin from './plugins/app/event-writer.ts';
@@ -186,6 +187,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(inlineMatcherPlugin);
   await app.register(scoreAnswersPlugin);
   await app.register(leadsPlugin);
+  await app.register(deliveriesPlugin);
   await app.register(retentionPlugin);
   await app.register(eventWriterPlugin);
   await app.register(rateLimitPlugin);

@@ -38,6 +38,27 @@ export const EnvSchema = Type.Object({
   DB_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 3000 }),
   ATTRIBUTION_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 300_000, default: 30_000 }),
+  SMTP_URL: Type.Optional(
+    Type.String({
+      pattern: '^smtps?://[^\\s]+$',
+      description: 'smtp://user:password@host:587 (STARTTLS) or smtps://…:465 (TLS)',
+    }),
+  ),
+  SMTP_FROM: Type.Optional(
+    Type.String({
+      minLength: 3,
+      maxLength: 200,
+      pattern: '^[^\\r\\n]*@[^\\r\\n]*$',
+      description: 'an address, or "Name <address>"',
+    }),
+  ),
+  WEBHOOK_ALLOW_PRIVATE: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' }),
+  ),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
+  WEBHOOK_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 8 }),
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 30_000 }),
+  WEBHOOK_POLL_MS: Type.Integer({ minimum: 10, maximum: 600_000, default: 5000 }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -48,7 +69,7 @@ export const EnvSchema = Type.Object({
 export type Env = Static<typeof EnvSchema>;
 
 /** Never echoed back in an error line: they are credentials or may hold one. */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'LEAD_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL']);
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'LEAD_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL', 'SMTP_URL']);
 
 export interface Config {
   port: number;
@@ -75,6 +96,19 @@ export interface Config {
   /** a request (headers and body) must arrive within this; slow clients are cut off */
   requestTimeoutMs: number;
   attributionWindowDays: number;
+  /** where "send me these picks" emails go out (nodemailer); null: no email, the shop contacts the shopper */
+  smtp: { url: string; from: string } | null;
+  /** merchants' lead webhooks (services/webhooks.ts, docs/webhooks.md) */
+  webhooks: {
+    /** let webhook URLs point at loopback and private addresses (a receiver on the operator's own network) */
+    allowPrivate: boolean;
+    timeoutMs: number;
+    maxAttempts: number;
+    /** wait before the second attempt; doubles after each failure (at most an hour) */
+    retryBaseMs: number;
+    /** how often an instance looks for deliveries due (a new lead's is sent at once) */
+    pollMs: number;
+  };
   /** create the demo merchant, key and feed at start-up */
   seedDemo: boolean;
   logLevel: string;
@@ -152,6 +186,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  if (e.SMTP_URL && !e.SMTP_FROM) {
+    throw new ConfigError(
+      'Invalid configuration: SMTP_FROM is required with SMTP_URL: the address the picks emails come from',
+    );
+  }
+
   const shownHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
   const publicBaseUrl = (
     e.PUBLIC_BASE_URL ?? `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${e.PORT}`
@@ -174,6 +214,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbTimeoutMs: e.DB_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     attributionWindowDays: e.ATTRIBUTION_WINDOW_DAYS,
+    smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM as string } : null,
+    webhooks: {
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      pollMs: e.WEBHOOK_POLL_MS,
+    },
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',
     logLevel: e.LOG_LEVEL,
   };

@@ -32,10 +32,18 @@ export const ERRORS = {
   invalid_inline_catalog: { status: 400, when: 'score, inline mode: a bad product row (with `details`)' },
   empty_lookup: { status: 400, when: 'lookup: no query, house or ids' },
   invalid_event: { status: 400, when: 'event: an unknown type, a missing or bad field (with `details`)' },
+  invalid_phone: {
+    status: 400,
+    when: "event: a lead's phone that is not a phone number, read in the merchant's country when it has no country code (with `details`)",
+  },
   invalid_merchant: { status: 400, when: 'admin: a merchant name or slug that cannot be stored' },
   invalid_origins: {
     status: 400,
     when: 'admin: an allowed origin that is not an origin, or a wildcard over a public suffix',
+  },
+  invalid_webhook_url: {
+    status: 400,
+    when: 'admin lead settings: a webhook URL that is not http(s), holds credentials, or names a loopback or private address',
   },
   invalid_period: { status: 400, when: 'admin analytics: `from` is not before `to`' },
   missing_api_key: { status: 401, when: 'widget operations: no key in the body or `Authorization`' },

@@ -28,6 +28,7 @@ export const VERIFY_EXAMPLE = {
       ready: true,
       last_synced_at: '2026-11-20T08:00:00.000Z',
     },
+    leads: { email_picks: false },
   },
 };
 

@@ -42,6 +42,15 @@ export const VerifyResponseSchema = Type.Object({
   test_mode: Type.Boolean(),
   key: Type.Ref(WidgetKeySchema),
   catalog: Type.Ref(CatalogReadinessSchema),
+  leads: Type.Object(
+    {
+      email_picks: Type.Boolean({
+        description:
+          'true: a lead with an email is sent its picks by email (the operator configured SMTP); false: the shop contacts the shopper itself (its webhook or export)',
+      }),
+    },
+    { description: 'What the lead form leads to (an extension of the interface: docs/widget-api.md)' },
+  ),
 });
 
 export type VerifyResponse = Static<typeof VerifyResponseSchema>;

@@ -55,7 +55,13 @@ const ProductRef = {
   position: Type.Integer({ minimum: 1, maximum: 100 }),
 };
 const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
-const Phone = Type.String({ maxLength: 32, pattern: '^\\+?[0-9][0-9 ()-]{5,30}$' });
+// as typed, in any digits: the route reads it as a number of the merchant's country (lib/phone.ts)
+const Phone = Type.String({
+  minLength: 1,
+  maxLength: 40,
+  description:
+    "As the shopper typed it: Latin, Arabic-Indic or Persian digits, spaces, dashes, dots, brackets, a leading + or 00; a number without a country code is read in the merchant's country (SA by default). Stored in E.164; a number that is not one answers 400 invalid_phone",
+});
 
 /** the most an order may total, and its items add up to: far beyond any shop's order, far within a revenue column */
 export const MAX_ORDER_TOTAL = 1e9;
@@ -120,7 +126,15 @@ export interface NormalizedEvent {
   sessionId: string | null;
   /** the type's fields, contact details excluded */
   data: Record<string, unknown>;
-  lead?: { email: string | null; phone: string | null; consentVersion: string };
+  lead?: {
+    email: string | null;
+    /** as typed here; the event route replaces it with its E.164 form */
+    phone: string | null;
+    consentVersion: string;
+    /** set by the event route from the lead's score session */
+    picks?: { merchant_product_id: string; name: string | null; url: string | null }[];
+    locale?: string;
+  };
   purchase?: {
     orderId: string;
     total: number;
@@ -225,7 +239,7 @@ export function validateEvents(
       out.lead = {
         // the pattern admits no white space to trim
         email: typeof email === 'string' ? email : null,
-        phone: typeof phone === 'string' ? phone.replace(/[\s()-]/g, '') : null,
+        phone: typeof phone === 'string' ? phone : null,
         consentVersion: String(data.consent_version),
       };
       out.data = {

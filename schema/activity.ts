@@ -3,6 +3,7 @@ import {
   bigserial,
   boolean,
   index,
+  integer,
   json,
   jsonb,
   numeric,
@@ -114,6 +115,10 @@ export const leads = pgTable(
     phoneLookup: text('phone_lookup'),
     consentAt: timestamp('consent_at', { withTimezone: true }).notNull(),
     consentVersion: text('consent_version').notNull(),
+    /** the recommendations the shopper was shown in the lead's session: [{merchant_product_id, name}] */
+    picks: jsonb('picks').notNull().default([]),
+    /** the widget's language in that session (ar, en) */
+    locale: text('locale'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -148,5 +153,38 @@ export const purchases = pgTable(
     uniqueIndex('purchases_merchant_order_uq').on(t.merchantId, t.test, t.orderId),
     index('purchases_merchant_occurred_idx').on(t.merchantId, t.test, t.occurredAt),
     index('purchases_session_idx').on(t.merchantId, t.sessionId),
+  ],
+);
+
+/**
+ * What each new lead sends: its `lead.created` post to the merchant's webhook
+ * and, when the operator configured SMTP, the `picks.email` to the shopper.
+ * The body (encrypted: it holds the shopper's contact details) and how its
+ * delivery went. Sent and retried by plugins/app/deliveries.ts; listed by the
+ * admin API.
+ */
+export const leadDeliveries = pgTable(
+  'lead_deliveries',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    /** lead.created (the webhook) or picks.email (the shopper's email) */
+    event: text('event').notNull(),
+    test: boolean('test').notNull(),
+    /** pending (to be sent at next_attempt_at), delivered, failed (attempts spent), dropped (queue full) */
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    bodyEncrypted: text('body_encrypted').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('lead_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('lead_deliveries_merchant_idx').on(t.merchantId, t.createdAt),
   ],
 );

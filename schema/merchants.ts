@@ -10,6 +10,12 @@ export const merchants = pgTable('merchants', {
   catalogSyncedAt: timestamp('catalog_synced_at', { withTimezone: true }),
   /** bumped by every change to the merchant's products (sync, manual match): caches key on it */
   catalogVersion: bigint('catalog_version', { mode: 'number' }).notNull().default(0),
+  /** the country a lead's phone without a country code is read in (ISO 3166 alpha-2; lib/phone.ts) */
+  phoneCountry: text('phone_country').notNull().default('SA'),
+  /** where each new lead is posted as `lead.created` (services/webhooks.ts); null: none */
+  webhookUrl: text('webhook_url'),
+  /** the webhook's signing secret, encrypted as the leads' contact details are */
+  webhookSecretEncrypted: text('webhook_secret_encrypted'),
 });
 
 export const apiKeys = pgTable(

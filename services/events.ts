@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { inArray, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../db/client.ts';
 import type { NormalizedEvent } from '../events/validate.ts';
 import type { CommitGuard } from '../lib/deadline.ts';
 import { timeOrderedId } from '../lib/ids.ts';
 import type { LeadCipher } from '../privacy/lead-crypto.ts';
-import { events, leads, purchases } from '../schema/index.ts';
+import { events, leadDeliveries, leads, merchants, purchases } from '../schema/index.ts';
 import { attributePurchases } from './purchase-attribution.ts';
 
 /** One request's events */
@@ -23,6 +24,8 @@ export interface StoredEvents {
 export interface WriteEventsOptions {
   cipher: Pick<LeadCipher, 'encrypt' | 'emailLookup' | 'phoneLookup'>;
   attributionWindowDays: number;
+  /** a lead with an email queues the shopper's picks email (SMTP is configured) */
+  emailPicks?: boolean;
   /** when given, the transaction rolls back instead of committing if its waiter gave up on it */
   guard?: CommitGuard;
 }
@@ -39,7 +42,7 @@ export interface WriteEventsOptions {
 export async function writeEvents(
   db: Db,
   batch: readonly EventBatch[],
-  { cipher, attributionWindowDays, guard }: WriteEventsOptions,
+  { cipher, attributionWindowDays, emailPicks = false, guard }: WriteEventsOptions,
 ): Promise<StoredEvents[]> {
   type Ref = { p: number; e: number };
   const eventRows: Record<string, unknown>[] = [];
@@ -121,6 +124,8 @@ export async function writeEvents(
     // event ids are deduplicated per merchant and per kind of key: a test key's never shadow a live one's
     const fresh = new Set(inserted.map((r) => `${r.merchant_id}|${r.test}|${r.event_id}`));
     const leadRows: Record<string, unknown>[] = [];
+    const deliveryRows: Record<string, unknown>[] = [];
+    const emailRows: Record<string, unknown>[] = [];
     eventRows.forEach((r, k) => {
       const ref = eventRefs[k] as Ref;
       if (!fresh.delete(`${r.merchant_id}|${r.test}|${r.event_id}`)) return;
@@ -138,7 +143,45 @@ export async function writeEvents(
           phone_lookup: lead.phone ? cipher.phoneLookup(lead.phone) : null,
           consent_at: r.occurred_at,
           consent_version: lead.consentVersion,
+          picks: lead.picks ?? [],
+          locale: lead.locale ?? null,
         });
+        // its lead.created post, if the merchant has a webhook (services/webhooks.ts): the body is
+        // made here, once, so every attempt sends the same bytes under a fresh signature
+        const id = randomUUID();
+        deliveryRows.push({
+          id,
+          merchant_id: b.merchantId,
+          test: b.test,
+          body: cipher.encrypt(
+            JSON.stringify({
+              id,
+              type: 'lead.created',
+              created_at: new Date().toISOString(),
+              test: b.test,
+              data: {
+                email: lead.email,
+                phone: lead.phone,
+                consent_at: r.occurred_at,
+                consent_version: lead.consentVersion,
+                session_id: r.session_id ?? null,
+                locale: lead.locale ?? null,
+                picks: lead.picks ?? [],
+              },
+            }),
+          ),
+        });
+        if (emailPicks && lead.email) {
+          const mail = randomUUID();
+          emailRows.push({
+            id: mail,
+            merchant_id: b.merchantId,
+            test: b.test,
+            body: cipher.encrypt(
+              JSON.stringify({ to: lead.email, locale: lead.locale ?? null, picks: lead.picks ?? [] }),
+            ),
+          });
+        }
       }
     });
     // attribution: purchases of the sessions this batch touched (a new purchase, or a click
@@ -163,12 +206,15 @@ export async function writeEvents(
           select distinct on (merchant_id, test, coalesce(email_lookup, ''), coalesce(phone_lookup, '')) *
           from jsonb_to_recordset(${JSON.stringify(leadRows)}::jsonb) as x(
             merchant_id uuid, session_id uuid, test boolean, email_encrypted text, phone_encrypted text,
-            email_lookup text, phone_lookup text, consent_at timestamptz, consent_version text)
+            email_lookup text, phone_lookup text, consent_at timestamptz, consent_version text,
+            picks jsonb, locale text)
           order by merchant_id, test, coalesce(email_lookup, ''), coalesce(phone_lookup, ''), consent_at desc
         ), renewed as (
           update ${leads} l set
             consent_at = greatest(l.consent_at, x.consent_at),
             consent_version = x.consent_version,
+            picks = x.picks,
+            locale = coalesce(x.locale, l.locale),
             session_id = coalesce(x.session_id, l.session_id),
             email_encrypted = coalesce(l.email_encrypted, x.email_encrypted),
             email_lookup = coalesce(l.email_lookup, x.email_lookup),
@@ -180,13 +226,39 @@ export async function writeEvents(
               or (x.phone_lookup is not null and l.phone_lookup = x.phone_lookup))
           returning x.merchant_id, x.test, x.email_lookup, x.phone_lookup
         )
-        insert into ${leads} (merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, phone_lookup, consent_at, consent_version)
-        select merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, phone_lookup, consent_at, consent_version
+        insert into ${leads} (merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, phone_lookup, consent_at, consent_version, picks, locale)
+        select merchant_id, session_id, test, email_encrypted, phone_encrypted, email_lookup, phone_lookup, consent_at, consent_version, picks, locale
         from x
         where not exists (
           select 1 from renewed r
           where r.merchant_id = x.merchant_id and r.test = x.test
             and r.email_lookup is not distinct from x.email_lookup and r.phone_lookup is not distinct from x.phone_lookup)`);
+      // queued with the lead, in its transaction: a lead stored is a delivery recorded
+      await tx.execute(sql`
+        insert into ${leadDeliveries} (id, merchant_id, event, test, status, last_error, body_encrypted)
+        select x.id, x.merchant_id, 'lead.created', x.test,
+          case when q.waiting >= ${MAX_PENDING_DELIVERIES} then 'dropped' else 'pending' end,
+          case when q.waiting >= ${MAX_PENDING_DELIVERIES}
+            then ${`queue full: ${MAX_PENDING_DELIVERIES} deliveries already waiting`} end,
+          x.body
+        from jsonb_to_recordset(${JSON.stringify(deliveryRows)}::jsonb) as x(id uuid, merchant_id uuid, test boolean, body text)
+        join ${merchants} m on m.id = x.merchant_id and m.webhook_url is not null
+        cross join lateral (
+          select count(*) as waiting from ${leadDeliveries} d where d.merchant_id = x.merchant_id and d.status = 'pending'
+        ) q`);
+      if (emailRows.length) {
+        await tx.execute(sql`
+          insert into ${leadDeliveries} (id, merchant_id, event, test, status, last_error, body_encrypted)
+          select x.id, x.merchant_id, 'picks.email', x.test,
+            case when q.waiting >= ${MAX_PENDING_DELIVERIES} then 'dropped' else 'pending' end,
+            case when q.waiting >= ${MAX_PENDING_DELIVERIES}
+              then ${`queue full: ${MAX_PENDING_DELIVERIES} deliveries already waiting`} end,
+            x.body
+          from jsonb_to_recordset(${JSON.stringify(emailRows)}::jsonb) as x(id uuid, merchant_id uuid, test boolean, body text)
+          cross join lateral (
+            select count(*) as waiting from ${leadDeliveries} d where d.merchant_id = x.merchant_id and d.status = 'pending'
+          ) q`);
+      }
     }
     guard?.beforeCommit();
   });
@@ -195,6 +267,9 @@ export async function writeEvents(
     return { accepted: n, duplicates: b.events.length - n };
   });
 }
+
+/** a merchant's webhook deliveries waiting to be sent, at most: beyond, a new lead's is recorded as dropped */
+export const MAX_PENDING_DELIVERIES = 1000;
 
 /** Events deleted per statement of a purge: a long backlog is removed in short transactions. */
 const PURGE_BATCH = 10_000;

@@ -128,11 +128,23 @@ export interface SessionKey {
   test: boolean;
 }
 
-/** Whether a stored score session of the key's merchant and kind was answered for this key. */
-export async function sessionOfKey(db: Database['db'], sessionId: string, key: SessionKey): Promise<boolean> {
+/** What a lead needs of its score session: its language and the products it showed. */
+export interface ScoredSession {
+  locale: string;
+  /** [{merchant_product_id, position, match_score, list}], as stored (RecordedAnswer.shownJson) */
+  shown: unknown;
+}
+
+/** A stored score session of the key's merchant and kind answered for this key, or null. */
+export async function sessionOfKey(
+  db: Database['db'],
+  sessionId: string,
+  key: SessionKey,
+): Promise<ScoredSession | null> {
   const [row] = await db
-    .select({ keyId: widgetSessions.keyId })
+    .select({ keyId: widgetSessions.keyId, locale: widgetSessions.locale, shown: widgetAnswers.shown })
     .from(widgetSessions)
+    .leftJoin(widgetAnswers, eq(widgetAnswers.id, widgetSessions.answerId))
     .where(
       and(
         eq(widgetSessions.id, sessionId),
@@ -141,5 +153,5 @@ export async function sessionOfKey(db: Database['db'], sessionId: string, key: S
       ),
     )
     .limit(1);
-  return row?.keyId === key.id;
+  return row && row.keyId === key.id ? { locale: row.locale, shown: row.shown ?? [] } : null;
 }

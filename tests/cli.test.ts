@@ -131,7 +131,7 @@ describe('admin CLI: analytics and leads', () => {
     expect(json).toMatchObject({ traffic: 'test', orders: { total: 0, attributed: 0 } });
     expect((await cli('analytics:reattribute', 'stats-shop')).out).toMatch(/re-attributed with a 30-day window/);
     expect((await cli('leads:export', 'stats-shop', '--csv')).out).toBe(
-      'email,phone,consent_at,consent_version,session_id,test,created_at\n',
+      'email,phone,consent_at,consent_version,session_id,locale,test,created_at,pick_ids,pick_names\n',
     );
     expect((await cli('leads:erase', 'stats-shop', '--email', 'x@example.com')).out).toBe('0 lead(s) erased\n');
     expect((await cli('leads:purge')).out).toMatch(/older than 365 days purged/);

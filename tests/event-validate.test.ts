@@ -105,9 +105,9 @@ describe('each type stores the fields it defines, and nothing else', () => {
 describe('leads', () => {
   const lead = { type: 'lead_submitted', consent: true, consent_version: 'v1' };
 
-  it('keep the contact apart from the stored data, trimmed and with the phone’s punctuation gone', () => {
-    const [e] = ok({ ...lead, email: 'a@b.example', phone: '+966 (55) 123-4567' });
-    expect(e?.lead).toEqual({ email: 'a@b.example', phone: '+966551234567', consentVersion: 'v1' });
+  it('keep the contact apart from the stored data; the phone as typed, for the route to read in the merchant’s country', () => {
+    const [e] = ok({ ...lead, email: 'a@b.example', phone: '+966 (55) ١٢٣-4567' });
+    expect(e?.lead).toEqual({ email: 'a@b.example', phone: '+966 (55) ١٢٣-4567', consentVersion: 'v1' });
     expect(e?.data).toEqual({ consent_version: 'v1', has_email: true, has_phone: true });
   });
 

@@ -126,7 +126,7 @@ describe('POST /api/widget/event — forms and types', () => {
     [{ type: 'lead_submitted', email: 'a@b.co', consent: true }, /needs consent_version/],
     [{ type: 'lead_submitted', consent: true, consent_version: 'v1' }, /needs an email or a phone/],
     [{ type: 'lead_submitted', email: 'not-an-email', consent: true, consent_version: 'v1' }, /email/],
-    [{ type: 'lead_submitted', phone: 'call me', consent: true, consent_version: 'v1' }, /phone/],
+    [{ type: 'lead_submitted', phone: '5'.repeat(41), consent: true, consent_version: 'v1' }, /phone/],
     [{ ...purchase('x'), order_id: undefined }, /purchase_completed needs order_id/],
     [{ ...purchase('x'), currency: 'XXQ' }, /ISO 4217/],
     [{ ...purchase('x'), total: -1 }, /total/],
@@ -451,7 +451,9 @@ describe('leads', () => {
       headers: adminHeaders,
     });
     expect(csv.headers['content-type']).toMatch(/text\/csv/);
-    expect(csv.body.split('\n')[0]).toBe('email,phone,consent_at,consent_version,session_id,test,created_at');
+    expect(csv.body.split('\n')[0]).toBe(
+      'email,phone,consent_at,consent_version,session_id,locale,test,created_at,pick_ids,pick_names',
+    );
     expect(csv.body).toContain("'=cmd|calc@example.com"); // no formula injection in a spreadsheet
     const erased = await app.inject({
       method: 'DELETE',

@@ -84,6 +84,7 @@ export default fp(
       const work = writeEvents(app.db, members, {
         cipher: app.leadCipher,
         attributionWindowDays: app.config.attributionWindowDays,
+        emailPicks: app.config.smtp !== null,
         guard: flight.guard,
       });
       const outcome = await Promise.race([work, givenUp]);

@@ -2,7 +2,13 @@ import fp from 'fastify-plugin';
 import { createBatchWriter } from '../../lib/batch-writer.ts';
 import { Cache } from '../../lib/cache.ts';
 import { databaseTimeout, withDeadline } from '../../lib/deadline.ts';
-import { type SessionKey, type SessionRecord, sessionOfKey, writeSessions } from '../../services/sessions.ts';
+import {
+  type ScoredSession,
+  type SessionKey,
+  type SessionRecord,
+  sessionOfKey,
+  writeSessions,
+} from '../../services/sessions.ts';
 
 // importers (routes/widget/score.ts, tests) take these from here
 export {
@@ -19,10 +25,11 @@ declare module 'fastify' {
       record(s: SessionRecord): void;
       flush(): Promise<void>;
       /**
-       * Whether a score session (ids are the client's within a merchant and kind of key) was
-       * answered for this key: this instance's recent ones from memory, else the database
+       * The score session (ids are the client's within a merchant and kind of key) if it was
+       * answered for this key, with its locale and products shown, else null: this instance's
+       * recent ones from memory, else the database
        */
-      scoredWith(sessionId: string, key: SessionKey): Promise<boolean>;
+      scoredWith(sessionId: string, key: SessionKey): Promise<ScoredSession | null>;
     };
   }
 }
@@ -72,19 +79,21 @@ export default fp(
 
     // sessions scored here lately, by id: a lead that follows its score is checked without a query,
     // even before the session's batch is written
-    const recent = new Cache<string, true>({
+    // (the record is the one queued: its answer is shared with every session that got it)
+    const recent = new Cache<string, SessionRecord>({
       name: 'recent-session-keys',
       max: 100_000,
       invalidatedBy: 'never wrong: a session keeps its key; an id forgotten is read from the database',
     });
     app.decorate('sessions', {
       record(s: SessionRecord) {
-        recent.set(`${s.keyId} ${s.id}`, true);
+        recent.set(`${s.keyId} ${s.id}`, s);
         writer.add(s);
       },
       flush: writer.flush,
       async scoredWith(sessionId: string, key: SessionKey) {
-        if (recent.has(`${key.id} ${sessionId}`)) return true;
+        const s = recent.get(`${key.id} ${sessionId}`);
+        if (s) return { locale: s.locale, shown: JSON.parse(s.answer.shownJson) as unknown };
         return withDeadline(sessionOfKey(app.db, sessionId, key), app.config.dbTimeoutMs, () =>
           databaseTimeout('The lead'),
         );

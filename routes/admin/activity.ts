@@ -6,6 +6,7 @@ import { ADMIN_CHANGE, ADMIN_READ, errorResponses, headersOf, PATH_PARAM, succes
 import { badRequest } from '../../lib/errors.ts';
 import { merchantAnalytics } from '../../services/analytics.ts';
 import { eraseLeads, exportLeads, leadsCsv } from '../../services/leads.ts';
+import { getLeadSettings, listDeliveries, updateLeadSettings } from '../../services/webhooks.ts';
 
 const security = [{ adminToken: [] }];
 const DAY = 24 * 3600 * 1000;
@@ -50,8 +51,46 @@ const LeadSchema = Type.Object({
   consent_at: Type.String(),
   consent_version: Type.String(),
   session_id: Nullable(Type.String()),
+  locale: Nullable(Type.String({ description: "The widget's language in the lead's session" })),
+  picks: Type.Array(
+    Type.Object({
+      merchant_product_id: Type.String(),
+      name: Nullable(Type.String({ description: 'null when the product is not in the catalog (an inline score)' })),
+      url: Nullable(Type.String({ description: "The product's page in the shop, when the catalog has one" })),
+    }),
+    { description: 'The recommendations the shopper was shown in that session, in order' },
+  ),
   test: Type.Boolean(),
   created_at: Type.String(),
+});
+
+const LeadSettingsSchema = Type.Object({
+  phone_country: Type.String({
+    description: "The country a lead's phone without a country code is read in (ISO 3166 alpha-2); SA by default",
+  }),
+  webhook_url: Nullable(Type.String({ description: 'Where each new lead is posted as `lead.created`' })),
+  webhook_secret_set: Type.Boolean(),
+});
+
+const DeliverySchema = Type.Object({
+  id: Type.String(),
+  event: Type.String({
+    description: "lead.created: the post to the merchant's webhook; picks.email: the shopper's email of their picks",
+  }),
+  test: Type.Boolean(),
+  status: Type.Union(
+    ['pending', 'delivered', 'failed', 'dropped'].map((s) => Type.Literal(s)),
+    {
+      description:
+        'pending: to be sent (again) at next_attempt_at; delivered: a 2xx answer; failed: every attempt failed; dropped: the queue was full',
+    },
+  ),
+  attempts: Type.Integer(),
+  last_status: Nullable(Type.Integer({ description: "The receiver's last HTTP status" })),
+  last_error: Nullable(Type.String()),
+  created_at: Type.String(),
+  next_attempt_at: Nullable(Type.String()),
+  delivered_at: Nullable(Type.String()),
 });
 
 const activity: FastifyPluginAsyncTypebox = async (app) => {
@@ -163,6 +202,81 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
       if (!email && !phone) throw badRequest('validation_failed', 'Send email or phone: whose leads to erase');
       return { deleted: await eraseLeads(app.db, app.leadCipher, request.params.id, { email, phone }) };
     },
+  );
+
+  app.get(
+    '/merchants/:id/lead-settings',
+    {
+      schema: {
+        operationId: 'getLeadSettings',
+        tags: ['admin'],
+        summary: "A merchant's lead settings: the phone country and the webhook",
+        security,
+        params: MerchantIdParams,
+        response: {
+          200: success(LeadSettingsSchema, 'The settings (the webhook secret is never shown again)'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_READ, 'merchant_not_found']),
+        },
+      },
+    },
+    async (request) => getLeadSettings(app.db, request.params.id),
+  );
+
+  app.put(
+    '/merchants/:id/lead-settings',
+    {
+      schema: {
+        operationId: 'updateLeadSettings',
+        tags: ['admin'],
+        summary: "Changes a merchant's lead settings; a new webhook secret is answered once",
+        description:
+          'Fields left out are kept. `webhook_url: null` removes the webhook and its secret. Setting a URL when there is no secret, or `rotate_secret: true`, makes a new signing secret, answered once as `webhook_secret` (docs/webhooks.md).',
+        security,
+        params: MerchantIdParams,
+        body: Type.Object(
+          {
+            phone_country: Type.Optional(Type.String({ minLength: 2, maxLength: 2 })),
+            webhook_url: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2000 }))),
+            rotate_secret: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: success(
+            Type.Composite([
+              LeadSettingsSchema,
+              Type.Object({
+                webhook_secret: Type.Optional(
+                  Type.String({ description: 'The new signing secret: shown this once, store it now' }),
+                ),
+              }),
+            ]),
+            'The settings',
+          ),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'merchant_not_found', 'invalid_webhook_url']),
+        },
+      },
+    },
+    async (request) =>
+      updateLeadSettings(app.db, app.leadCipher, request.params.id, request.body, app.config.webhooks.allowPrivate),
+  );
+
+  app.get(
+    '/merchants/:id/lead-deliveries',
+    {
+      schema: {
+        operationId: 'listLeadDeliveries',
+        tags: ['admin'],
+        summary: "The merchant's latest 100 lead deliveries (webhook posts, picks emails), newest first",
+        security,
+        params: MerchantIdParams,
+        response: {
+          200: success(Type.Object({ deliveries: Type.Array(DeliverySchema) }), 'The delivery log'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_READ, 'merchant_not_found']),
+        },
+      },
+    },
+    async (request) => ({ deliveries: await listDeliveries(app.db, request.params.id) }),
   );
 };
 

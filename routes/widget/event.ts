@@ -13,11 +13,14 @@ import {
   validateEvents,
 } from '../../events/validate.ts';
 import { depthLimitedJsonParser } from '../../http/json-body.ts';
+import { databaseTimeout, withDeadline } from '../../lib/deadline.ts';
 import { AppError } from '../../lib/errors.ts';
+import { toE164 } from '../../lib/phone.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 import { documentAs } from '../../plugins/external/swagger.ts';
+import { leadContext } from '../../services/leads.ts';
 import type { SessionKey } from '../../services/sessions.ts';
 
 /**
@@ -60,13 +63,16 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
    * A lead is a shopper's answer to a quiz they took: it must name the session
    * of a score answered for this very key (not another merchant's, nor the
    * test key's for a live one), and a session and an address give only a few.
+   * Its phone is read as a number of the merchant's country and kept in E.164;
+   * it takes the session's language and the recommendations it showed.
    */
   async function checkLeads(request: FastifyRequest, key: SessionKey, events: readonly NormalizedEvent[]) {
     const batch = Array.isArray((request.body as { events?: unknown }).events);
     for (const [i, e] of events.entries()) {
       if (!e.lead) continue;
       const at = batch ? `/body/events/${i}` : '/body';
-      if (!e.sessionId || !(await app.sessions.scoredWith(e.sessionId, key))) {
+      const session = e.sessionId ? await app.sessions.scoredWith(e.sessionId, key) : null;
+      if (!session) {
         throw new AppError(
           400,
           'invalid_event',
@@ -74,6 +80,25 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
           [{ path: `${at}/session_id`, message: 'is not a score session of this key' }],
         );
       }
+      const context = await withDeadline(
+        leadContext(app.db, key.merchantId, session.shown),
+        app.config.dbTimeoutMs,
+        () => databaseTimeout('The lead'),
+      );
+      if (e.lead.phone !== null) {
+        const phone = toE164(e.lead.phone, context.phoneCountry);
+        if (!phone) {
+          throw new AppError(400, 'invalid_phone', 'Invalid phone: not a phone number (any digits, spaces, dashes)', [
+            {
+              path: `${at}/phone`,
+              message: `is not a phone number; without a country code it is read as ${context.phoneCountry}`,
+            },
+          ]);
+        }
+        e.lead.phone = phone;
+      }
+      e.lead.picks = context.picks;
+      e.lead.locale = session.locale;
       const bySession = leadsBySession.add(`${key.merchantId} ${e.sessionId}`);
       const byAddress = leadsByAddress.add(request.ip);
       if (bySession.count > LEADS_PER_SESSION || byAddress.count > LEADS_PER_ADDRESS) {
@@ -118,7 +143,9 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
             'Committed to the database: how many events were stored, how many were already there',
             { rateLimited: true, example: EVENT_EXAMPLE.response },
           ),
-          ...errorResponses([...WIDGET_OPERATION, 'invalid_event', 'write_outcome_unknown'], { rateLimited: true }),
+          ...errorResponses([...WIDGET_OPERATION, 'invalid_event', 'invalid_phone', 'write_outcome_unknown'], {
+            rateLimited: true,
+          }),
         },
       },
     },
@@ -142,6 +169,8 @@ const event: FastifyPluginAsyncTypebox = async (app) => {
         events: result.events,
       });
       app.metrics.eventsIngested.inc(stored.accepted);
+      // a new lead may have queued a webhook post or an email: sent now, not at the next poll
+      if (stored.accepted && result.events.some((e) => e.lead)) app.deliveries.kick();
       return reply.status(202).send(stored);
     },
   );

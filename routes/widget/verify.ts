@@ -78,6 +78,7 @@ const verify: FastifyPluginAsyncTypebox = async (app) => {
         test_mode: key.mode === 'test',
         key: { id: key.id, prefix: key.prefix, mode: key.mode, allowed_origins: key.allowedOrigins },
         catalog,
+        leads: { email_picks: app.config.smtp !== null },
       };
     },
   );
