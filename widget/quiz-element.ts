@@ -23,6 +23,7 @@ import {
   quizOptions,
   termLabel,
 } from './i18n.ts';
+import { foldPhone, phoneShapeOk } from './phone.ts';
 import { clientFor, verifyKey } from './runtime.ts';
 import { CSS } from './styles.ts';
 
@@ -120,6 +121,10 @@ export class SillageQuiz extends HTMLElement {
   private answers: Answers = { families: [], love: [], avoid: [], season: null, occasion: null };
   private result: ScoreResponse | null = null;
   private testMode = false;
+  /** verify's leads.email_picks: a lead's email gets its picks; else the shop contacts the shopper */
+  private emailPicks = false;
+  /** whether the lead sent had an email (the thanks says what happens next) */
+  private leadByEmail = false;
   private open = false;
   private booted = false;
   private launcherButton: HTMLElement | null = null;
@@ -164,6 +169,7 @@ export class SillageQuiz extends HTMLElement {
     if ('error' in verified) return this.fail(verified.error, false);
     if (!verified.ready) return this.fail('catalog_not_ready', true);
     this.testMode = verified.testMode;
+    this.emailPicks = verified.emailPicks;
     this.setup();
     this.hidden = false;
     this.track({ type: 'widget_loaded', data: { mode: this.mode, locale: this.locale } });
@@ -599,11 +605,13 @@ export class SillageQuiz extends HTMLElement {
 
   private leadForm(): HTMLElement {
     const t = this.t;
-    const section = h('section', {}, h('h3', {}, t.leadTitle));
+    const section = h('section', {}, h('h3', {}, this.emailPicks ? t.leadTitle : t.leadTitleContact));
     if (this.leadState === 'sent') {
-      section.append(h('p', { class: 'note', role: 'status' }, t.leadThanks));
+      const thanks = this.emailPicks && this.leadByEmail ? t.leadThanksEmail : t.leadThanksContact;
+      section.append(h('p', { class: 'note', role: 'status' }, thanks));
       return section;
     }
+    section.append(h('p', { class: 'note' }, this.emailPicks ? t.leadNoteEmail : t.leadNoteContact));
     const email = h('input', {
       type: 'email',
       autocomplete: 'email',
@@ -631,12 +639,21 @@ export class SillageQuiz extends HTMLElement {
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       const mail = email.value.trim();
-      const tel = phone.value.trim();
+      const tel = foldPhone(phone.value);
       if (!consent.checked || !this.client) return;
       if (!mail && !tel) {
         note.textContent = t.leadNeedContact;
         return;
       }
+      if (mail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(mail)) {
+        note.textContent = t.leadBadEmail;
+        return;
+      }
+      if (tel && !phoneShapeOk(tel)) {
+        note.textContent = t.leadBadPhone;
+        return;
+      }
+      this.leadByEmail = !!mail;
       this.leadState = 'sending';
       sync();
       void this.client
@@ -651,7 +668,9 @@ export class SillageQuiz extends HTMLElement {
           this.leadState = res.ok ? 'sent' : 'failed';
           if (res.ok) section.replaceWith(this.leadForm());
           else {
-            note.textContent = res.status === 400 ? res.error : t.leadFailed;
+            // the form's own words, never the server's sentence: its code says which
+            note.textContent =
+              res.code === 'invalid_phone' ? t.leadBadPhone : res.status === 400 ? t.leadCheck : t.leadFailed;
             this.leadState = 'idle';
             sync();
           }

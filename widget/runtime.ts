@@ -84,6 +84,8 @@ export function clientFor(baseUrl: string, apiKey: string, timeoutMs?: number): 
 export interface VerifiedKey {
   ready: boolean;
   testMode: boolean;
+  /** the service emails a lead its picks (SMTP configured); else the shop contacts the shopper */
+  emailPicks: boolean;
 }
 
 /** A successful verify is remembered for this tab for 10 minutes; failures are not. */
@@ -91,10 +93,16 @@ export async function verifyKey(client: SillageClient, apiKey: string): Promise<
   const ss = storage('sessionStorage');
   const name = `sillage:verify:${apiKey.slice(0, 16)}`;
   const saved = read<VerifiedKey & { at: number }>(ss, name);
-  if (saved && Date.now() - saved.at < VERIFY_TTL_MS) return { ready: saved.ready, testMode: saved.testMode };
+  if (saved && Date.now() - saved.at < VERIFY_TTL_MS) {
+    return { ready: saved.ready, testMode: saved.testMode, emailPicks: saved.emailPicks === true };
+  }
   const res = await client.verify();
   if (!res.ok) return { error: res.code };
-  const out = { ready: res.data.catalog.ready, testMode: res.data.test_mode };
+  const out = {
+    ready: res.data.catalog.ready,
+    testMode: res.data.test_mode,
+    emailPicks: res.data.leads?.email_picks === true,
+  };
   write(ss, name, { ...out, at: Date.now() });
   return out;
 }
