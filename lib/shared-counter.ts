@@ -84,6 +84,7 @@ export function createSharedCounter(opts: SharedCounterOptions) {
   const counters = new Cache<string, Counter>({
     name: opts.name,
     max: opts.maxCounters,
+    // Stryker disable next-line StringLiteral: the cache registry's description, read by people
     invalidatedBy: 'time: a counter counts one window; its shared total is refreshed at each reconciliation',
   });
   /** counters with hits not yet sent: the work of the next reconciliation */
@@ -98,7 +99,6 @@ export function createSharedCounter(opts: SharedCounterOptions) {
       // a new window: hits still being sent belong to the old one and are not carried over
       c = { key, windowMs, shared: 0, sending: 0, unsent: 0, resetAt: t + windowMs };
       counters.set(key, c);
-      if (dirty.has(key)) dirty.set(key, c);
     }
     return c;
   };
@@ -106,6 +106,11 @@ export function createSharedCounter(opts: SharedCounterOptions) {
     current: c.shared + c.sending + c.unsent,
     ttl: Math.max(0, c.resetAt - t),
   });
+
+  function cancelTimer() {
+    clearTimeout(timer ?? undefined);
+    timer = null;
+  }
 
   function schedule(delay: number) {
     if (timer || closed) return;
@@ -116,12 +121,17 @@ export function createSharedCounter(opts: SharedCounterOptions) {
     timer.unref();
   }
 
+  /** A counter whose hits the store did not take: they are sent with the next reconciliation. */
+  function requeue(c: Counter) {
+    c.unsent += c.sending;
+    c.sending = 0;
+    dirty.set(c.key, c);
+  }
+
   /** Sends every counter's hits not yet sent; resolves once the store answered (or failed). */
   async function flush(): Promise<void> {
-    if (inFlight) {
-      await inFlight;
-      if (dirty.size === 0) return;
-    }
+    // one reconciliation at a time: a second waits for the first, then sends what came meanwhile
+    if (inFlight) await inFlight;
     if (dirty.size === 0) return;
     const batch = [...dirty.values()];
     dirty.clear();
@@ -135,24 +145,20 @@ export function createSharedCounter(opts: SharedCounterOptions) {
         const part = batch.slice(i, i + maxPerCall);
         try {
           const totals = await opts.reconcile(part.map((c) => ({ key: c.key, hits: c.sending, windowMs: c.windowMs })));
+          if (totals.length !== part.length) {
+            throw new Error(`the store answered ${totals.length} totals for ${part.length} counters`);
+          }
           const t = now();
           part.forEach((c, j) => {
-            const r = totals[j];
-            if (r) {
-              c.shared = r.total;
-              // the store's window is the shared one: align this instance's to it
-              c.resetAt = t + Math.min(r.ttlMs, c.windowMs);
-            }
+            const r = totals[j] as CounterTotal;
+            c.shared = r.total;
+            // the store's window is the shared one: align this instance's to it
+            c.resetAt = t + Math.min(r.ttlMs, c.windowMs);
             c.sending = 0;
           });
         } catch (err) {
           failed = true;
-          // keep the hits: they are sent with the next reconciliation
-          for (const c of part) {
-            c.unsent += c.sending;
-            c.sending = 0;
-            if (c.unsent > 0) dirty.set(c.key, c);
-          }
+          for (const c of part) requeue(c);
           opts.onError?.(err as Error);
         }
       }
@@ -165,8 +171,7 @@ export function createSharedCounter(opts: SharedCounterOptions) {
     if (dirty.size === 0) return;
     if (hot && !failed && !closed) {
       hot = false;
-      if (timer) clearTimeout(timer);
-      timer = null;
+      cancelTimer();
       void flush();
     } else schedule(failed ? opts.retryMs : opts.flushMs);
   }
@@ -181,8 +186,7 @@ export function createSharedCounter(opts: SharedCounterOptions) {
       if (c.unsent >= hotHits && !closed) {
         if (inFlight) hot = true;
         else {
-          if (timer) clearTimeout(timer);
-          timer = null;
+          cancelTimer();
           void flush();
         }
       } else schedule(opts.flushMs);
@@ -201,8 +205,7 @@ export function createSharedCounter(opts: SharedCounterOptions) {
     /** sends what is left and stops the timer */
     async close() {
       closed = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
+      cancelTimer();
       await flush();
     },
   };
