@@ -52,7 +52,11 @@ export interface SharedCounterOptions {
   reconcile: ReconcileFn;
   /** the longest a hit waits before it is sent */
   flushMs: number;
-  /** counters remembered (an LRU); a counter with hits not yet sent is kept until they are */
+  /**
+   * counters remembered (an LRU), and the most with hits waiting to be sent: while the store is
+   * away, past this many the oldest waiting are dropped from the next reconciliation (their hits
+   * stay counted here while the LRU keeps them), so a client inventing keys cannot grow memory
+   */
   maxCounters: number;
   /** counters sent in one call at most; more are sent in further calls of the same reconciliation */
   maxPerCall?: number;
@@ -92,6 +96,8 @@ export function createSharedCounter(opts: SharedCounterOptions) {
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> | null = null;
   let closed = false;
+  /** counters dropped from the reconciliation by the cap */
+  let dropped = 0;
 
   const live = (key: string, windowMs: number, t: number): Counter => {
     let c = dirty.get(key) ?? counters.get(key);
@@ -121,11 +127,21 @@ export function createSharedCounter(opts: SharedCounterOptions) {
     timer.unref();
   }
 
+  /** Marks a counter as having hits to send, within the cap (oldest dropped first). */
+  function markDirty(c: Counter) {
+    dirty.set(c.key, c);
+    if (dirty.size > opts.maxCounters) {
+      const oldest = dirty.keys().next().value as string;
+      dirty.delete(oldest);
+      dropped++;
+    }
+  }
+
   /** A counter whose hits the store did not take: they are sent with the next reconciliation. */
   function requeue(c: Counter) {
     c.unsent += c.sending;
     c.sending = 0;
-    dirty.set(c.key, c);
+    markDirty(c);
   }
 
   /** Sends every counter's hits not yet sent; resolves once the store answered (or failed). */
@@ -182,7 +198,7 @@ export function createSharedCounter(opts: SharedCounterOptions) {
       const t = now();
       const c = live(key, windowMs, t);
       c.unsent++;
-      dirty.set(key, c);
+      markDirty(c);
       if (c.unsent >= hotHits && !closed) {
         if (inFlight) hot = true;
         else {
@@ -202,6 +218,8 @@ export function createSharedCounter(opts: SharedCounterOptions) {
     flush,
     /** counters with hits waiting to be sent */
     pending: () => dirty.size,
+    /** counters whose waiting hits the cap dropped (the store was away too long for too many) */
+    dropped: () => dropped,
     /** sends what is left and stops the timer */
     async close() {
       closed = true;

@@ -126,6 +126,30 @@ describe('shared counters: counted here at once, reconciled in batches', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('while the store is away, the counters waiting are capped: a client inventing keys cannot grow memory', async () => {
+    const clock = { t: 0 };
+    const store = fakeStore(clock);
+    const a = createSharedCounter({
+      name: 'test-cap',
+      reconcile: store.reconcile,
+      flushMs: 3_600_000,
+      retryMs: 3_600_000,
+      maxCounters: 100,
+      now: () => clock.t,
+    });
+    store.fail(true);
+    for (let i = 0; i < 1000; i++) a.hit(`junk-${i}`, WINDOW);
+    await a.flush();
+    expect(a.pending()).toBe(100);
+    expect(a.dropped()).toBe(900);
+    // the newest are the ones kept
+    store.fail(false);
+    await a.flush();
+    expect(store.total('junk-999')).toBe(1);
+    expect(store.total('junk-0')).toBe(0);
+    await a.close();
+  });
+
   it('a reconciliation of more counters than one call takes is sent in several calls, none lost or sent twice', async () => {
     for (const [n, calls] of [
       [35, 4],
