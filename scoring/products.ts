@@ -5,10 +5,18 @@
  */
 
 import type { ProductProfile } from '../catalog/types.ts';
-import type { Recommendation } from '../contracts/widget.ts';
+import type { AlsoExplore, Recommendation } from '../contracts/widget.ts';
 import { Cache } from '../lib/cache.ts';
 import { normalizeText } from '../lib/text.ts';
-import { buildProductMatrix, buildTaste, matchAccords, type ProductMatrix, rank, tasteSummary } from './engine.ts';
+import {
+  buildProductMatrix,
+  buildTaste,
+  fitOf,
+  matchAccords,
+  type ProductMatrix,
+  rank,
+  tasteSummary,
+} from './engine.ts';
 import { type Quiz, quizKey } from './quiz.ts';
 
 export interface ScoringProduct {
@@ -28,8 +36,8 @@ export interface ScoringProduct {
 }
 
 export interface ScoredAnswer {
-  recommendations: Omit<Recommendation, never>[];
-  also_explore: Recommendation[];
+  recommendations: Recommendation[];
+  also_explore: AlsoExplore[];
   taste_summary: ReturnType<typeof tasteSummary>;
 }
 
@@ -80,6 +88,7 @@ export class CompiledProducts {
         name: p.name,
         house: p.house,
         match_score: score,
+        fit: fitOf(score),
         match_accords: matchAccords(this.matrix, taste, i),
         quality: p.quality,
         price: p.price,
@@ -90,7 +99,7 @@ export class CompiledProducts {
     };
     const answer: ScoredAnswer = {
       recommendations: ranking.recommendations.map((r) => view(r.index, r.score)),
-      also_explore: ranking.alsoExplore.map((r) => view(r.index, r.score)),
+      also_explore: ranking.alsoExplore.map((r) => ({ ...view(r.index, r.score), reason: r.reason })),
       taste_summary: tasteSummary(quiz, taste),
     };
     this.answers?.set(key, answer);

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadBundledCatalog } from '../catalog/bundled.ts';
 import { adminHeaders, buildTestApp, closeTestApp, type TestApp } from './helper.ts';
 
 /** the page's own function, inside page.evaluate (this file is type-checked without the DOM library) */
@@ -171,6 +172,46 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(close && title && close.x < title.x).toBe(true);
     expect(await page.locator('sillage-quiz [role=dialog]').getAttribute('aria-modal')).toBe('true');
     await page.screenshot({ path: join(ARTIFACTS, 'widget-results-ar.png') });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('an avoided accord is prominent in nothing shown; every card says how well it fits, and a short list says why', async () => {
+    const { perfumes } = loadBundledCatalog();
+    /** a catalog perfume's prominent accords: its three strongest, and any at half the strongest or more */
+    const prominent = (id: string) => {
+      const accords = Object.entries(perfumes.find((p) => p.id === id)?.accords ?? {}).sort((a, b) => b[1] - a[1]);
+      return accords.filter(([, w], r) => r < 3 || w >= 50).map(([a]) => a);
+    };
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/widget/score'));
+    // woody is prominent in most of the demo shop's oud perfumes
+    await takeQuiz(page, {
+      families: ['Oud'],
+      love: ['Oud'],
+      avoid: ['Woody'],
+      season: 'Winter',
+      occasion: 'Evening out',
+    });
+    const body = (await (await answer).json()) as {
+      recommendations: { sillage_perfume_id: string | null; fit: string }[];
+      also_explore: { sillage_perfume_id: string | null }[];
+    };
+    const shown = [...body.recommendations, ...body.also_explore].filter((p) => p.sillage_perfume_id);
+    expect(shown.length).toBeGreaterThan(0);
+    for (const p of shown)
+      expect(prominent(p.sillage_perfume_id as string), p.sillage_perfume_id as string).not.toContain('woody');
+    const cards = page.locator('sillage-quiz .cards').first().locator('.card');
+    await cards.first().waitFor({ timeout: 10_000 });
+    expect(await cards.count()).toBe(body.recommendations.length);
+    for (const fit of await cards.locator('.fit').allTextContents())
+      expect(['Strong match', 'Good match']).toContain(fit);
+    // a list shorter than asked says why: only those products fit
+    const statuses = await page.locator('sillage-quiz .status').allTextContents();
+    expect(statuses.some((x) => x.includes('fit your answers'))).toBe(body.recommendations.length < 6);
+    console.log(`avoid woody: ${body.recommendations.length} recommendations, ${body.also_explore.length} in also_explore`);
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

@@ -67,29 +67,57 @@ describe('tasteSummary', () => {
         ['musky', 'neutral'],
       ],
     });
+    // no family chosen: none reported as chosen; what the loves imply is marked inferred
     expect(tasteSummary(q, buildTaste(q))).toEqual({
-      dominant_families: ['oud'],
+      dominant_families: [],
       top_accords: ['rose', 'oud'],
       avoid_accords: ['amber', 'citrus', 'vanilla'],
+      inferred: { families: ['oud'], accords: [] },
     });
   });
 
-  it('fewer than three families chosen: the chosen first, then the families whose accord the answers lean to most', () => {
+  it('reports the shopper: the families chosen and the accords loved; what the family and season imply only as inferred', () => {
     const q = quiz({ families: ['oud'], ratings: [['rose', 'love']], season: 'summer' });
     expect(tasteSummary(q, buildTaste(q))).toEqual({
-      dominant_families: ['oud', 'woody', 'citrus'],
-      top_accords: ['rose', 'oud', 'woody', 'citrus', 'fresh'],
+      dominant_families: ['oud'],
+      top_accords: ['rose'],
       avoid_accords: [],
+      // the families whose accord the answers lean to most, beyond the one chosen, up to three in all
+      inferred: { families: ['woody', 'citrus'], accords: ['oud', 'woody', 'citrus', 'fresh', 'saffron'] },
     });
+  });
+
+  it('never claims an accord the shopper did not say: an oud and amber shopper who loved oud has no vanilla, spice or balsam in top_accords', () => {
+    const q = quiz({ families: ['oud', 'amber'], ratings: [['oud', 'love']], season: 'winter', occasion: 'evening' });
+    const summary = tasteSummary(q, buildTaste(q));
+    expect(summary.top_accords).toEqual(['oud']);
+    expect(summary.dominant_families).toEqual(['oud', 'amber']);
+    for (const a of ['vanilla', 'warm spicy', 'balsamic']) expect(summary.top_accords).not.toContain(a);
+    expect(summary.inferred?.accords.length).toBeGreaterThan(0);
   });
 
   it('more than three families chosen: the first three; at most five top accords, equal ones by name', () => {
     const q = quiz({ families: ['oud', 'floral', 'citrus', 'woody'] });
     expect(tasteSummary(q, buildTaste(q))).toEqual({
       dominant_families: ['oud', 'floral', 'citrus'],
-      top_accords: ['citrus', 'floral', 'oud', 'woody', 'orange blossom'],
+      top_accords: [],
       avoid_accords: [],
+      inferred: { families: [], accords: ['citrus', 'floral', 'oud', 'woody', 'orange blossom'] },
     });
+  });
+
+  it('at most five top accords: loved before liked, each by name', () => {
+    const q = quiz({
+      ratings: [
+        ['woody', 'like'],
+        ['rose', 'love'],
+        ['amber', 'like'],
+        ['oud', 'love'],
+        ['citrus', 'like'],
+        ['vanilla', 'like'],
+      ],
+    });
+    expect(tasteSummary(q, buildTaste(q)).top_accords).toEqual(['oud', 'rose', 'amber', 'citrus', 'vanilla']);
   });
 });
 
@@ -139,8 +167,11 @@ describe('a neutral rating', () => {
   it('keeps what the chosen families imply for that accord', () => {
     const chosen = quiz({ families: ['oud'] });
     const neutral = quiz({ families: ['oud'], ratings: [['oud', 'neutral']] });
-    expect(tasteSummary(neutral, buildTaste(neutral))).toEqual(tasteSummary(chosen, buildTaste(chosen)));
-    expect(tasteSummary(neutral, buildTaste(neutral)).top_accords).toContain('oud');
+    expect([...buildTaste(neutral).values]).toEqual([...buildTaste(chosen).values]);
+    // but the summary does not claim a leaning the shopper said they do not have
+    expect(tasteSummary(chosen, buildTaste(chosen)).inferred?.accords).toContain('oud');
+    expect(tasteSummary(neutral, buildTaste(neutral)).inferred?.accords).not.toContain('oud');
+    expect(tasteSummary(neutral, buildTaste(neutral)).top_accords).not.toContain('oud');
   });
 });
 
@@ -209,7 +240,8 @@ describe('what a shopper reads does not depend on the order things were given in
     ];
     for (const order of permutations(ratings)) {
       const q = quiz({ ratings: order as Quiz['ratings'] });
-      expect(tasteSummary(q, buildTaste(q)).dominant_families).toEqual(['amber', 'citrus', 'oud']);
+      expect(tasteSummary(q, buildTaste(q)).inferred?.families).toEqual(['amber', 'citrus', 'oud']);
+      expect(tasteSummary(q, buildTaste(q)).top_accords).toEqual(['amber', 'citrus', 'oud', 'woody']);
     }
   });
 

@@ -41,6 +41,13 @@ const ar = {
   loves: 'تحب',
   avoids: 'تتجنب',
   exploreTitle: 'جرّب شيئاً جديداً',
+  weakerTitle: 'قريبة من ذوقك لكنها أضعف توافقاً',
+  closestTitle: 'الأقرب إلى ذوقك في هذا المتجر',
+  fit: { strong: 'توافق قوي', good: 'توافق جيد', weak: 'توافق أضعف' },
+  suggested: 'توحي إجاباتك بـ',
+  fewFit: (n: number) =>
+    n === 1 ? 'منتج واحد فقط في هذا المتجر يناسب إجاباتك.' : `${n} منتجات فقط في هذا المتجر تناسب إجاباتك.`,
+  noneFit: 'لا شيء في هذا المتجر يناسب إجاباتك تماماً؛ هذه الأقرب إليها.',
   retake: 'أعد الاختبار',
   noResults: 'لم نجد منتجات مناسبة في هذا المتجر الآن.',
   leadTitle: 'أرسل لي هذه الترشيحات',
@@ -86,6 +93,15 @@ const en: typeof ar = {
   loves: 'You love',
   avoids: 'You avoid',
   exploreTitle: 'Step outside your comfort zone',
+  weakerTitle: 'Close to your taste, but weaker matches',
+  closestTitle: 'The closest to your taste in this store',
+  fit: { strong: 'Strong match', good: 'Good match', weak: 'Weaker match' },
+  suggested: 'Your answers suggest',
+  fewFit: (n: number) =>
+    n === 1
+      ? 'Only one product in this store fits your answers.'
+      : `Only ${n} products in this store fit your answers.`,
+  noneFit: 'Nothing in this store fits your answers closely; these are the closest.',
   retake: 'Retake the quiz',
   noResults: 'We found no suitable products in this store right now.',
   leadTitle: 'Send me these picks',

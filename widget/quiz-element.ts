@@ -119,6 +119,8 @@ export class SillageQuiz extends HTMLElement {
   private step: Step = 'intro';
   private answers: Answers = { families: [], love: [], avoid: [], season: null, occasion: null };
   private result: ScoreResponse | null = null;
+  /** how many recommendations were asked for (the score's limit): fewer means fewer fit */
+  private asked = 6;
   private testMode = false;
   private open = false;
   private booted = false;
@@ -496,6 +498,7 @@ export class SillageQuiz extends HTMLElement {
       return;
     }
     this.result = res.data;
+    this.asked = Number.isInteger(limit) && limit > 0 ? limit : 6;
     this.leadState = 'idle';
     this.go('results');
     if (this.live) this.live.textContent = this.t.resultsCount(res.data.recommendations.length);
@@ -507,8 +510,16 @@ export class SillageQuiz extends HTMLElement {
     const r = this.result;
     if (!r) return;
     body.append(h('h3', { tabindex: '-1' }, t.resultsTitle));
-    if (r.recommendations.length === 0) body.append(h('p', { class: 'status' }, t.noResults));
-    else body.append(this.cards(r.recommendations, 'recommendation_clicked'));
+    // only products that fit are recommended: say why the list is short, or empty
+    const explore = (reason: string) => r.also_explore.filter((p) => p.reason === reason);
+    const closest = explore('closest');
+    if (r.recommendations.length === 0)
+      body.append(h('p', { class: 'status' }, closest.length ? t.noneFit : t.noResults));
+    else {
+      if (r.recommendations.length < this.asked)
+        body.append(h('p', { class: 'status' }, t.fewFit(r.recommendations.length)));
+      body.append(this.cards(r.recommendations, 'recommendation_clicked'));
+    }
 
     const s = r.taste_summary;
     const dl = h('dl', {});
@@ -519,11 +530,19 @@ export class SillageQuiz extends HTMLElement {
     row(t.families, 'family', s.dominant_families);
     row(t.loves, 'accord', s.top_accords);
     row(t.avoids, 'accord', s.avoid_accords);
+    // what the answers only imply, marked as such
+    row(t.suggested, 'accord', s.inferred?.accords ?? []);
     if (dl.childElementCount > 0)
       body.append(h('section', { 'aria-label': t.tasteTitle }, h('h3', {}, t.tasteTitle), dl));
 
-    if (r.also_explore.length > 0) {
-      body.append(h('section', {}, h('h3', {}, t.exploreTitle), this.cards(r.also_explore, 'also_explore_clicked')));
+    for (const [reason, title] of [
+      ['closest', t.closestTitle],
+      ['weaker_fit', t.weakerTitle],
+      ['other_family', t.exploreTitle],
+    ] as const) {
+      const items = explore(reason);
+      if (items.length > 0)
+        body.append(h('section', {}, h('h3', {}, title), this.cards(items, 'also_explore_clicked')));
     }
     body.append(this.leadForm());
 
@@ -573,6 +592,7 @@ export class SillageQuiz extends HTMLElement {
         h(
           'p',
           { class: 'meta' },
+          h('span', { class: `fit ${p.fit}` }, t.fit[p.fit]),
           h('span', { class: 'score' }, `${formatPercent(p.match_score, this.locale)} ${t.match}`),
           price && h('span', { class: 'price' }, price),
         ),

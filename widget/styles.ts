@@ -60,6 +60,7 @@ legend{padding:0}
 .house{margin:0;color:#5d534a;font-size:14px}
 .meta{display:flex;flex-wrap:wrap;align-items:center;gap:8px;margin:6px 0}
 .score{font-weight:700;color:#1d5c2e;background:#e6f4ea;border-radius:6px;padding:1px 8px;font-size:14px}
+.fit{font-size:13px;font-weight:600;border-radius:6px;padding:1px 8px}.fit.strong{color:#1d5c2e;background:#e6f4ea}.fit.good{color:#1f4e79;background:#e7f0fa}.fit.weak{color:#5c4400;background:#fff3cd}
 .price{font-weight:600}
 .accords{margin:0 0 6px;font-size:13px;color:#5d534a}
 .link{color:var(--a);font-weight:600;text-decoration:underline}
