@@ -212,6 +212,14 @@ export const QuizSchema = Type.Object(
         examples: ['evening', 'wedding'],
       }),
     ),
+    gender: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          'For whom (an extension of the interface): men, women or any (no preference; also the Arabic رجالي, نسائي, الكل). With men or women, products made for the other are never shown; unisex products, and those whose wearer is not known, are. Omitted: no preference',
+        examples: ['women', 'رجالي', 'any'],
+      }),
+    ),
   },
   { $id: 'Quiz', title: 'Quiz', description: "The shopper's answers", additionalProperties: false },
 );
@@ -274,6 +282,12 @@ export const RecommendationSchema = Type.Object(
     }),
     match_accords: Type.Array(Type.String()),
     quality: QualitySchema,
+    gender: Nullable(
+      Type.Union([Type.Literal('men'), Type.Literal('women'), Type.Literal('unisex')], {
+        description:
+          'For whom the product is made: our catalog\'s perfume\'s, else what the listing says ("for men", "نسائي"); null when not known',
+      }),
+    ),
     price: Nullable(Type.Number()),
     currency: Type.String(),
     product_url: Nullable(Type.String()),

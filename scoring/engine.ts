@@ -51,6 +51,8 @@ export interface ProductMatrix {
   occasionMask: Uint32Array;
   /** each product's prominent accords (PROMINENT): a bit per accord, ACCORD_WORDS words a product */
   prominent: Uint32Array;
+  /** for whom each product is made: 1 men, 2 women, 3 unisex or not known (WEARER_BIT) */
+  wearer: Uint8Array;
   /** products of one perfume line (flankers, concentrations) share a key */
   lineKey: Int32Array;
   houseKey: Int32Array;
@@ -63,8 +65,13 @@ const mask = (values: readonly string[], bits: Map<string, number>) => {
 };
 
 /** Compiles products once; `line` and `house` group near-twins for diversity. */
+/** A product's wearer as bits: a shopper's wearer bit must be among them. */
+const WEARER_BIT = { men: 1, women: 2 } as const;
+const wearerBits = (gender: string | null | undefined) =>
+  gender === 'men' ? WEARER_BIT.men : gender === 'women' ? WEARER_BIT.women : WEARER_BIT.men | WEARER_BIT.women;
+
 export function buildProductMatrix(
-  products: readonly { profile: ScoringProfile; line: string; house: string }[],
+  products: readonly { profile: ScoringProfile; line: string; house: string; gender?: string | null }[],
 ): ProductMatrix {
   const n = products.length;
   const m: ProductMatrix = {
@@ -77,6 +84,7 @@ export function buildProductMatrix(
     timeMask: new Uint8Array(n),
     occasionMask: new Uint32Array(n),
     prominent: new Uint32Array(n * ACCORD_WORDS),
+    wearer: new Uint8Array(n),
     lineKey: new Int32Array(n),
     houseKey: new Int32Array(n),
   };
@@ -111,6 +119,7 @@ export function buildProductMatrix(
     m.seasonMask[i] = mask(p.profile.seasons, SEASON_BIT);
     m.timeMask[i] = mask(p.profile.times, TIME_BIT);
     m.occasionMask[i] = mask(p.profile.occasions, OCCASION_BIT);
+    m.wearer[i] = wearerBits(p.gender);
     m.lineKey[i] = lines.get(p.line) ?? lines.set(p.line, lines.size).size - 1;
     m.houseKey[i] = houses.get(p.house) ?? houses.set(p.house, houses.size).size - 1;
   });
@@ -129,6 +138,8 @@ export interface Taste {
   lovedBits: Uint32Array;
   /** some accord is rated love */
   anyLoved: boolean;
+  /** the shopper's wearer bit (1 men, 2 women), 0 for no preference */
+  wearerBit: number;
   familyMask: number;
   seasonBit: number;
   timeBit: number;
@@ -177,6 +188,7 @@ export function buildTaste(quiz: Quiz): Taste {
     avoidedBits: bits(avoided),
     lovedBits: bits(loved),
     anyLoved: loved.includes(1),
+    wearerBit: quiz.gender ? WEARER_BIT[quiz.gender] : 0,
     familyMask: mask(quiz.families, FAMILY_BIT),
     seasonBit: quiz.season ? (SEASON_BIT.get(quiz.season) ?? 0) : 0,
     timeBit: time ? (TIME_BIT.get(time) ?? 0) : 0,
@@ -190,12 +202,13 @@ export const DOMINANT_WEIGHT = 0.5;
 /**
  * Where a product stands before its score: 0 — a loved accord is prominent in
  * it, or nothing was loved; 1 — something was loved and none of it is
- * prominent here; 2 — an avoided accord is prominent here (never a
- * recommendation).
+ * prominent here; 2 — never shown: an avoided accord is prominent here, or
+ * it is made for the other wearer than the shopper asked for (men or women;
+ * unisex products, and products whose wearer is not known, are for anyone).
  */
 export const TIER_LOVED = 0;
 export const TIER_OTHER = 1;
-export const TIER_AVOIDED = 2;
+export const TIER_NEVER_SHOWN = 2;
 
 /**
  * Scores every product: integers 0–100 (50 = indifferent), whether an
@@ -245,7 +258,8 @@ export function scoreProducts(m: ProductMatrix, t: Taste): { scores: Uint8Array;
       avoidedHere |= p & (t.avoidedBits[w] as number);
       lovedHere |= p & (t.lovedBits[w] as number);
     }
-    tier[i] = avoidedHere ? TIER_AVOIDED : t.anyLoved && !lovedHere ? TIER_OTHER : TIER_LOVED;
+    const otherWearer = t.wearerBit !== 0 && ((m.wearer[i] as number) & t.wearerBit) === 0;
+    tier[i] = avoidedHere || otherWearer ? TIER_NEVER_SHOWN : t.anyLoved && !lovedHere ? TIER_OTHER : TIER_LOVED;
   }
   return { scores, clash, tier };
 }
@@ -334,7 +348,7 @@ export const fitOf = (score: number): 'strong' | 'good' | 'weak' =>
  */
 export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
   const { scores, tier } = scoreProducts(m, t);
-  const fitting = (i: number) => (tier[i] as number) !== TIER_AVOIDED && (scores[i] as number) >= FIT_FLOOR;
+  const fitting = (i: number) => (tier[i] as number) !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR;
   // the best limit × 6 + 20 of the products that fit (all of them when there are fewer)
   const pool = topK(scores, tier, limit * 6 + EXPLORE * 4 + 8, (i) => !fitting(i));
   const picked: Ranked[] = [];
@@ -374,7 +388,7 @@ export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
       scores,
       tier,
       EXPLORE * 4,
-      (i) => fitting(i) || (tier[i] as number) === TIER_AVOIDED || (scores[i] as number) < WEAK_FLOOR,
+      (i) => fitting(i) || (tier[i] as number) === TIER_NEVER_SHOWN || (scores[i] as number) < WEAK_FLOOR,
     );
     let added = 0;
     for (const r of weaker) {

@@ -29,6 +29,8 @@ export interface ScoringProduct {
   productUrl: string | null;
   imageUrl: string | null;
   quality: 'full' | 'sibling' | 'partial';
+  /** for whom it is made: our perfume's, else what the listing says ("for men", "نسائي"); null when not known */
+  gender?: 'men' | 'women' | 'unisex' | null;
   profile: ProductProfile;
   /** perfume line (house + perfume name) for diversity; the product's own name when unmatched */
   line: string;
@@ -70,7 +72,7 @@ export class CompiledProducts {
       a.merchantProductId < b.merchantProductId ? -1 : a.merchantProductId > b.merchantProductId ? 1 : 0,
     );
     this.matrix = buildProductMatrix(
-      this.products.map((p) => ({ profile: p.profile, line: p.line, house: p.lineHouse })),
+      this.products.map((p) => ({ profile: p.profile, line: p.line, house: p.lineHouse, gender: p.gender })),
     );
   }
 
@@ -91,6 +93,7 @@ export class CompiledProducts {
         fit: fitOf(score),
         match_accords: matchAccords(this.matrix, taste, i),
         quality: p.quality,
+        gender: p.gender ?? null,
         price: p.price,
         currency: p.currency,
         product_url: p.productUrl,

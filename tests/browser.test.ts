@@ -211,7 +211,9 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     // a list shorter than asked says why: only those products fit
     const statuses = await page.locator('sillage-quiz .status').allTextContents();
     expect(statuses.some((x) => x.includes('fit your answers'))).toBe(body.recommendations.length < 6);
-    console.log(`avoid woody: ${body.recommendations.length} recommendations, ${body.also_explore.length} in also_explore`);
+    console.log(
+      `avoid woody: ${body.recommendations.length} recommendations, ${body.also_explore.length} in also_explore`,
+    );
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

@@ -12,7 +12,7 @@ import {
   rank,
   scoreProducts,
   type Taste,
-  TIER_AVOIDED,
+  TIER_NEVER_SHOWN,
   topK,
   WEAK_FLOOR,
 } from '../scoring/engine.ts';
@@ -58,7 +58,7 @@ type Product = { profile: Parameters<typeof buildProductMatrix>[0][number]['prof
 /** The products that fit a quiz (60 or more, no avoided accord prominent): the ones a recommendation is drawn from. */
 function fittingOf(products: Product[], quiz: Quiz): number[] {
   const { scores, tier } = scoreProducts(buildProductMatrix(products), buildTaste(quiz));
-  return [...scores.keys()].filter((i) => tier[i] !== TIER_AVOIDED && (scores[i] as number) >= FIT_FLOOR);
+  return [...scores.keys()].filter((i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR);
 }
 
 /** A profile's prominent accords, the plain way: of the first eight known, the three strongest and any at 0.5 or more. */
@@ -114,7 +114,7 @@ function plainRank(m: ProductMatrix, t: Taste, limit: number) {
   const { scores, tier } = scoreProducts(m, t);
   const all = ordered(scores, tier);
   const pool = all
-    .filter((i) => tier[i] !== TIER_AVOIDED && (scores[i] as number) >= FIT_FLOOR)
+    .filter((i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR)
     .slice(0, limit * 6 + 20);
   const picked: number[] = [];
   for (const i of pool) {
@@ -136,7 +136,7 @@ function plainRank(m: ProductMatrix, t: Taste, limit: number) {
   if (recommendations.length < limit) {
     const weaker = all
       .filter(
-        (i) => tier[i] !== TIER_AVOIDED && (scores[i] as number) >= WEAK_FLOOR && (scores[i] as number) < FIT_FLOOR,
+        (i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= WEAK_FLOOR && (scores[i] as number) < FIT_FLOOR,
       )
       .slice(0, 12);
     let added = 0;
@@ -174,7 +174,7 @@ describe('the ranking, for all catalogs and quizzes', () => {
         const t = buildTaste(quiz);
         const { scores, tier } = scoreProducts(m, t);
         const fitting = [...scores.keys()].filter(
-          (i) => tier[i] !== TIER_AVOIDED && (scores[i] as number) >= FIT_FLOOR,
+          (i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR,
         );
         const r = rank(m, t, limit);
         expect(r.recommendations).toHaveLength(Math.min(limit, fitting.length));
@@ -254,7 +254,7 @@ describe('the ranking, for all catalogs and quizzes', () => {
           expect(shown).not.toContain(x.index);
           expect(lines.has(p.line)).toBe(false);
           lines.add(p.line);
-          expect(tier[x.index]).not.toBe(TIER_AVOIDED);
+          expect(tier[x.index]).not.toBe(TIER_NEVER_SHOWN);
           if (x.reason === 'other_family') {
             expect(x.score).toBeGreaterThanOrEqual(FIT_FLOOR);
             expect(p.profile.families.length).toBeGreaterThan(0);

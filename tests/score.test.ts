@@ -114,6 +114,40 @@ describe('POST /api/widget/score — the interface rules', () => {
     expect(musk.recommendations.map((r: { merchant_product_id: string }) => r.merchant_product_id)).toContain('hint-1');
   });
 
+  it('for whom: a product made for the other wearer is never shown, by our catalog or by its listing; each result says for whom', async () => {
+    const inline_catalog = [
+      {
+        merchant_product_id: 'w1',
+        name: 'Musk Tahara for women 50ml',
+        house: 'Local Atelier',
+        accords: ['musky', 'powdery'],
+      },
+      { merchant_product_id: 'm1', name: 'Musk Tahara للرجال', house: 'Local Atelier', accords: ['musky', 'powdery'] },
+      { merchant_product_id: 'u1', name: 'Musk Tahara', house: 'Local Atelier', accords: ['musky', 'powdery'] },
+    ];
+    const musk = { families: ['musky'], accord_ratings: { musky: 'love' } };
+    const shownFor = async (gender?: string) => {
+      const res = await score({
+        quiz: { ...musk, ...(gender ? { gender } : {}) },
+        catalog_mode: 'inline',
+        inline_catalog,
+      });
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      return Object.fromEntries(
+        [...body.recommendations, ...body.also_explore].map(
+          (r: { merchant_product_id: string; gender: string | null }) => [r.merchant_product_id, r.gender],
+        ),
+      );
+    };
+    expect(await shownFor('نسائي')).toEqual({ w1: 'women', u1: null });
+    expect(await shownFor('men')).toEqual({ m1: 'men', u1: null });
+    expect(await shownFor()).toEqual({ w1: 'women', m1: 'men', u1: null });
+    const bad = await score({ quiz: { ...musk, gender: 'robots' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().details).toEqual([expect.objectContaining({ path: '/body/quiz/gender' })]);
+  });
+
   it('rule 3: inline mode uses the products passed, each needing id, name and house', async () => {
     const res = await score({
       quiz,

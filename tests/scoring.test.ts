@@ -12,7 +12,7 @@ import {
   rank,
   STRONG_FIT,
   scoreProducts,
-  TIER_AVOIDED,
+  TIER_NEVER_SHOWN,
 } from '../scoring/engine.ts';
 import { LOGO_SVG, poweredBy } from '../scoring/powered-by.ts';
 import { CompiledProducts, lineOf, type ScoringProduct } from '../scoring/products.ts';
@@ -119,7 +119,7 @@ describe('scoring properties (for all quizzes and products)', () => {
         expect(a).toEqual(b);
         const { scores, tier } = scoreProducts(m, buildTaste(quiz));
         const fitting = [...scores.keys()].filter(
-          (i) => tier[i] !== TIER_AVOIDED && (scores[i] as number) >= FIT_FLOOR,
+          (i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR,
         );
         expect(a.recommendations.length).toBe(Math.min(limit, fitting.length));
         expect(new Set(a.recommendations.map((r) => r.index)).size).toBe(a.recommendations.length);
@@ -154,6 +154,7 @@ const { perfumes } = loadBundledCatalog();
 const shopProducts: ScoringProduct[] = perfumes.map((p) => ({
   merchantProductId: p.id,
   perfumeId: p.id,
+  gender: p.gender as ScoringProduct['gender'],
   name: p.name,
   house: p.house,
   price: 100,
@@ -502,7 +503,7 @@ describe('scenarios on the shipped catalog', () => {
     // each one left out would have been taken but for its rule
     const scoreOfId = (id: string) => scores[products.findIndex((p) => p.id === id)] as number;
     expect(scoreOfId('dominated-by-citrus')).toBeGreaterThanOrEqual(FIT_FLOOR);
-    expect(tier[products.findIndex((p) => p.id === 'dominated-by-citrus')]).toBe(TIER_AVOIDED);
+    expect(tier[products.findIndex((p) => p.id === 'dominated-by-citrus')]).toBe(TIER_NEVER_SHOWN);
     expect(scoreOfId('below-55')).toBeLessThan(FIT_FLOOR);
     for (const id of ['another-of-line-a', 'no-family', 'another-of-line-g', 'of-a-chosen-family'])
       expect(scoreOfId(id), id).toBeGreaterThanOrEqual(scoreOfId('explored'));
@@ -599,6 +600,29 @@ describe('what the shopper said leads (shipped catalog)', () => {
       expect(recs.length, family).toBeGreaterThanOrEqual(1);
       for (const r of recs) expect(byId.get(r.merchant_product_id)?.profile.families, family).toContain(family);
     }
+  });
+
+  it('for whom: products made for the other wearer are never shown; unisex ones are', () => {
+    const genderOf = (id: string) => byId.get(id)?.gender;
+    for (const [gender, other] of [
+      ['women', 'men'],
+      ['men', 'women'],
+    ] as const) {
+      const answer = answerOf({ families: ['floral', 'woody'], accord_ratings: { rose: 'love' }, gender }, 24);
+      const shown = [...answer.recommendations, ...answer.also_explore];
+      expect(shown.length).toBeGreaterThan(6);
+      for (const r of shown) {
+        expect(genderOf(r.merchant_product_id), r.merchant_product_id).not.toBe(other);
+        expect(r.gender).toBe(genderOf(r.merchant_product_id));
+      }
+      expect(shown.some((r) => r.gender === 'unisex')).toBe(true);
+      expect(shown.some((r) => r.gender === gender)).toBe(true);
+    }
+    // no preference: both are shown
+    const any = answerOf({ families: ['floral', 'woody'], accord_ratings: { rose: 'love' }, gender: 'any' }, 24);
+    const genders = new Set(any.recommendations.map((r) => r.gender));
+    expect(genders.has('men') || genders.has('women')).toBe(true);
+    expect(any).toEqual(answerOf({ families: ['floral', 'woody'], accord_ratings: { rose: 'love' } }, 24));
   });
 
   it('a shop where nothing fits answers no recommendation, and its closest products labelled as such', () => {
