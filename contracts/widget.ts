@@ -291,7 +291,12 @@ export const RecommendationSchema = Type.Object(
     price: Nullable(Type.Number()),
     currency: Type.String(),
     product_url: Nullable(Type.String()),
-    image_url: Nullable(Type.String()),
+    image_url: Nullable(
+      Type.String({
+        description:
+          "The merchant's picture, else our perfume's, else a picture of the product's scent drawn by the service (`/widget/v1/scent.svg`: its accords' colours, its house and name); null only when the service has no public URL to give",
+      }),
+    ),
   },
   { $id: 'Recommendation', title: 'Recommendation', description: "A merchant's product, scored for the shopper" },
 );

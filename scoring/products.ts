@@ -18,6 +18,7 @@ import {
   tasteSummary,
 } from './engine.ts';
 import { type Quiz, quizKey } from './quiz.ts';
+import { scentImageQuery } from './scent-image.ts';
 
 export interface ScoringProduct {
   merchantProductId: string;
@@ -51,12 +52,18 @@ export class CompiledProducts {
   private readonly answers: Cache<string, ScoredAnswer> | null;
 
   readonly products: readonly ScoringProduct[];
+  private readonly imageBase: string | null;
 
   constructor(
     readonly version: number,
     products: readonly ScoringProduct[],
-    opts: { rememberAnswers?: boolean } = {},
+    opts: {
+      rememberAnswers?: boolean;
+      /** the service's public URL: a product with no picture gets its scent's (/widget/v1/scent.svg) */
+      imageBase?: string;
+    } = {},
   ) {
+    this.imageBase = opts.imageBase ?? null;
     this.answers =
       opts.rememberAnswers === false
         ? null
@@ -97,7 +104,11 @@ export class CompiledProducts {
         price: p.price,
         currency: p.currency,
         product_url: p.productUrl,
-        image_url: p.imageUrl,
+        image_url:
+          p.imageUrl ??
+          (this.imageBase
+            ? `${this.imageBase}/widget/v1/scent.svg?${scentImageQuery({ accords: p.profile.accords, house: p.house, name: p.name })}`
+            : null),
       };
     };
     const answer: ScoredAnswer = {
