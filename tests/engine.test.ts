@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { buildProductMatrix, buildTaste, matchAccords, scoreProducts, tasteSummary } from '../scoring/engine.ts';
+import {
+  buildProductMatrix,
+  buildTaste,
+  fitOf,
+  matchAccords,
+  rank,
+  scoreProducts,
+  TIER_LOVED,
+  TIER_NEVER_SHOWN,
+  TIER_OTHER,
+  tasteSummary,
+} from '../scoring/engine.ts';
 import type { Quiz } from '../scoring/quiz.ts';
 
 /**
@@ -268,5 +279,119 @@ describe('what a shopper reads does not depend on the order things were given in
     ]);
     expect(matchAccords(p, taste, 0, 10)).toEqual([]);
     expect(matchAccords(p, taste, 1, 10)).toEqual(['oud']);
+  });
+});
+
+describe('fit bands and prominent accords, at their edges', () => {
+  it('a score is a strong fit from 75, a good one from 60, weaker below', () => {
+    expect([100, 75, 74, 60, 59, 0].map(fitOf)).toEqual(['strong', 'strong', 'good', 'good', 'weak', 'weak']);
+  });
+
+  const one = (accords: [string, number][], gender?: string) =>
+    buildProductMatrix([
+      {
+        profile: {
+          families: ['woody'],
+          accords: accords.map(([name, weight]) => ({ name, weight })),
+          seasons: [],
+          times: [],
+          occasions: [],
+        },
+        line: 'l',
+        house: 'h',
+        gender,
+      },
+    ]);
+  const tierOf = (m: ReturnType<typeof one>, q: Quiz) => scoreProducts(m, buildTaste(q)).tier[0];
+
+  it('prominent: the three strongest, however light, and any at 0.5 or more; equal weights in the order listed', () => {
+    const light = one([
+      ['woody', 0.4],
+      ['amber', 0.3],
+      ['rose', 0.2],
+      ['oud', 0.1],
+    ]);
+    expect(tierOf(light, quiz({ ratings: [['rose', 'avoid']] }))).toBe(TIER_NEVER_SHOWN);
+    expect(tierOf(light, quiz({ ratings: [['oud', 'avoid']] }))).not.toBe(TIER_NEVER_SHOWN);
+    expect(tierOf(light, quiz({ ratings: [['rose', 'love']] }))).toBe(TIER_LOVED);
+    expect(tierOf(light, quiz({ ratings: [['oud', 'love']] }))).toBe(TIER_OTHER);
+    const heavy = one([
+      ['woody', 1],
+      ['amber', 0.9],
+      ['rose', 0.8],
+      ['oud', 0.5],
+      ['musky', 0.49],
+    ]);
+    expect(tierOf(heavy, quiz({ ratings: [['oud', 'avoid']] }))).toBe(TIER_NEVER_SHOWN);
+    expect(tierOf(heavy, quiz({ ratings: [['musky', 'avoid']] }))).not.toBe(TIER_NEVER_SHOWN);
+    const equal = one([
+      ['woody', 0.3],
+      ['amber', 0.3],
+      ['rose', 0.3],
+      ['oud', 0.3],
+    ]);
+    expect(tierOf(equal, quiz({ ratings: [['rose', 'avoid']] }))).toBe(TIER_NEVER_SHOWN);
+    expect(tierOf(equal, quiz({ ratings: [['oud', 'avoid']] }))).not.toBe(TIER_NEVER_SHOWN);
+  });
+
+  it('for whom: a product for the other wearer is never shown; unisex and unknown always may be', () => {
+    const q = (gender?: 'men' | 'women') => quiz({ families: ['woody'], ...(gender ? { gender } : {}) });
+    for (const [made, forMen, forWomen] of [
+      ['men', true, false],
+      ['women', false, true],
+      ['unisex', true, true],
+      [undefined, true, true],
+    ] as const) {
+      const m = one([['woody', 1]], made);
+      expect(tierOf(m, q('men')) !== TIER_NEVER_SHOWN, `${made} for men`).toBe(forMen);
+      expect(tierOf(m, q('women')) !== TIER_NEVER_SHOWN, `${made} for women`).toBe(forWomen);
+      expect(tierOf(m, q())).not.toBe(TIER_NEVER_SHOWN);
+    }
+  });
+
+  it('the weaker list never holds a product never to be shown, nor one that fits', () => {
+    const products = [
+      // fits (60 or more)
+      { accords: [['woody', 1]] as [string, number][], line: 'fits' },
+      // weaker: indifferent-ish, nothing avoided
+      { accords: [['musky', 1]] as [string, number][], line: 'weaker' },
+      // weaker by score, but rose (avoided) is prominent in it: one of its three strongest, however light
+      {
+        accords: [
+          ['musky', 1],
+          ['rose', 0.02],
+        ] as [string, number][],
+        line: 'avoided',
+      },
+    ].map((p) => ({
+      profile: {
+        families: ['musky'],
+        accords: p.accords.map(([name, weight]) => ({ name, weight })),
+        seasons: [],
+        times: [],
+        occasions: [],
+      },
+      line: p.line,
+      house: p.line,
+    }));
+    const m = buildProductMatrix(products);
+    const t = buildTaste(quiz({ families: ['woody'], ratings: [['rose', 'avoid']] }));
+    const { scores } = scoreProducts(m, t);
+    expect(scores[0]).toBeGreaterThanOrEqual(60);
+    expect(scores[1]).toBeGreaterThanOrEqual(50);
+    expect(scores[1]).toBeLessThan(60);
+    expect(scores[2]).toBeGreaterThanOrEqual(50);
+    const r = rank(m, t, 6);
+    expect(r.recommendations.map((x) => x.index)).toEqual([0]);
+    expect(r.alsoExplore).toEqual([{ index: 1, score: scores[1], reason: 'weaker_fit' }]);
+  });
+
+  it('inferred is left out when the answers imply nothing', () => {
+    const q = quiz({ ratings: [['citrus', 'avoid']] });
+    expect(tasteSummary(q, buildTaste(q))).toEqual({
+      dominant_families: [],
+      top_accords: [],
+      avoid_accords: ['citrus'],
+    });
   });
 });
