@@ -38,7 +38,7 @@ export interface Failure {
   error: string;
   /** the server's `code`, or `timeout` / `network` / `rate_limited` / `unavailable` */
   code: string;
-  /** seconds until the operation may be called again, after a 429 */
+  /** seconds until the operation may be called again: after a 429, and after a 503 that says */
   retryAfter?: number;
 }
 export interface Success<T> {
@@ -154,7 +154,12 @@ export function createSillageClient(options: ClientOptions) {
     };
   }
 
-  async function call<T>(op: Operation, body: Record<string, unknown>, keepalive = false): Promise<Result<T>> {
+  async function call<T>(
+    op: Operation,
+    body: Record<string, unknown>,
+    keepalive = false,
+    waitMs = timeoutMs,
+  ): Promise<Result<T>> {
     const closed = blocked(op);
     if (closed) return closed;
     if (!doFetch) return { ok: false, status: 0, code: 'unavailable', error: UNAVAILABLE };
@@ -163,7 +168,7 @@ export function createSillageClient(options: ClientOptions) {
     const timeout = setTimeout(() => {
       timedOut = true;
       controller?.abort();
-    }, timeoutMs);
+    }, waitMs);
     try {
       const res = await doFetch(`${base}/api/widget/${op}`, {
         method: 'POST',
@@ -191,6 +196,9 @@ export function createSillageClient(options: ClientOptions) {
         failure.retryAfter = parseRetryAfter(res.headers.get('retry-after'), now());
         failure.code = typeof p.code === 'string' ? p.code : 'rate_limited';
         closedUntil[op] = now() + failure.retryAfter * 1000;
+      } else if (res.status === 503 && res.headers.get('retry-after')) {
+        // unavailable for now: when to try again, without closing the operation
+        failure.retryAfter = parseRetryAfter(res.headers.get('retry-after'), now());
       }
       return failure;
     } catch {
@@ -275,9 +283,14 @@ export function createSillageClient(options: ClientOptions) {
     verify: () => call<VerifyResponse>('verify', {}),
     /** Searches our perfume catalog. */
     lookup: (req: Omit<LookupRequest, 'api_key'>) => call<LookupResponse>('lookup', req),
-    /** Scores quiz answers; the session defaults to the client's. */
-    score: (req: Omit<ScoreRequest, 'api_key'>) =>
-      call<ScoreResponse>('score', { session_id: sessionId, ...req } as Record<string, unknown>),
+    /** Scores quiz answers; the session defaults to the client's; `timeoutMs` overrides the client's for this call. */
+    score: (req: Omit<ScoreRequest, 'api_key'>, opts: { timeoutMs?: number } = {}) =>
+      call<ScoreResponse>(
+        'score',
+        { session_id: sessionId, ...req } as Record<string, unknown>,
+        false,
+        opts.timeoutMs ?? timeoutMs,
+      ),
     /** Sends events now and resolves with the service's acknowledgement. */
     event: (events: WidgetEvent | WidgetEvent[]) =>
       call<EventAck>('event', { events: (Array.isArray(events) ? events : [events]).map(stamp) }, true),

@@ -60,6 +60,13 @@ const ar = {
   leadNeedContact: 'اكتب بريدك الإلكتروني أو رقم جوالك.',
   testMode: 'وضع تجريبي',
   noPrice: '',
+  kept: 'إجاباتك محفوظة.',
+  slow: 'يستغرق الأمر وقتاً أطول من المعتاد.',
+  failed: 'تعذّر عرض النتائج الآن.',
+  busy: (wait: string) => `الخدمة مشغولة الآن، سنحاول مجدداً بعد قليل (${wait}).`,
+  busyManual: (wait: string) => `الخدمة مشغولة الآن، يمكنك المحاولة مجدداً بعد قليل (${wait}).`,
+  retry: 'أعد المحاولة',
+  edit: 'عدّل إجاباتي',
 };
 
 const en: typeof ar = {
@@ -114,6 +121,13 @@ const en: typeof ar = {
   leadNeedContact: 'Enter your email or mobile number.',
   testMode: 'Test mode',
   noPrice: '',
+  kept: 'Your answers are kept.',
+  slow: 'This is taking longer than usual.',
+  failed: 'We could not show your results right now.',
+  busy: (wait) => `The service is busy right now; we will try again in ${wait}.`,
+  busyManual: (wait) => `The service is busy right now; you can try again in ${wait}.`,
+  retry: 'Try again',
+  edit: 'Change my answers',
 };
 
 export const MESSAGES = { ar, en } as const;
@@ -179,6 +193,19 @@ export function formatPrice(price: number | null, currency: string, locale: Loca
     }).format(price);
   } catch {
     return `${price} ${currency}`;
+  }
+}
+
+/** "5 seconds", "٥ ثوانٍ": the language's own plural forms, from Intl. */
+export function formatSeconds(seconds: number, locale: Locale): string {
+  try {
+    return new Intl.NumberFormat(locale === 'ar' ? 'ar-SA' : 'en', {
+      style: 'unit',
+      unit: 'second',
+      unitDisplay: 'long',
+    }).format(seconds);
+  } catch {
+    return `${seconds} s`;
   }
 }
 

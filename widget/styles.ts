@@ -78,6 +78,13 @@ input[type=email],input[type=tel]{border:1.5px solid #cdbfb2;border-radius:10px;
 footer{padding:10px 18px;border-block-start:1px solid #eee4da;display:flex;justify-content:center}
 .powered{display:inline-flex;align-items:center;gap:6px;color:#5d534a;font-size:12px;text-decoration:none}
 .powered svg{width:16px;height:16px}
+.wait{padding:24px 0}
+.wait .status{padding:12px 0 0}
+.bar{height:6px;border-radius:3px;background:#eee4da;overflow:hidden;position:relative}
+.bar::after{content:"";position:absolute;inset-block:0;left:0;width:40%;border-radius:3px;background:var(--a)}
+.debug{background:#fff;color:#1f1b16;border:2px dashed #7a4a2b;border-radius:10px;padding:10px 12px;margin:0 0 10px;font-size:13px;max-width:380px;overflow-wrap:anywhere}
+.debug p{margin:0 0 6px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (prefers-reduced-motion:no-preference){.launcher{transition:transform .15s}.launcher:hover{transform:translateY(-2px)}}
+@media (prefers-reduced-motion:no-preference){.launcher{transition:transform .15s}.launcher:hover{transform:translateY(-2px)}.bar::after{animation:sillage-bar 1.4s ease-in-out infinite}}
+@keyframes sillage-bar{from{transform:translateX(-100%)}to{transform:translateX(250%)}}
 `;
