@@ -822,7 +822,8 @@ export class SillageQuiz extends HTMLElement {
       const src = safeUrl(p.image_url);
       let thumb: HTMLElement;
       const tile = () =>
-        h('div', { class: 'thumb tile', 'aria-hidden': 'true' }, (p.house || p.name).trim().charAt(0).toUpperCase());
+        // the house's first word, whole: a single letter of Arabic would show isolated (the service's picture comes first)
+        h('div', { class: 'thumb tile', 'aria-hidden': 'true' }, (p.house || p.name).trim().split(/\s+/)[0] ?? '');
       if (src) {
         thumb = h('img', { class: 'thumb', src, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' });
         thumb.addEventListener('error', () => thumb.replaceWith(tile()), { once: true });

@@ -55,7 +55,7 @@ legend{padding:0}
 .cards{list-style:none;margin:0;padding:0;display:grid;gap:12px}
 .card{display:grid;grid-template-columns:84px 1fr;gap:12px;padding:12px;border:1px solid #eee4da;border-radius:12px}
 .thumb{width:84px;height:84px;border-radius:10px;object-fit:cover;background:#f4ede6}
-.tile{display:flex;align-items:center;justify-content:center;font-size:26px;font-weight:700;color:var(--at);background:linear-gradient(135deg,var(--a),#c89b6d)}
+.tile{display:flex;align-items:center;justify-content:center;font-size:13px;font-weight:700;overflow:hidden;text-align:center;padding:2px;color:var(--at);background:linear-gradient(135deg,var(--a),#c89b6d)}
 .card h4{margin:0;font-size:16px}
 .house{margin:0;color:#5d534a;font-size:14px}
 .meta{display:flex;flex-wrap:wrap;align-items:center;gap:8px;margin:6px 0}
