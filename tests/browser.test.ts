@@ -116,7 +116,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
   /** Answers the quiz through the interface, by the labels the shopper reads. */
   async function takeQuiz(
     page: Page,
-    answers: { families: string[]; love: string[]; avoid: string[]; season: string; occasion: string },
+    answers: { families: string[]; love: string[]; avoid: string[]; season: string; occasion: string; gender?: string },
   ) {
     await launcher(page).click();
     await page.locator('sillage-quiz .panel .primary').click(); // start
@@ -124,6 +124,9 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       for (const l of labels) await page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
     };
     const next = () => page.locator('sillage-quiz .actions .primary').click();
+    // who it is for: skipped (no preference) unless the test says
+    if (answers.gender) await pick([answers.gender]);
+    await next();
     await pick(answers.families);
     await next();
     await pick(answers.love);
@@ -225,6 +228,33 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     console.log(
       `avoid woody: ${body.recommendations.length} recommendations, ${body.also_explore.length} in also_explore`,
     );
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("asks for whom first (skippable); for women, no men's perfume is shown, and each card says for whom", async () => {
+    const { page, context, errors, ready } = await open('/demo');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/widget/score'));
+    await takeQuiz(page, { ...ARABIC_OUD, avoid: [], gender: 'للنساء' });
+    const response = await answer;
+    expect(JSON.parse(response.request().postData() ?? '{}').quiz.gender).toBe('women');
+    const body = (await response.json()) as { recommendations: { gender: string | null }[] };
+    expect(body.recommendations.length).toBeGreaterThan(0);
+    for (const r of body.recommendations) expect(r.gender).not.toBe('men');
+    const cards = page.locator('sillage-quiz .cards').first().locator('.card');
+    await cards.first().waitFor({ timeout: 10_000 });
+    const labels = await cards.locator('.wearer').allTextContents();
+    expect(labels.length).toBe(body.recommendations.filter((r) => r.gender).length);
+    for (const l of labels) expect(['نسائي', 'للجنسين']).toContain(l);
+    // every card has a picture: the merchant's, the perfume's or the scent's, and it loads
+    const loaded = await cards
+      .locator('img.thumb')
+      .evaluateAll((imgs) =>
+        imgs.map((i) => (i as unknown as { complete: boolean; naturalWidth: number }).naturalWidth > 0),
+      );
+    expect(loaded.length).toBe(await cards.count());
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
@@ -363,7 +393,8 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
     await launcher(page).click();
     await page.locator('sillage-quiz .panel .primary').click();
-    const chip = page.locator('sillage-quiz .chip span').first();
+    // a chip not ticked (the first step's "no preference" is ticked from the start)
+    const chip = page.locator('sillage-quiz .chip input:not(:checked) + span').first();
     expect(await chip.isVisible()).toBe(true);
     const style = await chip.evaluate((el) => {
       const s = getComputedStyle(el);
@@ -442,6 +473,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.locator('sillage-quiz .panel .primary').click();
     const pick = (l: string) => page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
     const next = () => page.locator('sillage-quiz .actions .primary').click();
+    await next(); // who it is for: no preference
     await pick('Woody');
     await pick('Amber');
     await next();

@@ -108,9 +108,21 @@ interface Answers {
   avoid: string[];
   season: string | null;
   occasion: string | null;
+  /** for whom: men or women, null for no preference (the quiz's gender, an extension of the interface) */
+  gender?: string | null;
 }
-type Step = 'intro' | 'families' | 'love' | 'avoid' | 'season' | 'occasion' | 'loading' | 'failed' | 'results';
-const QUIZ_STEPS: Step[] = ['families', 'love', 'avoid', 'season', 'occasion'];
+type Step =
+  | 'intro'
+  | 'gender'
+  | 'families'
+  | 'love'
+  | 'avoid'
+  | 'season'
+  | 'occasion'
+  | 'loading'
+  | 'failed'
+  | 'results';
+const QUIZ_STEPS: Step[] = ['gender', 'families', 'love', 'avoid', 'season', 'occasion'];
 const MAX_FAMILIES = 3;
 const MAX_ACCORDS = 5;
 
@@ -468,7 +480,7 @@ export class SillageQuiz extends HTMLElement {
       start.addEventListener('click', () => {
         if (this.mode === 'inline') this.track({ type: 'widget_opened' });
         this.track({ type: 'quiz_started' });
-        this.go('families');
+        this.go('gender');
       });
       body.append(h('h3', { tabindex: '-1' }, t.title), h('p', { class: 'hint' }, t.intro), start);
       return;
@@ -500,7 +512,23 @@ export class SillageQuiz extends HTMLElement {
     const a = this.answers;
     body.append(h('p', { class: 'progress' }, t.step(index + 1, QUIZ_STEPS.length)));
     let canGoOn = () => true;
-    if (step === 'families') {
+    if (step === 'gender') {
+      const g = this.t.genders;
+      body.append(
+        this.single(
+          t.genderQ,
+          [
+            { slug: '', label: t.anyGender },
+            { slug: 'women', label: g.women },
+            { slug: 'men', label: g.men },
+          ],
+          a.gender ?? null,
+          (v) => {
+            a.gender = v;
+          },
+        ),
+      );
+    } else if (step === 'families') {
       body.append(this.choices(t.familiesQ, t.familiesHint, options.families, a.families, MAX_FAMILIES));
       canGoOn = () => a.families.length > 0;
     } else if (step === 'love') {
@@ -629,6 +657,7 @@ export class SillageQuiz extends HTMLElement {
           accord_ratings,
           ...(a.season ? { season: a.season } : {}),
           ...(a.occasion ? { occasion: a.occasion } : {}),
+          ...(a.gender ? { gender: a.gender } : {}),
         },
         ...(Number.isInteger(limit) && limit > 0 ? { limit } : {}),
       },
@@ -697,7 +726,7 @@ export class SillageQuiz extends HTMLElement {
       if (key) clearQuiz(key);
       this.answers = { families: [], love: [], avoid: [], season: null, occasion: null };
       this.track({ type: 'quiz_started' });
-      this.go('families');
+      this.go('gender');
     });
     body.append(h('section', {}, retake));
 
@@ -841,6 +870,7 @@ export class SillageQuiz extends HTMLElement {
           'p',
           { class: 'meta' },
           h('span', { class: `fit ${p.fit}` }, t.fit[p.fit]),
+          p.gender && h('span', { class: 'wearer' }, t.wearer[p.gender]),
           h('span', { class: 'score' }, `${formatPercent(p.match_score, this.locale)} ${t.match}`),
           price && h('span', { class: 'price' }, price),
         ),
