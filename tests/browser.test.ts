@@ -222,6 +222,10 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(await cards.count()).toBe(body.recommendations.length);
     for (const fit of await cards.locator('.fit').allTextContents())
       expect(['Strong match', 'Good match']).toContain(fit);
+    // lists in English text use the Latin comma, never the Arabic one
+    const matched = (await cards.locator('.accords').allTextContents()).join(' ');
+    expect(matched).toContain(', ');
+    expect(matched).not.toContain('،');
     // a list shorter than asked says why: only those products fit
     const statuses = await page.locator('sillage-quiz .status').allTextContents();
     expect(statuses.some((x) => x.includes('fit your answers'))).toBe(body.recommendations.length < 6);

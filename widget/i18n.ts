@@ -28,6 +28,8 @@ const ar = {
   optionalHint: 'اختياري.',
   seasonQ: 'في أي موسم ستضعه؟',
   occasionQ: 'لأي مناسبة؟',
+  /** what lists are joined with: the Arabic comma in Arabic, the Latin one in English */
+  comma: '، ',
   genderQ: 'لمن هذا العطر؟',
   anyGender: 'لا يهم',
   genders: { women: 'للنساء', men: 'للرجال' },
@@ -91,6 +93,7 @@ const en: typeof ar = {
   optionalHint: 'Optional.',
   seasonQ: 'Which season is it for?',
   occasionQ: 'For which occasion?',
+  comma: ', ',
   genderQ: 'Who is it for?',
   anyGender: 'No preference',
   genders: { women: 'For women', men: 'For men' },

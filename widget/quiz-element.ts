@@ -699,7 +699,7 @@ export class SillageQuiz extends HTMLElement {
     const dl = h('dl', {});
     const row = (label: string, kind: 'accord' | 'family', slugs: string[]) => {
       if (slugs.length > 0)
-        dl.append(h('dt', {}, label), h('dd', {}, slugs.map((x) => termLabel(kind, x, this.locale)).join('، ')));
+        dl.append(h('dt', {}, label), h('dd', {}, slugs.map((x) => termLabel(kind, x, this.locale)).join(t.comma)));
     };
     row(t.families, 'family', s.dominant_families);
     row(t.loves, 'accord', s.top_accords);
@@ -878,7 +878,7 @@ export class SillageQuiz extends HTMLElement {
           h(
             'p',
             { class: 'accords' },
-            `${t.matched} ${p.match_accords.map((x) => termLabel('accord', x, this.locale)).join('، ')}`,
+            `${t.matched} ${p.match_accords.map((x) => termLabel('accord', x, this.locale)).join(t.comma)}`,
           ),
       );
       if (href) {
