@@ -57,7 +57,9 @@ function icon(path: string): SVGElement {
   return svg;
 }
 const CLOSE_PATH = 'M6 6l12 12M18 6L6 18';
-const DROP_PATH = 'M12 3c3 3.8 5 6.8 5 9.6A5 5 0 0 1 12 18a5 5 0 0 1-5-5.4C7 9.8 9 6.8 12 3z';
+/** A perfume bottle with its cap: an outlined drop read as the Arabic digit ٥ (five) in Arabic pages */
+const BOTTLE_PATH =
+  'M10 2h4v3h-4zM11 5v2M13 5v2M8 9a2 2 0 0 1 2-2h4a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2h-4a2 2 0 0 1-2-2zM10 13h4';
 
 /** Only http(s) URLs become links or images: a `javascript:` product URL stays inert text. */
 export function safeUrl(url: string | null | undefined): string | null {
@@ -403,7 +405,7 @@ export class SillageQuiz extends HTMLElement {
     });
     if (this.mode === 'launcher') {
       const launcher = h('button', { class: 'launcher', type: 'button', 'aria-haspopup': 'dialog' });
-      launcher.append(icon(DROP_PATH), t.launcher);
+      launcher.append(icon(BOTTLE_PATH), t.launcher);
       launcher.addEventListener('click', () => this.openQuiz());
       this.launcherButton = launcher;
       root.append(launcher);
