@@ -62,9 +62,17 @@ interface Counter {
   sending: number;
   /** hits not yet sent */
   unsent: number;
+  /** this instance's hits the store has taken in this window (to send again if the store loses them) */
+  mine: number;
   /** when the window ends (the store's, once reconciled) */
   resetAt: number;
 }
+
+/**
+ * A store's total below this instance's own hits is a loss, not a new window, while the window has
+ * more than this left here (the window here ends after the store's by at most an answer's time).
+ */
+const LOSS_MARGIN_MS = 1000;
 
 export interface SharedCounterOptions {
   name: string;
@@ -134,7 +142,7 @@ export function createSharedCounter(opts: SharedCounterOptions) {
     let c = dirty.get(key) ?? counters.get(key);
     if (!c || c.resetAt <= t) {
       // a new window: hits still being sent belong to the old one and are not carried over
-      c = { key, windowMs, shared: 0, sending: 0, unsent: 0, resetAt: t + windowMs };
+      c = { key, windowMs, shared: 0, sending: 0, unsent: 0, mine: 0, resetAt: t + windowMs };
       counters.set(key, c);
     }
     return c;
@@ -197,7 +205,18 @@ export function createSharedCounter(opts: SharedCounterOptions) {
       const t = now();
       call.part.forEach((c, j) => {
         const r = totals[j] as CounterTotal;
-        c.sending -= call.hits[j] as number;
+        const hits = call.hits[j] as number;
+        c.sending -= hits;
+        // Within a window the store's total only grows: one below this instance's own hits means
+        // the store lost the counter (Redis restarted without persistence, or evicted it) since
+        // the last reconciliation, and every hit sent before with it. They are sent again (each
+        // instance sends its own), unless the window is ending anyway.
+        if (r.total < c.mine + hits && c.resetAt - t0 > LOSS_MARGIN_MS) {
+          c.unsent += c.mine;
+          c.mine = 0;
+          markDirty(c);
+        }
+        c.mine += hits;
         c.shared = r.total;
         // the store's window is the shared one: align this instance's to it
         c.resetAt = t + Math.min(r.ttlMs, c.windowMs);

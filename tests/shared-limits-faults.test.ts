@@ -50,7 +50,7 @@ async function latencyProxy(target: string) {
 
 const digest = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 20);
 
-describe.runIf(TEST_REDIS_URL)('shared limits when Redis is slow (real Redis)', () => {
+describe.runIf(TEST_REDIS_URL)('shared limits when Redis is slow or loses counts (real Redis)', () => {
   let app: TestApp | undefined;
   let proxy: Awaited<ReturnType<typeof latencyProxy>> | undefined;
   const redis = new Redis(TEST_REDIS_URL ?? 'redis://127.0.0.1:1', { lazyConnect: true });
@@ -73,7 +73,7 @@ describe.runIf(TEST_REDIS_URL)('shared limits when Redis is slow (real Redis)', 
     }
     proxy.delay(0);
     // the counter in Redis (the only one of this key)
-    await redis.connect();
+    if (redis.status !== 'ready') await redis.connect();
     const [name] = (await redis.keys(`sillage-rl-*${digest(key)}*`)) as [string];
     await poll('every hit reconciled', async () => Number(await redis.get(name)) >= sent, { timeoutMs: 15_000 });
     // and a retry's time more, in which a call sent again would be counted again
@@ -85,6 +85,27 @@ describe.runIf(TEST_REDIS_URL)('shared limits when Redis is slow (real Redis)', 
     const codes: number[] = [];
     for (let i = sent; i < WIDGET_RATE_LIMITS.verify; i++) codes.push((await verify(app, { api_key: key })).statusCode);
     expect(codes.filter((c) => c !== 200)).toEqual([]);
+  }, 60_000);
+
+  it('a counter Redis loses mid-window (evicted, or a restart without persistence) is counted again from what the instance sent: the shopper gets the rest of its minute, not a new one', async () => {
+    const local = await buildTestApp({ REDIS_URL: TEST_REDIS_URL });
+    try {
+      const { key } = await createMerchantWithKey(local);
+      for (let i = 0; i < 40; i++) expect((await verify(local, { api_key: key })).statusCode).toBe(200);
+      if (redis.status !== 'ready') await redis.connect();
+      const [name] = (await redis.keys(`sillage-rl-*${digest(key)}*`)) as [string];
+      await poll('the 40 reconciled', async () => Number(await redis.get(name)) === 40);
+      await redis.del(name);
+      const codes: number[] = [];
+      for (let i = 0; i < 25; i++) {
+        codes.push((await verify(local, { api_key: key })).statusCode);
+        // one request at a time, as a shopper's widget sends them
+        await sleep(5);
+      }
+      expect(codes.filter((c) => c === 200).length).toBe(WIDGET_RATE_LIMITS.verify - 40);
+    } finally {
+      await closeTestApp(local);
+    }
   }, 60_000);
 });
 
@@ -119,6 +140,11 @@ function numberedStore(clock: { t: number }) {
     total: (key: string) =>
       keys.get(key) && (keys.get(key)?.expiresAt as number) > clock.t ? keys.get(key)?.total : 0,
     seen,
+    /** Redis restarted without persistence (or evicted every key): every count is gone */
+    lose: () => {
+      keys.clear();
+      last.clear();
+    },
     set: (m: typeof mode) => {
       mode = m;
     },
@@ -199,5 +225,50 @@ describe('shared counters: failures and window edges', () => {
     store.set('ok');
     await a.close();
     expect(store.total('k')).toBe(52);
+  });
+
+  it('counts Redis loses mid-window (a restart without persistence, an eviction) are sent again by each instance that knows its own: no fresh minute for the shopper', async () => {
+    const clock = { t: 0 };
+    const store = numberedStore(clock);
+    const a = make(store, clock);
+    const b = make(store, clock);
+    for (let i = 0; i < 30; i++) a.hit('k', WINDOW);
+    for (let i = 0; i < 30; i++) b.hit('k', WINDOW);
+    await a.flush();
+    await b.flush();
+    expect(b.read('k').current).toBe(60);
+    // 20 s into the minute Redis restarts empty
+    clock.t = 20_000;
+    store.lose();
+    // the shopper comes back: each instance learns the loss at its next reconciliation and sends its own hits again
+    a.hit('k', WINDOW);
+    b.hit('k', WINDOW);
+    await a.flush();
+    await b.flush();
+    await a.flush();
+    await b.flush();
+    await a.flush();
+    // 62 sent in this minute, all counted again: the shopper's next request is its 63rd, wherever it goes
+    expect(store.total('k')).toBe(62);
+    expect(b.read('k').current).toBe(62);
+    a.hit('k', WINDOW);
+    await a.flush();
+    expect(a.read('k').current).toBe(63);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('a window that ends in Redis as it ends here is a new window, not a loss: nothing is sent again into it', async () => {
+    const clock = { t: 0 };
+    const store = numberedStore(clock);
+    const a = make(store, clock);
+    for (let i = 0; i < 30; i++) a.hit('k', WINDOW);
+    await a.flush();
+    clock.t = WINDOW + 1;
+    a.hit('k', WINDOW);
+    await a.flush();
+    await a.flush();
+    expect(store.total('k')).toBe(1);
+    expect(a.read('k').current).toBe(1);
+    await a.close();
   });
 });
