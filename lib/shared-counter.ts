@@ -135,6 +135,8 @@ export function createSharedCounter(opts: SharedCounterOptions) {
   let closed = false;
   /** the last reconciliation failed: the next waits the retry time, a burst does not start one at once */
   let failing = false;
+  /** after a failure, no reconciliation but a forced one (flush(), close) before this time (Date.now()) */
+  let retryAt = 0;
   /** counters dropped from the reconciliation by the cap */
   let dropped = 0;
 
@@ -161,7 +163,7 @@ export function createSharedCounter(opts: SharedCounterOptions) {
     if (timer || closed) return;
     timer = setTimeout(() => {
       timer = null;
-      void flush();
+      void reconcile(false);
     }, delay);
     timer.unref();
   }
@@ -229,10 +231,20 @@ export function createSharedCounter(opts: SharedCounterOptions) {
   }
 
   /** Sends every counter's hits not yet sent; resolves once the store answered (or failed). */
-  async function flush(): Promise<void> {
+  const flush = () => reconcile(true);
+
+  /**
+   * One reconciliation. Unless `forced`, none starts before the retry time after a failure: the
+   * timer and bursts that were waiting behind the failed call do not follow it one after another.
+   */
+  async function reconcile(forced: boolean): Promise<void> {
     // one reconciliation at a time: a second waits for the first, then sends what came meanwhile
     while (inFlight) await inFlight;
     if (dirty.size === 0 && unanswered.length === 0) return;
+    if (!forced && Date.now() < retryAt) {
+      schedule(retryAt - Date.now());
+      return;
+    }
     let failed = false;
     inFlight = (async () => {
       // first the calls that failed, as they were; after a failure nothing more is sent this time
@@ -275,11 +287,12 @@ export function createSharedCounter(opts: SharedCounterOptions) {
       inFlight = null;
     }
     failing = failed;
+    if (failed) retryAt = Date.now() + opts.retryMs;
     if (dirty.size === 0 && unanswered.length === 0) return;
     if (hot && !failed && !closed) {
       hot = false;
       cancelTimer();
-      void flush();
+      void reconcile(false);
     } else schedule(failed ? opts.retryMs : opts.flushMs);
   }
 
@@ -295,9 +308,9 @@ export function createSharedCounter(opts: SharedCounterOptions) {
         if (inFlight) hot = true;
         else {
           cancelTimer();
-          void flush();
+          void reconcile(false);
         }
-      } else schedule(opts.flushMs);
+      } else schedule(failing ? opts.retryMs : opts.flushMs);
       return view(c, t);
     },
     /** the key's counter as this instance knows it, without counting a hit */

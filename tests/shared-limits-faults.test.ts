@@ -271,4 +271,30 @@ describe('shared counters: failures and window edges', () => {
     expect(a.read('k').current).toBe(1);
     await a.close();
   });
+
+  it('while the store keeps failing slowly, calls are tried once per retry time, not after every request', async () => {
+    let calls = 0;
+    const a = createSharedCounter({
+      name: `test-slow-fail-${Math.random()}`,
+      // a store that takes 50 ms to fail (a command timeout, shortened)
+      reconcile: async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 50));
+        throw new Error('Command timed out');
+      },
+      flushMs: 5,
+      retryMs: 300,
+      maxCounters: 100,
+      hotHits: 2,
+    });
+    const started = Date.now();
+    // one shopper's request every 10 ms for a second, each on a counter of its own (never hot)
+    for (let i = 0; Date.now() - started < 1000; i++) {
+      a.hit(`k${i}`, WINDOW);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // the first call, then one every 300 ms or so (each waits for the one before): about 4, not 16
+    expect(calls).toBeLessThanOrEqual(5);
+    await a.close().catch(() => {});
+  });
 });
