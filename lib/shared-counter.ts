@@ -259,8 +259,8 @@ export function createSharedCounter(opts: SharedCounterOptions) {
         }
       }
       if (failed) return;
-      const t = now();
-      const batch = [...dirty.values()].filter((c) => c.resetAt > t);
+      // (a counter whose window has ended is left out by send())
+      const batch = [...dirty.values()];
       dirty.clear();
       const fresh: Call[] = [];
       for (let i = 0; i < batch.length; i += maxPerCall) {
