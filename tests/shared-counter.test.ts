@@ -202,7 +202,7 @@ describe('shared counters: counted here at once, reconciled in batches', () => {
     const store = fakeStore({ t: 0 });
     const a = createSharedCounter({
       name: 'test-shared-timer',
-      reconcile: async (d) => store.reconcile(d),
+      reconcile: async (d, call) => store.reconcile(d, call),
       flushMs: 5,
       retryMs: 5,
       maxCounters: 100,
@@ -264,11 +264,11 @@ function heldStore(clock: { t: number }) {
   const inner = fakeStore(clock);
   const held: (() => void)[] = [];
   let answer: 'all' | 'none' | 'fail' = 'all';
-  const reconcile: ReconcileFn = (deltas) =>
+  const reconcile: ReconcileFn = (deltas, call) =>
     new Promise((resolve, reject) => {
       held.push(() => {
         if (answer === 'fail') reject(new Error('store down'));
-        else inner.reconcile(deltas).then((totals) => resolve(answer === 'none' ? [] : totals));
+        else inner.reconcile(deltas, call).then((totals) => resolve(answer === 'none' ? [] : totals));
       });
     });
   return {
