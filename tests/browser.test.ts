@@ -3,13 +3,16 @@
  * against the service listening on loopback with its demo storefront.
  * Where no Chromium can be had these tests are skipped with a printed line.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBundledCatalog } from '../catalog/bundled.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
+
+const require = createRequire(import.meta.url);
 
 /** the page's own function, inside page.evaluate (this file is type-checked without the DOM library) */
 declare const getComputedStyle: (el: unknown) => {
@@ -262,6 +265,44 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('axe finds no violation in the widget, in English and Arabic, at every step and on the results', async () => {
+    const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+    for (const lang of ['en', 'ar'] as const) {
+      const { page, context, ready } = await open(`/demo${lang === 'en' ? '?lang=en' : ''}`, { bypassCSP: true });
+      await ready();
+      await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+      await page.addScriptTag({ content: axeSource });
+      const seen: string[] = [];
+      const check = async (where: string) => {
+        const r = (await page.evaluate(
+          "axe.run(document.querySelector('sillage-quiz'), { resultTypes: ['violations'] })",
+        )) as { violations: { id: string; nodes: { target: unknown; failureSummary?: string }[] }[] };
+        for (const v of r.violations)
+          seen.push(
+            `${lang} ${where}: ${v.id} ${JSON.stringify(v.nodes.map((n) => n.target))} ${v.nodes[0]?.failureSummary ?? ''}`,
+          );
+      };
+      await check('launcher');
+      await launcher(page).click();
+      await check('intro');
+      await page.locator('sillage-quiz .panel .primary').click();
+      const next = () => page.locator('sillage-quiz .actions .primary').click();
+      await check('who for');
+      await next();
+      await page.locator('sillage-quiz .chip').first().click();
+      await check('families');
+      for (const step of ['loves', 'avoids', 'season', 'occasion']) {
+        await next();
+        await check(step);
+      }
+      await next();
+      await page.locator('sillage-quiz .cards .card').first().waitFor({ timeout: 10_000 });
+      await check('results');
+      expect(seen).toEqual([]);
+      await context.close();
+    }
+  }, 120_000);
 
   it('runs left to right in English, by keyboard, and Escape closes it', async () => {
     const { page, context, errors, ready } = await open('/demo?lang=en');

@@ -442,9 +442,10 @@ export class SillageQuiz extends HTMLElement {
       'aria-labelledby': titleId,
       tabindex: '-1',
     });
+    // role none: the quiz's header and footer are not the page's banner and contentinfo landmarks
     const header = h(
       'header',
-      {},
+      { role: 'none' },
       h('h2', { id: titleId }, t.title),
       this.testMode && h('span', { class: 'badge' }, t.testMode),
     );
@@ -742,7 +743,7 @@ export class SillageQuiz extends HTMLElement {
       this.track({ type: 'powered_by_clicked' });
       void this.client?.flush({ beacon: true });
     });
-    this.panel?.insertBefore(h('footer', {}, link), this.live);
+    this.panel?.insertBefore(h('footer', { role: 'none' }, link), this.live);
   }
 
   /**
