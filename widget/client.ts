@@ -9,14 +9,38 @@
  * when absent), and queued events wait for the next flush.
  */
 
-import type { Static } from '@sinclair/typebox';
 import type {
+  EventAck,
   LookupRequest,
-  LookupResponseSchema,
+  LookupResponse,
+  PurchaseInput,
   ScoreRequest,
   ScoreResponse,
+  ServerErrorCode,
   VerifyResponse,
-} from '../contracts/widget.ts';
+  WidgetEvent,
+} from './client-contracts.ts';
+
+export type {
+  CatalogReadiness,
+  EventAck,
+  EventOf,
+  EventType,
+  LookupRequest,
+  LookupResponse,
+  MerchantProductInput,
+  PerfumeResult,
+  PurchaseInput,
+  Quality,
+  Quiz,
+  Recommendation,
+  ScoreRequest,
+  ScoreResponse,
+  ServerErrorCode,
+  VerifyResponse,
+  WidgetEvent,
+  WidgetKey,
+} from './client-contracts.ts';
 
 export const WIDGET_VERSION = 'v1';
 export const DEFAULT_TIMEOUT_MS = 4000;
@@ -28,7 +52,8 @@ export const MAX_QUEUE = 100;
 export const UNAVAILABLE = 'The recommendation service is unavailable right now.';
 
 export type Operation = 'score' | 'event' | 'verify' | 'lookup';
-export type LookupResponse = Static<typeof LookupResponseSchema>;
+/** Codes the client itself answers with when no usable answer came. */
+export type ClientErrorCode = 'timeout' | 'network' | 'rate_limited' | 'unavailable';
 
 export interface Failure {
   ok: false;
@@ -36,8 +61,8 @@ export interface Failure {
   status: number;
   /** the server's `error` sentence, or a generic unavailability message */
   error: string;
-  /** the server's `code`, or `timeout` / `network` / `rate_limited` / `unavailable` */
-  code: string;
+  /** the server's `code`, or `timeout` / `network` / `rate_limited` / `unavailable` (a newer server may add codes) */
+  code: ServerErrorCode | ClientErrorCode | (string & {});
   /** seconds until the operation may be called again: after a 429, and after a 503 that says */
   retryAfter?: number;
 }
@@ -47,35 +72,6 @@ export interface Success<T> {
   data: T;
 }
 export type Result<T> = Success<T> | Failure;
-
-type ProductRef = { merchant_product_id: string; position: number };
-type Lifecycle =
-  | 'widget_loaded'
-  | 'widget_opened'
-  | 'quiz_started'
-  | 'quiz_completed'
-  | 'results_viewed'
-  | 'widget_closed';
-export interface PurchaseInput {
-  order_id: string;
-  total: number;
-  currency: string;
-  items: { merchant_product_id: string; quantity: number; price: number }[];
-}
-/** One event as the client reports it; `event_id`, `occurred_at` and `session_id` are filled in. */
-export type WidgetEvent = (
-  | { type: Lifecycle; data?: Record<string, string | number | boolean | null> }
-  | { type: 'widget_error'; message?: string; code?: string }
-  | ({ type: 'recommendation_clicked' | 'also_explore_clicked' } & ProductRef)
-  | { type: 'powered_by_clicked' }
-  | { type: 'lead_submitted'; email?: string; phone?: string; consent: true; consent_version: string }
-  | ({ type: 'purchase_completed' } & PurchaseInput)
-) & { event_id?: string; occurred_at?: string; session_id?: string };
-
-export interface EventAck {
-  accepted: number;
-  duplicates: number;
-}
 
 export interface ClientOptions {
   /** the service's base URL, e.g. https://reco.example.com */
