@@ -59,9 +59,11 @@ export type EventType = ServerEventType;
 export type ServerErrorCode = ErrorCode;
 
 type Schemas = typeof EVENT_SCHEMAS;
-/** One event of a type, with the fields that type defines. */
-export type EventOf<T extends EventType> = { type: T } & Omit<Static<Schemas[T]>, 'type'>;
+/** one object type of an intersection's fields (the `infer` keeps the result free of this alias's name) */
+type Flat<T> = T extends infer O ? { [K in keyof O]: O[K] } : never;
 /** One event as the client reports it; `event_id`, `occurred_at` and `session_id` are filled in when absent. */
-export type WidgetEvent = { [T in EventType]: EventOf<T> }[EventType];
+export type WidgetEvent = { [T in EventType]: Flat<{ type: T } & Omit<Static<Schemas[T]>, 'type'>> }[EventType];
+/** One event of a type, with the fields that type defines. */
+export type EventOf<T extends EventType> = Extract<WidgetEvent, { type: T }>;
 /** An order, as `trackPurchase` reports it for the client's session. */
 export type PurchaseInput = Omit<EventOf<'purchase_completed'>, 'type' | 'event_id' | 'occurred_at' | 'session_id'>;

@@ -118,7 +118,29 @@ export function parseRetryAfter(value: string | null, now: number): number {
   return DEFAULT_RETRY_AFTER_S;
 }
 
-export function createSillageClient(options: ClientOptions) {
+/** What `createSillageClient` returns. No method throws or rejects: each resolves to a `Result`. */
+export interface SillageClient {
+  /** the session the calls and events belong to */
+  sessionId: string;
+  /** Checks the key and the merchant's catalog readiness. */
+  verify(): Promise<Result<VerifyResponse>>;
+  /** Searches the service's perfume catalog. */
+  lookup(req: Omit<LookupRequest, 'api_key'>): Promise<Result<LookupResponse>>;
+  /** Scores quiz answers; `session_id` defaults to the client's; `timeoutMs` overrides the client's for this call. */
+  score(req: Omit<ScoreRequest, 'api_key'>, opts?: { timeoutMs?: number }): Promise<Result<ScoreResponse>>;
+  /** Sends events now and resolves with the service's acknowledgement. */
+  event(events: WidgetEvent | WidgetEvent[]): Promise<Result<EventAck>>;
+  /** Queues an event; queued events are sent together shortly after, or on flush. */
+  track(event: WidgetEvent): void;
+  /** Sends the queued events; with `beacon`, by `sendBeacon` (the page is going away). */
+  flush(opts?: { beacon?: boolean }): Promise<void>;
+  /** events waiting to be sent */
+  readonly pending: number;
+  /** Reports an order (on the merchant's thank-you page) for the client's session. */
+  trackPurchase(order: PurchaseInput): Promise<Result<EventAck>>;
+}
+
+export function createSillageClient(options: ClientOptions): SillageClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const flushDelayMs = options.flushDelayMs ?? 2000;
@@ -281,12 +303,7 @@ export function createSillageClient(options: ClientOptions) {
     lookup: (req: Omit<LookupRequest, 'api_key'>) => call<LookupResponse>('lookup', req),
     /** Scores quiz answers; the session defaults to the client's; `timeoutMs` overrides the client's for this call. */
     score: (req: Omit<ScoreRequest, 'api_key'>, opts: { timeoutMs?: number } = {}) =>
-      call<ScoreResponse>(
-        'score',
-        { session_id: sessionId, ...req } as Record<string, unknown>,
-        false,
-        opts.timeoutMs ?? timeoutMs,
-      ),
+      call<ScoreResponse>('score', { session_id: sessionId, ...req }, false, opts.timeoutMs ?? timeoutMs),
     /** Sends events now and resolves with the service's acknowledgement. */
     event: (events: WidgetEvent | WidgetEvent[]) =>
       call<EventAck>('event', { events: (Array.isArray(events) ? events : [events]).map(stamp) }, true),
@@ -311,5 +328,3 @@ export function createSillageClient(options: ClientOptions) {
       ),
   };
 }
-
-export type SillageClient = ReturnType<typeof createSillageClient>;
