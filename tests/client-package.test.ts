@@ -26,7 +26,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-function typeErrors(dir: string, file: string): string[] {
+function typeErrors(dir: string, file: string, env: 'browser' | 'node' = 'browser'): string[] {
   const program = ts.createProgram([join(dir, file)], {
     strict: true,
     noEmit: true,
@@ -34,9 +34,10 @@ function typeErrors(dir: string, file: string): string[] {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     allowImportingTsExtensions: true,
-    skipLibCheck: true,
-    types: [],
-    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    skipLibCheck: env === 'browser',
+    ...(env === 'browser'
+      ? { types: [], lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] }
+      : { types: ['node'], lib: ['lib.es2023.d.ts'] }),
   });
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
@@ -116,6 +117,21 @@ describe('the client package', () => {
       "Cannot find name 'TObject'",
     );
   });
+
+  it('type-checks in server code without the DOM library (Node 20 types only)', () => {
+    writeFileSync(
+      join(out, 'node-only.ts'),
+      `import { createSillageClient, type ScoreResponse } from './dist/index.js';
+const client = createSillageClient({ baseUrl: 'https://reco.example', apiKey: 'pk_test_x', fetch: globalThis.fetch, sendBeacon: null });
+export async function picks(): Promise<ScoreResponse['recommendations']> {
+  const res = await client.score({ quiz: { families: ['oud'] }, locale: 'en' });
+  return res.ok ? res.data.recommendations : [];
+}
+`,
+    );
+    writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
+    expect(typeErrors(out, 'node-only.ts', 'node')).toEqual([]);
+  }, 60_000);
 
   it('ships the same code the service serves as /widget/v1/client.mjs', () => {
     const served = readFileSync(join(WIDGET_DIST, 'client.mjs'));
