@@ -69,6 +69,7 @@ same<pkg.MerchantProductInput, Static<typeof c.MerchantProductInputSchema>>(true
 same<pkg.ScoreRequest, Static<typeof c.ScoreRequestDocument>>(true);
 same<pkg.Quality, Static<typeof c.QualitySchema>>(true);
 same<pkg.Recommendation, Static<typeof c.RecommendationSchema>>(true);
+same<pkg.AlsoExplore, Static<typeof c.AlsoExploreSchema>>(true);
 same<pkg.ScoreResponse, Static<typeof c.ScoreResponseSchema>>(true);
 same<pkg.CatalogReadiness, Static<typeof c.CatalogReadinessSchema>>(true);
 same<pkg.WidgetKey, Static<typeof c.WidgetKeySchema>>(true);

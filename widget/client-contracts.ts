@@ -11,6 +11,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { ErrorCode } from '../contracts/errors.ts';
 import type {
+  AlsoExploreSchema,
   CatalogReadinessSchema,
   EventResponseSchema,
   LookupRequestSchema,
@@ -37,6 +38,8 @@ export type ScoreRequest = Static<typeof ScoreRequestDocument>;
 export type Quality = Static<typeof QualitySchema>;
 /** A merchant's product, scored for the shopper. */
 export type Recommendation = Static<typeof RecommendationSchema>;
+/** A product beside the recommendations, with why it is shown. */
+export type AlsoExplore = Static<typeof AlsoExploreSchema>;
 /** The answer of score. */
 export type ScoreResponse = Static<typeof ScoreResponseSchema>;
 /** How much of the merchant's synced catalog can be recommended. */

@@ -22,6 +22,7 @@ import type {
 } from './client-contracts.ts';
 
 export type {
+  AlsoExplore,
   CatalogReadiness,
   EventAck,
   EventOf,

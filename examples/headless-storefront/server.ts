@@ -14,7 +14,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSillageClient, type Quiz, type Recommendation, type ScoreResponse } from '@sillage/client';
+import {
+  type AlsoExplore,
+  createSillageClient,
+  type Quiz,
+  type Recommendation,
+  type ScoreResponse,
+} from '@sillage/client';
 
 export interface StorefrontOptions {
   /** the Sillage service, e.g. https://reco.example.com */
@@ -26,6 +32,8 @@ export interface StorefrontOptions {
 }
 
 type Locale = 'ar' | 'en';
+/** recommendations asked for */
+const LIMIT = 6;
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 // the package's module, served to the browser from this storefront's own origin
@@ -61,11 +69,17 @@ const TEXT = {
     families: 'العائلات العطرية (حتى ٣)',
     love: 'روائح تعشقها',
     avoid: 'روائح تتجنبها',
-    none: 'لا شيء',
     submit: 'اقترح لي',
     results: 'مقترحاتنا لك',
-    explore: 'جرّب شيئًا مختلفًا',
-    match: 'توافق',
+    explore: {
+      other_family: 'جرّب شيئًا مختلفًا',
+      weaker_fit: 'قريبة من ذوقك لكنها أضعف توافقًا',
+      closest: 'الأقرب إلى ذوقك في متجرنا',
+    },
+    fit: { strong: 'توافق قوي', good: 'توافق جيد', weak: 'توافق أضعف' },
+    few: (n: number) =>
+      n === 1 ? 'منتج واحد فقط من منتجاتنا يناسب إجاباتك.' : `${n} منتجات فقط من منتجاتنا تناسب إجاباتك.`,
+    none: 'لا شيء من منتجاتنا يناسب إجاباتك تمامًا؛ هذه الأقرب إليها.',
     empty: 'لم نجد ما يناسب اختياراتك بين منتجاتنا الآن.',
     unavailable: 'الاقتراحات غير متاحة الآن. تصفّح كل العطور:',
     browse: 'كل العطور',
@@ -77,17 +91,23 @@ const TEXT = {
     families: 'Scent families (up to 3)',
     love: 'Notes you love',
     avoid: 'Notes you avoid',
-    none: 'None',
     submit: 'Suggest',
     results: 'Our picks for you',
-    explore: 'Step outside your comfort zone',
-    match: 'match',
+    explore: {
+      other_family: 'Step outside your comfort zone',
+      weaker_fit: 'Close to your taste, but weaker matches',
+      closest: 'The closest to your taste in our shop',
+    },
+    fit: { strong: 'Strong match', good: 'Good match', weak: 'Weaker match' },
+    few: (n: number) =>
+      n === 1 ? 'Only one of our products fits your answers.' : `Only ${n} of our products fit your answers.`,
+    none: 'Nothing in our shop fits your answers closely; these are the closest.',
     empty: 'None of our products fits your answers right now.',
     unavailable: 'Suggestions are unavailable right now. Browse every perfume:',
     browse: 'All perfumes',
     other: 'العربية',
   },
-} as const;
+};
 
 const esc = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
@@ -129,7 +149,7 @@ function cards(list: Recommendation[], kind: 'recommendation' | 'also_explore', 
         : esc(r.name);
       return `<li class="card">${img ? `<img src="${esc(img)}" alt="" width="96" height="96">` : ''}
   <h3>${name}</h3><p class="house">${esc(r.house)}</p>
-  <p><span class="price">${esc(price(r, locale))}</span> · <span class="match">${r.match_score}% ${TEXT[locale].match}</span></p></li>`;
+  <p><span class="price">${esc(price(r, locale))}</span> · <span class="match">${esc(TEXT[locale].fit[r.fit])} · ${r.match_score}%</span></p></li>`;
     })
     .join('\n');
 }
@@ -159,12 +179,20 @@ function results(scored: ScoreResponse | { error: string } | null, locale: Local
     // the page works without recommendations: the shop's own catalogue is one link away
     return `<section class="fallback"><p>${t.unavailable} <a href="/perfumes">${t.browse}</a></p></section>`;
   }
-  const list = scored.recommendations.length
-    ? `<ol class="cards">${cards(scored.recommendations, 'recommendation', locale)}</ol>`
-    : `<p>${t.empty}</p>`;
-  const explore = scored.also_explore.length
-    ? `<h2>${t.explore}</h2><ol class="cards">${cards(scored.also_explore, 'also_explore', locale)}</ol>`
-    : '';
+  const recs = scored.recommendations;
+  // the service recommends only products that fit: the list may be short, or empty, and the page says so
+  const note =
+    recs.length === 0 ? (scored.also_explore.length ? t.none : t.empty) : recs.length < LIMIT ? t.few(recs.length) : '';
+  const list = `${note ? `<p class="note">${note}</p>` : ''}${recs.length ? `<ol class="cards">${cards(recs, 'recommendation', locale)}</ol>` : ''}`;
+  // beside them, grouped by why each is shown
+  const explore = (['other_family', 'weaker_fit', 'closest'] as const)
+    .map((reason) => {
+      const items = scored.also_explore.filter((a: AlsoExplore) => a.reason === reason);
+      return items.length
+        ? `<h2>${t.explore[reason]}</h2><ol class="cards">${cards(items, 'also_explore', locale)}</ol>`
+        : '';
+    })
+    .join('\n');
   const p = scored.powered_by;
   return `<section id="sillage-results" data-sillage-url="${esc(opts.sillageUrl)}" data-key="${esc(opts.apiKey)}" data-session="${esc(scored.session_id)}">
 <h2>${t.results}</h2>
@@ -249,7 +277,7 @@ export function createStorefront(opts: StorefrontOptions): Server {
     const session = sessionOf(req) ?? randomUUID();
     let scored: ScoreResponse | { error: string } | null = null;
     if (quiz) {
-      const answer = await sillage.score({ quiz, locale, session_id: session, limit: 6 });
+      const answer = await sillage.score({ quiz, locale, session_id: session, limit: LIMIT });
       scored = answer.ok ? answer.data : { error: answer.error };
       if (!answer.ok) console.warn(`sillage score failed: ${answer.status} ${answer.code} ${answer.error}`);
     }
