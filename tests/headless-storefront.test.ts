@@ -112,10 +112,11 @@ const FEED = (JSON.parse(readFileSync(join(ROOT, 'catalog', 'data', 'demo-feed.j
 beforeAll(async () => {
   await buildClientPackage();
   linkPackage();
-  app = await buildTestApp();
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = app.server.address();
-  sillageUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const port = await freePort();
+  sillageUrl = `http://127.0.0.1:${port}`;
+  // its public address is where it listens: the pictures it makes for products are served from there
+  app = await buildTestApp({ PORT: String(port), PUBLIC_BASE_URL: sillageUrl });
+  await app.listen({ port, host: '127.0.0.1' });
   const storePort = await freePort();
   storeUrl = `http://127.0.0.1:${storePort}`;
   // the storefront's origin, for the page's events; the server's own calls send none
@@ -180,7 +181,7 @@ describe('the headless storefront example', () => {
   }, 60_000);
 
   it('renders, in English, the recommendations of a real score made on the server, in their order', async () => {
-    const res = await fetch(`${storeUrl}/?lang=en&family=oud&family=amber&love=saffron&avoid=citrus`);
+    const res = await fetch(`${storeUrl}/?lang=en&for=men&family=oud&family=amber&love=saffron&avoid=citrus`);
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain('<html lang="en" dir="ltr">');
@@ -192,12 +193,18 @@ describe('the headless storefront example', () => {
         api_key: key,
         locale: 'en',
         limit: 6,
-        quiz: { families: ['oud', 'amber'], accord_ratings: { saffron: 'love', citrus: 'avoid' } },
+        quiz: { gender: 'men', families: ['oud', 'amber'], accord_ratings: { saffron: 'love', citrus: 'avoid' } },
       },
     });
     expect(direct.statusCode).toBe(200);
     const scored = direct.json() as {
-      recommendations: { merchant_product_id: string; name: string; match_score: number; fit: string }[];
+      recommendations: {
+        merchant_product_id: string;
+        name: string;
+        match_score: number;
+        fit: string;
+        gender: string | null;
+      }[];
       also_explore: { merchant_product_id: string; reason: string }[];
     };
     expect(scored.recommendations.length).toBeGreaterThan(0);
@@ -211,6 +218,15 @@ describe('the headless storefront example', () => {
     const band = { strong: 'Strong match', good: 'Good match', weak: 'Weaker match' }[first?.fit as string];
     expect(band).toBeDefined();
     expect(html).toContain(`${band} · ${first?.match_score}%`);
+    // for men: no product made for women, and each card says for whom when the service knows
+    expect(scored.recommendations.some((r) => r.gender === 'women')).toBe(false);
+    const wearers = [...html.matchAll(/<p class="house">[^<]*? · (For men|For women|Unisex)<\/p>/g)].map((m) => m[1]);
+    expect(wearers).not.toContain('For women');
+    expect(wearers.length).toBe(
+      [...scored.recommendations, ...scored.also_explore].filter((r) => (r as { gender?: string | null }).gender)
+        .length,
+    );
+    expect(html).toContain('<input type="radio" name="for" value="men" checked>');
     expect(html).toMatch(/SAR\s?[\d,]+/);
 
     // the session the server scored with is the page's, the cookie's, and one the service recorded for this key
@@ -303,6 +319,13 @@ describe('the headless storefront example', () => {
         const [viewed] = await eventsOf(session as string, 'results_viewed');
         const shown = await page.locator('a[data-kind="recommendation"]').count();
         expect(viewed?.data).toMatchObject({ data: { count: shown, rendered: 'server' } });
+
+        // every card has its picture: the shop's, or the one the service makes of the perfume's scent
+        const pictures = page.locator('.card img');
+        expect(await pictures.count()).toBe(await page.locator('.card').count());
+        await expect
+          .poll(() => pictures.first().evaluate((img) => (img as { naturalWidth: number }).naturalWidth))
+          .toBeGreaterThan(0);
 
         await link.click();
         await page.waitForURL(/shop\.example\/p\//);

@@ -66,6 +66,9 @@ const TEXT = {
   ar: {
     title: 'اكتشف عطرك',
     intro: 'اختر ما تحبه من العطور، ونقترح عليك من متجرنا.',
+    forWhom: 'لمن هذا العطر؟',
+    genders: { any: 'لا يهم', women: 'للنساء', men: 'للرجال' },
+    wearer: { men: 'رجالي', women: 'نسائي', unisex: 'للجنسين' },
     families: 'العائلات العطرية (حتى ٣)',
     love: 'روائح تعشقها',
     avoid: 'روائح تتجنبها',
@@ -88,6 +91,9 @@ const TEXT = {
   en: {
     title: 'Find your scent',
     intro: 'Tell us what you like and we will suggest perfumes from our shop.',
+    forWhom: 'Who is it for?',
+    genders: { any: 'No preference', women: 'For women', men: 'For men' },
+    wearer: { men: 'For men', women: 'For women', unisex: 'Unisex' },
     families: 'Scent families (up to 3)',
     love: 'Notes you love',
     avoid: 'Notes you avoid',
@@ -124,7 +130,9 @@ export function quizOf(query: URLSearchParams): Quiz | null {
   const accord_ratings: Record<string, string> = {};
   for (const a of love) accord_ratings[a] = 'love';
   for (const a of avoid) accord_ratings[a] = 'avoid';
-  return { families, accord_ratings };
+  const gender = query.get('for');
+  // for whom: with men or women the service never shows products made for the other
+  return { families, accord_ratings, ...(gender === 'men' || gender === 'women' ? { gender } : {}) };
 }
 
 function price(r: Recommendation, locale: Locale): string {
@@ -148,7 +156,7 @@ function cards(list: Recommendation[], kind: 'recommendation' | 'also_explore', 
         ? `<a href="${esc(url)}" data-product-id="${esc(r.merchant_product_id)}" data-position="${i + 1}" data-kind="${kind}">${esc(r.name)}</a>`
         : esc(r.name);
       return `<li class="card">${img ? `<img src="${esc(img)}" alt="" width="96" height="96">` : ''}
-  <h3>${name}</h3><p class="house">${esc(r.house)}</p>
+  <h3>${name}</h3><p class="house">${esc(r.house)}${r.gender ? ` · ${TEXT[locale].wearer[r.gender]}` : ''}</p>
   <p><span class="price">${esc(price(r, locale))}</span> · <span class="match">${esc(TEXT[locale].fit[r.fit])} · ${r.match_score}%</span></p></li>`;
     })
     .join('\n');
@@ -163,8 +171,16 @@ function form(query: URLSearchParams, locale: Locale): string {
           `<label><input type="checkbox" name="${name}" value="${esc(slug)}"${query.getAll(name).includes(slug) ? ' checked' : ''}> ${esc(label[locale])}</label>`,
       )
       .join('\n');
+  const chosen = query.get('for') ?? 'any';
+  const radios = (['any', 'women', 'men'] as const)
+    .map(
+      (g) =>
+        `<label><input type="radio" name="for" value="${g}"${chosen === g ? ' checked' : ''}> ${esc(t.genders[g])}</label>`,
+    )
+    .join('\n');
   return `<form method="get" action="/">
 <input type="hidden" name="lang" value="${locale}">
+<fieldset><legend>${t.forWhom}</legend>${radios}</fieldset>
 <fieldset><legend>${t.families}</legend>${boxes('family', FAMILIES)}</fieldset>
 <fieldset><legend>${t.love}</legend>${boxes('love', ACCORDS)}</fieldset>
 <fieldset><legend>${t.avoid}</legend>${boxes('avoid', ACCORDS)}</fieldset>
@@ -236,7 +252,8 @@ ${body}
     `style-src 'self' ${sha256(STYLE)}`,
     // the page's script reports events to the service itself
     `connect-src 'self' ${service}`,
-    "img-src 'self' https:",
+    // the shop's pictures, and the service's own for products that have none
+    `img-src 'self' https: ${service}`,
     "base-uri 'none'",
     "form-action 'self'",
   ].join('; ');
