@@ -304,6 +304,26 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     }
   }, 120_000);
 
+  it('the first Tab on the page reaches a skip link to the quiz, shown only while focused; Enter opens it', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    const skip = page.locator('sillage-skip button');
+    expect(await skip.textContent()).toBe('Skip to the fragrance quiz');
+    const inView = () =>
+      skip.evaluate(
+        (b) => (b as unknown as { getBoundingClientRect(): { bottom: number } }).getBoundingClientRect().bottom > 0,
+      );
+    expect(await inView()).toBe(false);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.tagName')).toBe('SILLAGE-SKIP');
+    expect(await inView()).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.locator('sillage-quiz [role=dialog]').waitFor({ timeout: 5000 });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('runs left to right in English, by keyboard, and Escape closes it', async () => {
     const { page, context, errors, ready } = await open('/demo?lang=en');
     await ready();

@@ -30,6 +30,7 @@ const ar = {
   occasionQ: 'لأي مناسبة؟',
   /** what lists are joined with: the Arabic comma in Arabic, the Latin one in English */
   comma: '، ',
+  skipToQuiz: 'انتقل إلى اختبار العطور',
   genderQ: 'لمن هذا العطر؟',
   anyGender: 'لا يهم',
   genders: { women: 'للنساء', men: 'للرجال' },
@@ -94,6 +95,7 @@ const en: typeof ar = {
   seasonQ: 'Which season is it for?',
   occasionQ: 'For which occasion?',
   comma: ', ',
+  skipToQuiz: 'Skip to the fragrance quiz',
   genderQ: 'Who is it for?',
   anyGender: 'No preference',
   genders: { women: 'For women', men: 'For men' },

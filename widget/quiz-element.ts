@@ -164,6 +164,8 @@ export class SillageQuiz extends HTMLElement {
   private open = false;
   private booted = false;
   private launcherButton: HTMLElement | null = null;
+  /** the skip link first in the page (launcher mode) */
+  private skipLink: HTMLElement | null = null;
   private panel: HTMLElement | null = null;
   private body: HTMLElement | null = null;
   private live: HTMLElement | null = null;
@@ -238,6 +240,7 @@ export class SillageQuiz extends HTMLElement {
     this.restore(key);
     this.setup();
     this.hidden = false;
+    this.addSkipLink();
     this.track({ type: 'widget_loaded', data: { mode: this.mode, locale: this.locale } });
   }
 
@@ -281,8 +284,34 @@ export class SillageQuiz extends HTMLElement {
     });
   }
 
+  /**
+   * The launcher comes after the whole page in the tab order (the element is added at the end of
+   * the body): a skip link first in the page, shown only when focused, opens the quiz.
+   */
+  private addSkipLink() {
+    if (this.mode !== 'launcher' || this.skipLink || !document.body) return;
+    const host = document.createElement('sillage-skip');
+    const shadow = host.attachShadow({ mode: 'open' });
+    const side = this.locale === 'ar' ? 'right' : 'left';
+    const button = h('button', { type: 'button', lang: this.locale }, this.t.skipToQuiz) as HTMLButtonElement;
+    // styles through the CSSOM (allowed under a strict Content-Security-Policy), out of view until focused
+    button.style.cssText = `position:fixed;top:8px;${side}:8px;z-index:2147483647;padding:10px 16px;border:0;border-radius:8px;background:#1f1b16;color:#fff;font:600 15px system-ui,sans-serif;transform:translateY(-300%)`;
+    button.addEventListener('focus', () => {
+      button.style.transform = 'none';
+    });
+    button.addEventListener('blur', () => {
+      button.style.transform = 'translateY(-300%)';
+    });
+    button.addEventListener('click', () => this.openQuiz());
+    shadow.append(button);
+    document.body.prepend(host);
+    this.skipLink = host;
+  }
+
   /** Hides the widget and shows the merchant's fallback; reports why when the service can hear it. */
   private fail(code: string, report: boolean) {
+    this.skipLink?.remove();
+    this.skipLink = null;
     this.open = false;
     this.clearTimers();
     const slot = this.querySelector('[slot=fallback]');
