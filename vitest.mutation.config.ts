@@ -34,6 +34,7 @@ export const MUTATION_TESTS = [
   'tests/keys.test.ts',
   'tests/admin-token.test.ts',
   'tests/shared-counter.test.ts',
+  'tests/shared-counter-faults.test.ts',
 ];
 
 /** Runs the files in the order of MUTATION_TESTS rather than slowest first. */

@@ -225,12 +225,12 @@ export const codesOfStatus = (codes: readonly ErrorCode[], status: number) =>
 export function success<T extends TSchema>(
   schema: T,
   description: string,
-  opts: { rateLimited?: boolean; example?: unknown } = {},
+  opts: { rateLimited?: boolean; example?: unknown; headers?: Record<string, unknown> } = {},
 ): T {
   return {
     ...schema,
     description,
-    headers: headersOf(200, opts.rateLimited),
+    headers: { ...headersOf(200, opts.rateLimited), ...opts.headers },
     ...(opts.example === undefined ? {} : { examples: [opts.example] }),
   };
 }

@@ -221,6 +221,14 @@ export const QuizSchema = Type.Object(
         examples: ['evening', 'wedding'],
       }),
     ),
+    gender: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          'For whom (an extension of the interface): men, women or any (no preference; also the Arabic رجالي, نسائي, الكل). With men or women, products made for the other are never shown; unisex products, and those whose wearer is not known, are. Omitted: no preference',
+        examples: ['women', 'رجالي', 'any'],
+      }),
+    ),
   },
   { $id: 'Quiz', title: 'Quiz', description: "The shopper's answers", additionalProperties: false },
 );
@@ -277,25 +285,70 @@ export const RecommendationSchema = Type.Object(
     name: Type.String(),
     house: Type.String(),
     match_score: Type.Integer({ minimum: 0, maximum: 100 }),
+    fit: Type.Union([Type.Literal('strong'), Type.Literal('good'), Type.Literal('weak')], {
+      description:
+        'The band match_score falls in, for the badge and wording: strong from 75, good from 60 (the lowest score of a recommendation), weak below (only in also_explore)',
+    }),
     match_accords: Type.Array(Type.String()),
     quality: QualitySchema,
+    gender: Nullable(
+      Type.Union([Type.Literal('men'), Type.Literal('women'), Type.Literal('unisex')], {
+        description:
+          'For whom the product is made: our catalog\'s perfume\'s, else what the listing says ("for men", "نسائي"); null when not known',
+      }),
+    ),
     price: Nullable(Type.Number()),
     currency: Type.String(),
     product_url: Nullable(Type.String()),
-    image_url: Nullable(Type.String()),
+    image_url: Nullable(
+      Type.String({
+        description:
+          "The merchant's picture, else our perfume's, else a picture of the product's scent drawn by the service (`/widget/v1/scent.svg`: its accords' colours, its house and name); null only when the service has no public URL to give",
+      }),
+    ),
   },
   { $id: 'Recommendation', title: 'Recommendation', description: "A merchant's product, scored for the shopper" },
+);
+
+export const AlsoExploreSchema = Type.Object(
+  {
+    ...RecommendationSchema.properties,
+    reason: Type.Union([Type.Literal('other_family'), Type.Literal('weaker_fit'), Type.Literal('closest')], {
+      description:
+        "Why it is shown: other_family, a fit (60 or more) from a family the shopper did not choose; weaker_fit, below 60 when fewer than `limit` products fit; closest, the shop's closest products when none fits (never a product in which an avoided accord is prominent, never below 50)",
+    }),
+  },
+  {
+    $id: 'AlsoExplore',
+    title: 'AlsoExplore',
+    description: 'A product beside the recommendations, with why it is shown',
+  },
 );
 
 export const ScoreResponseSchema = Type.Object({
   session_id: Type.String(),
   merchant: Type.Ref(MerchantSchema),
-  recommendations: Type.Array(Type.Ref(RecommendationSchema)),
-  also_explore: Type.Array(Type.Ref(RecommendationSchema)),
+  recommendations: Type.Array(Type.Ref(RecommendationSchema), {
+    description:
+      'Only products that fit: match_score 60 or more and no avoided accord prominent in them (among their three strongest, or weighing half the strongest); those carrying a loved accord first. At most `limit`, and fewer — even none — when fewer fit: never filled with products that do not',
+  }),
+  also_explore: Type.Array(Type.Ref(AlsoExploreSchema)),
   taste_summary: Type.Object({
-    dominant_families: Type.Array(Type.String()),
-    top_accords: Type.Array(Type.String()),
-    avoid_accords: Type.Array(Type.String()),
+    dominant_families: Type.Array(Type.String(), { description: 'The families the shopper chose' }),
+    top_accords: Type.Array(Type.String(), { description: 'The accords the shopper loved, then liked (up to five)' }),
+    avoid_accords: Type.Array(Type.String(), { description: 'The accords the shopper avoided, then disliked' }),
+    inferred: Type.Optional(
+      Type.Object(
+        {
+          families: Type.Array(Type.String()),
+          accords: Type.Array(Type.String()),
+        },
+        {
+          description:
+            'What the answers only imply, not said: the families the taste leans to beyond those chosen, and the accords the chosen families, season and occasion lean to. Present only when it holds something',
+        },
+      ),
+    ),
   }),
   powered_by: Type.Object({ label: Type.String(), url: Type.String(), logo_svg: Type.String() }),
   test_mode: Type.Boolean(),
@@ -304,6 +357,7 @@ export const ScoreResponseSchema = Type.Object({
 export type ScoreRequest = Static<typeof ScoreRequestSchema>;
 export type ScoreResponse = Static<typeof ScoreResponseSchema>;
 export type Recommendation = Static<typeof RecommendationSchema>;
+export type AlsoExplore = Static<typeof AlsoExploreSchema>;
 
 export const EventRequestSchema = Type.Object(
   {
@@ -341,4 +395,5 @@ export const SHARED_SCHEMAS = [
   PerfumeResultSchema,
   QuizSchema,
   RecommendationSchema,
+  AlsoExploreSchema,
 ] as const;

@@ -60,12 +60,14 @@ export const STATEMENT_TIMEOUT_FACTOR = 10;
 
 export async function createDatabase(
   config: Pick<Config, 'database'> & Partial<Pick<Config, 'dbTimeoutMs'>>,
+  /** onLost: the embedded database's thread ended by itself, or could not be opened again (it is retried) */
+  opts: { onLost?: (err: Error) => void } = {},
 ): Promise<Database> {
   const target = config.database;
   if (target.kind === 'postgres') {
     return createPostgres(target.url, config.dbTimeoutMs ? STATEMENT_TIMEOUT_FACTOR * config.dbTimeoutMs : undefined);
   }
-  return createPglite(target.dataDir);
+  return createPglite(target.dataDir, opts.onLost);
 }
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
@@ -127,7 +129,7 @@ function createPostgres(url: string, statementTimeoutMs?: number): Database {
   };
 }
 
-async function createPglite(dataDir: string | null): Promise<Database> {
+async function createPglite(dataDir: string | null, onLost?: (err: Error) => void): Promise<Database> {
   let releaseLock = () => {};
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
@@ -136,7 +138,8 @@ async function createPglite(dataDir: string | null): Promise<Database> {
   let pg: PGliteThread;
   try {
     // in a thread of its own: its WebAssembly PostgreSQL does not take the request thread's time
-    pg = await PGliteThread.start(dataDir);
+    // (on its data folder, opened again in a new thread if that one ends by itself)
+    pg = await PGliteThread.start(dataDir, { onLost });
   } catch (err) {
     releaseLock();
     throw err;

@@ -38,6 +38,10 @@ class Connection {
   private next = 1;
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private failure: Error | null = null;
+  /** the thread has ended: every call fails */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
 
   constructor(private readonly worker: Worker) {
     worker.on('message', (a: { id: number; value?: unknown; error?: Record<string, unknown> }) => {
@@ -85,38 +89,101 @@ class ThreadTransaction {
   }
 }
 
+/** Starts a thread and waits until its database is open. */
+async function openThread(dataDir: string | null): Promise<Worker> {
+  const worker = new Worker(new URL('./pglite.worker.mjs', import.meta.url), { workerData: { dataDir } });
+  let onMessage = (_m: { ready: boolean; error?: Record<string, unknown> }) => {};
+  let onError = (_e: Error) => {};
+  let onExit = (_code: number) => {};
+  const ready = await new Promise<{ ready: boolean; error?: Record<string, unknown> }>((resolve, reject) => {
+    onMessage = resolve;
+    onError = reject;
+    onExit = (code) => reject(new Error(`the embedded database's thread ended (exit code ${code})`));
+    worker.once('message', onMessage);
+    worker.once('error', onError);
+    worker.once('exit', onExit);
+  }).finally(() => {
+    worker.off('message', onMessage);
+    worker.off('error', onError);
+    worker.off('exit', onExit);
+  });
+  if (!ready.ready) {
+    await worker.terminate();
+    throw rebuilt(ready.error ?? { message: 'the embedded database did not open' });
+  }
+  return worker;
+}
+
+/** After the thread ended by itself, the next is started this long after (the next delay at each failure, then the last). */
+export const REOPEN_DELAYS_MS = [100, 500, 2000, 5000];
+
 export class PGliteThread {
   private txIds = 1;
   closed = false;
+  /** reopenings of the database after its thread ended (the first start not counted) */
+  reopened = 0;
+  private reopening: Promise<void> | null = null;
+  /** ends the wait before the next reopening (close) */
+  private wake = () => {};
 
   private constructor(
-    private readonly worker: Worker,
-    private readonly conn: Connection,
-  ) {}
+    private readonly dataDir: string | null,
+    private worker: Worker,
+    private conn: Connection,
+    private readonly onLost?: (err: Error) => void,
+  ) {
+    this.watch();
+  }
 
-  /** Starts the thread and opens the database (`dataDir`, or in memory when null). */
-  static async start(dataDir: string | null): Promise<PGliteThread> {
-    const worker = new Worker(new URL('./pglite.worker.mjs', import.meta.url), { workerData: { dataDir } });
-    let onMessage = (_m: { ready: boolean; error?: Record<string, unknown> }) => {};
-    let onError = (_e: Error) => {};
-    let onExit = (_code: number) => {};
-    const ready = await new Promise<{ ready: boolean; error?: Record<string, unknown> }>((resolve, reject) => {
-      onMessage = resolve;
-      onError = reject;
-      onExit = (code) => reject(new Error(`the embedded database's thread ended (exit code ${code})`));
-      worker.once('message', onMessage);
-      worker.once('error', onError);
-      worker.once('exit', onExit);
-    }).finally(() => {
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
+  /**
+   * Starts the thread and opens the database (`dataDir`, or in memory when null). A thread that
+   * ends by itself (out of memory in it, a WebAssembly abort) fails the calls waiting on it; on a
+   * data folder the database is then opened again in a new thread, as a restarted process would
+   * (calls in between fail as with a database away: 503). In memory there is nothing to open
+   * again: calls keep failing and readiness says so.
+   */
+  static async start(dataDir: string | null, opts: { onLost?: (err: Error) => void } = {}): Promise<PGliteThread> {
+    const worker = await openThread(dataDir);
+    return new PGliteThread(dataDir, worker, new Connection(worker), opts.onLost);
+  }
+
+  /** On the thread's own end (not close()), reopens the database in a new one. */
+  private watch() {
+    const worker = this.worker;
+    worker.once('exit', (code) => {
+      if (this.closed || this.worker !== worker || this.dataDir === null) return;
+      this.onLost?.(new Error(`the embedded database's thread ended (exit code ${code})`));
+      this.reopening ??= this.reopen().finally(() => {
+        this.reopening = null;
+      });
     });
-    if (!ready.ready) {
-      await worker.terminate();
-      throw rebuilt(ready.error ?? { message: 'the embedded database did not open' });
+  }
+
+  private async reopen() {
+    for (let attempt = 0; !this.closed; attempt++) {
+      await new Promise<void>((r) => {
+        const timer = setTimeout(r, REOPEN_DELAYS_MS[Math.min(attempt, REOPEN_DELAYS_MS.length - 1)]);
+        this.wake = () => {
+          clearTimeout(timer);
+          r();
+        };
+      });
+      if (this.closed) return;
+      try {
+        const worker = await openThread(this.dataDir);
+        if (this.closed) {
+          await worker.terminate();
+          return;
+        }
+        this.worker = worker;
+        this.conn = new Connection(worker);
+        this.reopened++;
+        this.watch();
+        return;
+      } catch (err) {
+        this.onLost?.(err as Error);
+      }
     }
-    return new PGliteThread(worker, new Connection(worker));
   }
 
   query(text: string, params?: unknown[], options?: { rowMode?: 'array' | 'object' }): Promise<Result> {
@@ -130,25 +197,30 @@ export class PGliteThread {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   async transaction<T>(fn: (tx: ThreadTransaction) => Promise<T>): Promise<T> {
     const tx = this.txIds++;
-    await this.conn.call({ op: 'begin', tx });
+    // the transaction's calls go to the thread it began on, even if another replaces it meanwhile
+    const conn = this.conn;
+    await conn.call({ op: 'begin', tx });
     let value: T;
     try {
-      value = await fn(new ThreadTransaction(this.conn, tx));
+      value = await fn(new ThreadTransaction(conn, tx));
     } catch (err) {
-      await this.conn.call({ op: 'rollback', tx }).catch(() => {});
+      await conn.call({ op: 'rollback', tx }).catch(() => {});
       throw err;
     }
-    await this.conn.call({ op: 'commit', tx });
+    await conn.call({ op: 'commit', tx });
     return value;
   }
 
-  /** Closes the database and ends the thread. */
+  /** Closes the database and ends the thread (one that ended by itself is not an error here). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.conn.closing = true;
+    // a reopening under way ends first: the data folder is not left to a thread opening it
+    this.wake();
+    await this.reopening;
     try {
-      await this.conn.call({ op: 'close' });
+      if (!this.conn.failed) await this.conn.call({ op: 'close' });
     } finally {
       await this.worker.terminate();
     }

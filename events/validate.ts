@@ -77,8 +77,18 @@ const LifecycleData = Type.Record(
   },
 );
 
-export const EventSchemas: Record<EventType, TSchema> = {
-  ...Object.fromEntries(LIFECYCLE.map((t) => [t, Type.Object({ ...Common, data: Type.Optional(LifecycleData) })])),
+const LifecycleEvent = Type.Object({ ...Common, data: Type.Optional(LifecycleData) });
+
+/**
+ * Each type's schema, with its static type kept: the headless client's event
+ * types are these (widget/client-contracts.ts), so the package a storefront
+ * installs cannot accept an event the server refuses.
+ */
+export const EVENT_SCHEMAS = {
+  ...(Object.fromEntries(LIFECYCLE.map((t) => [t, LifecycleEvent])) as Record<
+    (typeof LIFECYCLE)[number],
+    typeof LifecycleEvent
+  >),
   widget_error: Type.Object({
     ...Common,
     message: Type.Optional(Type.String({ maxLength: 500 })),
@@ -108,7 +118,8 @@ export const EventSchemas: Record<EventType, TSchema> = {
       { minItems: 1, maxItems: 200 },
     ),
   }),
-} as unknown as Record<EventType, TSchema>;
+};
+export const EventSchemas: Record<EventType, TSchema> = EVENT_SCHEMAS;
 
 const checkers = new Map(Object.entries(EventSchemas).map(([t, s]) => [t, TypeCompiler.Compile(s)]));
 /** the fields each type defines: anything else a client sends is dropped, never stored */

@@ -141,10 +141,18 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     productUrl: r.listing.productUrl,
     imageUrl: r.imageUrl,
     quality: r.quality,
+    gender: genderOf(r),
     profile: r.profile,
     line: r.line,
     lineHouse: r.lineHouse,
   };
+}
+
+/** For whom a product is: our perfume's gender, else the listing's own words ("for men", "نسائي"), else not known. */
+function genderOf(r: RecognisedProduct): 'men' | 'women' | 'unisex' | null {
+  const g = r.perfume?.gender;
+  if (g === 'men' || g === 'women' || g === 'unisex') return g;
+  return parseListing(r.listing.name).gender;
 }
 
 export interface ListingProblem {

@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ALWAYS_SENT, ANY_OPERATION, errorResponses, PATH_PARAM, REQUEST_ID_HEADER } from '../contracts/errors.ts';
 import { AppError } from '../lib/errors.ts';
+import { parseScentImageQuery, scentImageSvg } from '../scoring/scent-image.ts';
 import { ensureWidgetBuilt, WIDGET_DIST, WIDGET_FILES } from '../widget/build.ts';
 
 /**
@@ -98,6 +99,62 @@ const widgetAssets: FastifyPluginAsyncTypebox = async (app) => {
   const built = await ensureWidgetBuilt();
   if (built) app.log.info('built the widget files (they were missing or older than their sources)');
   const assets = loadAssets();
+
+  app.get(
+    '/widget/v1/scent.svg',
+    {
+      schema: {
+        operationId: 'getScentImage',
+        tags: ['widget files'],
+        // public: an <img> sends no key
+        security: [],
+        summary: "A product's picture when it has none: its scent's colours, its house and name",
+        description:
+          "The score answer's `image_url` for a product with no image of its own or of its perfume. Bands of its strongest accords' colours, each as wide as its weight, and its house and name as words (Arabic shaped, right to left). A pure function of the query, so cached for a year; no script, no external reference.",
+        querystring: Type.Object(
+          {
+            a: Type.String({
+              maxLength: 200,
+              description: 'Up to four accords, strongest first, as name:weight (0–100), comma-separated',
+              examples: ['oud:100,amber:80,saffron:60'],
+            }),
+            h: Type.String({ maxLength: 80, description: 'The house' }),
+            n: Type.String({ maxLength: 120, description: 'The product name' }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: {
+            description: 'The picture (SVG)',
+            headers: { ...REQUEST_ID_HEADER, ...FILE_HEADERS },
+            content: { 'image/svg+xml': { schema: Type.String() } },
+          },
+          ...errorResponses([...ANY_OPERATION, 'validation_failed', 'unknown_field', 'unstorable_text']),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { a, h, n } = request.query;
+      const input = parseScentImageQuery(a, h, n);
+      if (!input)
+        throw new AppError(
+          400,
+          'validation_failed',
+          'a: up to four accords of the vocabulary as name:weight, comma-separated',
+          [{ path: '/querystring/a', message: 'up to four accords of the vocabulary as name:weight (0–100)' }],
+        );
+      const svg = scentImageSvg(input);
+      reply
+        .header('content-type', 'image/svg+xml; charset=utf-8')
+        .header('cache-control', IMMUTABLE_CACHE)
+        .header('etag', `"${createHash('sha256').update(svg).digest('hex').slice(0, 32)}"`)
+        .header('access-control-allow-origin', '*')
+        .header('cross-origin-resource-policy', 'cross-origin')
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+        .header('x-content-type-options', 'nosniff');
+      return reply.send(svg);
+    },
+  );
 
   app.get(
     '/widget/v1/:file',

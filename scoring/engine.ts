@@ -19,6 +19,17 @@ const OCCASION_BIT = new Map<string, number>(OCCASIONS.map((o, i) => [o.slug, 1 
 const RATING_WEIGHT = new Map<string, number>(RATINGS.map((r) => [r.slug, r.weight]));
 const N_ACCORDS = ACCORDS.length;
 const SLOTS = 8;
+const ACCORD_WORDS = Math.ceil(N_ACCORDS / 32);
+
+/**
+ * An accord is prominent in a product — among what a shopper smells and a shop
+ * would name — when it is one of the product's three strongest or weighs half
+ * of the strongest or more. A product in which an accord the shopper avoids is
+ * prominent is never recommended; one in which a loved accord is prominent
+ * ranks before those in which none is.
+ */
+export const PROMINENT_RANK = 3;
+export const PROMINENT_WEIGHT = 0.5;
 
 /** A product as the engine sees it: its profile and how to tell it apart from near-twins. */
 export interface ScoringProfile {
@@ -38,6 +49,10 @@ export interface ProductMatrix {
   seasonMask: Uint8Array;
   timeMask: Uint8Array;
   occasionMask: Uint32Array;
+  /** each product's prominent accords (PROMINENT): a bit per accord, ACCORD_WORDS words a product */
+  prominent: Uint32Array;
+  /** for whom each product is made: 1 men, 2 women, 3 unisex or not known (WEARER_BIT) */
+  wearer: Uint8Array;
   /** products of one perfume line (flankers, concentrations) share a key */
   lineKey: Int32Array;
   houseKey: Int32Array;
@@ -50,8 +65,13 @@ const mask = (values: readonly string[], bits: Map<string, number>) => {
 };
 
 /** Compiles products once; `line` and `house` group near-twins for diversity. */
+/** A product's wearer as bits: a shopper's wearer bit must be among them. */
+const WEARER_BIT = { men: 1, women: 2 } as const;
+const wearerBits = (gender: string | null | undefined) =>
+  gender === 'men' ? WEARER_BIT.men : gender === 'women' ? WEARER_BIT.women : WEARER_BIT.men | WEARER_BIT.women;
+
 export function buildProductMatrix(
-  products: readonly { profile: ScoringProfile; line: string; house: string }[],
+  products: readonly { profile: ScoringProfile; line: string; house: string; gender?: string | null }[],
 ): ProductMatrix {
   const n = products.length;
   const m: ProductMatrix = {
@@ -63,6 +83,8 @@ export function buildProductMatrix(
     seasonMask: new Uint8Array(n),
     timeMask: new Uint8Array(n),
     occasionMask: new Uint32Array(n),
+    prominent: new Uint32Array(n * ACCORD_WORDS),
+    wearer: new Uint8Array(n),
     lineKey: new Int32Array(n),
     houseKey: new Int32Array(n),
   };
@@ -81,10 +103,23 @@ export function buildProductMatrix(
       slot++;
     }
     m.weightSum[i] = sum;
+    // prominent: the three strongest (equal weights: the earlier listed first) and any at 0.5 or more
+    const order = Array.from({ length: slot }, (_, s) => s).sort(
+      (a, b) => (m.accordWeight[i * SLOTS + b] as number) - (m.accordWeight[i * SLOTS + a] as number) || a - b,
+    );
+    order.forEach((s, r) => {
+      const w = m.accordWeight[i * SLOTS + s] as number;
+      if (r < PROMINENT_RANK || w >= PROMINENT_WEIGHT) {
+        const idx = m.accordIndex[i * SLOTS + s] as number;
+        const word = i * ACCORD_WORDS + (idx >> 5);
+        m.prominent[word] = (m.prominent[word] as number) | (1 << (idx & 31));
+      }
+    });
     m.familyMask[i] = mask(p.profile.families, FAMILY_BIT);
     m.seasonMask[i] = mask(p.profile.seasons, SEASON_BIT);
     m.timeMask[i] = mask(p.profile.times, TIME_BIT);
     m.occasionMask[i] = mask(p.profile.occasions, OCCASION_BIT);
+    m.wearer[i] = wearerBits(p.gender);
     m.lineKey[i] = lines.get(p.line) ?? lines.set(p.line, lines.size).size - 1;
     m.houseKey[i] = houses.get(p.house) ?? houses.set(p.house, houses.size).size - 1;
   });
@@ -98,6 +133,13 @@ export interface Taste {
   avoided: Uint8Array;
   /** accords rated love */
   loved: Uint8Array;
+  /** the same as bits (ACCORD_WORDS words), to test against a product's prominent accords */
+  avoidedBits: Uint32Array;
+  lovedBits: Uint32Array;
+  /** some accord is rated love */
+  anyLoved: boolean;
+  /** the shopper's wearer bit (1 men, 2 women), 0 for no preference */
+  wearerBit: number;
   familyMask: number;
   seasonBit: number;
   timeBit: number;
@@ -132,10 +174,21 @@ export function buildTaste(quiz: Quiz): Taste {
     if (rating === 'love') loved[i] = 1;
   }
   const time = quiz.occasion ? OCCASION_TIME[quiz.occasion] : null;
+  const bits = (flags: Uint8Array) => {
+    const out = new Uint32Array(ACCORD_WORDS);
+    flags.forEach((f, i) => {
+      if (f) out[i >> 5] = (out[i >> 5] as number) | (1 << (i & 31));
+    });
+    return out;
+  };
   return {
     values,
     avoided,
     loved,
+    avoidedBits: bits(avoided),
+    lovedBits: bits(loved),
+    anyLoved: loved.includes(1),
+    wearerBit: quiz.gender ? WEARER_BIT[quiz.gender] : 0,
     familyMask: mask(quiz.families, FAMILY_BIT),
     seasonBit: quiz.season ? (SEASON_BIT.get(quiz.season) ?? 0) : 0,
     timeBit: time ? (TIME_BIT.get(time) ?? 0) : 0,
@@ -147,13 +200,26 @@ export function buildTaste(quiz: Quiz): Taste {
 export const DOMINANT_WEIGHT = 0.5;
 
 /**
- * Scores every product: integers 0–100 (50 = indifferent), and whether an
- * avoided accord dominates it. Each product's score depends on that product
- * and the taste only.
+ * Where a product stands before its score: 0 — a loved accord is prominent in
+ * it, or nothing was loved; 1 — something was loved and none of it is
+ * prominent here; 2 — never shown: an avoided accord is prominent here, or
+ * it is made for the other wearer than the shopper asked for (men or women;
+ * unisex products, and products whose wearer is not known, are for anyone).
  */
-export function scoreProducts(m: ProductMatrix, t: Taste): { scores: Uint8Array; clash: Uint8Array } {
+export const TIER_LOVED = 0;
+export const TIER_OTHER = 1;
+export const TIER_NEVER_SHOWN = 2;
+
+/**
+ * Scores every product: integers 0–100 (50 = indifferent), whether an
+ * avoided accord dominates it (weighs 0.5 or more: the score's penalty), and
+ * its tier (above). Each product's score and tier depend on that product and
+ * the taste only.
+ */
+export function scoreProducts(m: ProductMatrix, t: Taste): { scores: Uint8Array; clash: Uint8Array; tier: Uint8Array } {
   const scores = new Uint8Array(m.size);
   const clash = new Uint8Array(m.size);
+  const tier = new Uint8Array(m.size);
   const v = t.values;
   for (let i = 0; i < m.size; i++) {
     const base = i * SLOTS;
@@ -185,8 +251,17 @@ export function scoreProducts(m: ProductMatrix, t: Taste): { scores: Uint8Array;
     const score = 50 + 50 * fit - 60 * against;
     scores[i] = score <= 0 ? 0 : score >= 100 ? 100 : Math.round(score);
     clash[i] = dominantAvoid;
+    let avoidedHere = 0;
+    let lovedHere = 0;
+    for (let w = 0; w < ACCORD_WORDS; w++) {
+      const p = m.prominent[i * ACCORD_WORDS + w] as number;
+      avoidedHere |= p & (t.avoidedBits[w] as number);
+      lovedHere |= p & (t.lovedBits[w] as number);
+    }
+    const otherWearer = t.wearerBit !== 0 && ((m.wearer[i] as number) & t.wearerBit) === 0;
+    tier[i] = avoidedHere || otherWearer ? TIER_NEVER_SHOWN : t.anyLoved && !lovedHere ? TIER_OTHER : TIER_LOVED;
   }
-  return { scores, clash };
+  return { scores, clash, tier };
 }
 
 /** The accords that drove a product's score: its liked accords, strongest contribution first. */
@@ -209,26 +284,26 @@ export interface Ranked {
   score: number;
 }
 
-/** Order: not dominated by an avoided accord first, then score, then the product's position (stable). */
-const before = (sa: number, ca: number, ia: number, sb: number, cb: number, ib: number) =>
-  ca !== cb ? ca < cb : sa !== sb ? sa > sb : ia < ib;
+/** Order: by tier (a loved accord prominent first, an avoided one last), then score, then the product's position (stable). */
+const before = (sa: number, ta: number, ia: number, sb: number, tb: number, ib: number) =>
+  ta !== tb ? ta < tb : sa !== sb ? sa > sb : ia < ib;
 
 /** The k best products by the ranking order, without sorting them all. */
-export function topK(scores: Uint8Array, clash: Uint8Array, k: number, skip?: (i: number) => boolean): Ranked[] {
+export function topK(scores: Uint8Array, tier: Uint8Array, k: number, skip?: (i: number) => boolean): Ranked[] {
   const top: number[] = [];
   for (let i = 0; i < scores.length; i++) {
     if (skip?.(i)) continue;
     const s = scores[i] as number;
-    const c = clash[i] as number;
+    const c = tier[i] as number;
     if (top.length === k) {
       const last = top[k - 1] as number;
-      if (!before(s, c, i, scores[last] as number, clash[last] as number, last)) continue;
+      if (!before(s, c, i, scores[last] as number, tier[last] as number, last)) continue;
     }
     // with room left j is top.length: the shift below, or the last line, makes the new place
     let j = Math.min(top.length, k - 1);
     while (j > 0) {
       const prev = top[j - 1] as number;
-      if (!before(s, c, i, scores[prev] as number, clash[prev] as number, prev)) break;
+      if (!before(s, c, i, scores[prev] as number, tier[prev] as number, prev)) break;
       top[j] = prev;
       j--;
     }
@@ -237,26 +312,45 @@ export function topK(scores: Uint8Array, clash: Uint8Array, k: number, skip?: (i
   return top.map((i) => ({ index: i, score: scores[i] as number }));
 }
 
+/** Why a product is in also_explore: a fit from a family not chosen; a weaker fit when few fit; the closest when none does. */
+export type ExploreReason = 'other_family' | 'weaker_fit' | 'closest';
+
 export interface Ranking {
   recommendations: Ranked[];
-  alsoExplore: Ranked[];
+  alsoExplore: (Ranked & { reason: ExploreReason })[];
 }
 
+/** The lowest match_score of a recommendation: 50 is indifferent, so a recommendation is clearly liked. */
+export const FIT_FLOOR = 60;
+/** A fit from this score on is strong (the widget's badge says so). */
+export const STRONG_FIT = 75;
+/** Below this, a product is one the shopper would dislike: never shown, not even as the closest. */
+export const WEAK_FLOOR = 50;
 /** At most this many of one house among the first picks, before the list is filled regardless. */
 const PER_HOUSE = 2;
+/** also_explore: at most this many discoveries, and this many weaker fits */
 const EXPLORE = 3;
-const EXPLORE_MIN_SCORE = 55;
+
+/** The band a score falls in, for the badge and wording. */
+export const fitOf = (score: number): 'strong' | 'good' | 'weak' =>
+  score >= STRONG_FIT ? 'strong' : score >= FIT_FLOOR ? 'good' : 'weak';
 
 /**
- * Picks the recommendations: best first, one product per perfume line and
- * at most two per house while others remain, so six flankers of one perfume
- * don't fill the list; then fills with the next best if there are too few.
- * also_explore: good products from families the shopper did not choose.
+ * Picks the recommendations: only products that fit (score FIT_FLOOR or more,
+ * no avoided accord prominent), those carrying a loved accord first, then by
+ * score; one product per perfume line and at most two per house while others
+ * remain, so six flankers of one perfume don't fill the list; then the next
+ * fitting ones, twins included. The list may be shorter than `limit`: it is
+ * never filled with products that do not fit.
+ * also_explore: fits from families the shopper did not choose; and, when
+ * fewer than `limit` fit, the best weaker products (score WEAK_FLOOR or more,
+ * no avoided accord prominent), labelled as such — "closest" when none fits.
  */
 export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
-  const { scores, clash } = scoreProducts(m, t);
-  // the best limit × 6 + 20 (all of them when there are fewer: topK takes what there is)
-  const pool = topK(scores, clash, limit * 6 + EXPLORE * 4 + 8);
+  const { scores, tier } = scoreProducts(m, t);
+  const fitting = (i: number) => (tier[i] as number) !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR;
+  // the best limit × 6 + 20 of the products that fit (all of them when there are fewer)
+  const pool = topK(scores, tier, limit * 6 + EXPLORE * 4 + 8, (i) => !fitting(i));
   const picked: Ranked[] = [];
   const lines = new Set<number>();
   const houses = new Map<number, number>();
@@ -269,50 +363,87 @@ export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
     lines.add(line);
     houses.set(house, (houses.get(house) ?? 0) + 1);
   }
-  // too few distinct products: the next best, twins included, rather than a short answer
+  // too few distinct products: the next fitting ones, twins included, rather than a shorter answer
   for (const r of pool) {
     if (picked.length >= limit) break;
     if (!picked.includes(r)) picked.push(r);
   }
   picked.sort((a, b) =>
-    before(a.score, clash[a.index] as number, a.index, b.score, clash[b.index] as number, b.index) ? -1 : 1,
+    before(a.score, tier[a.index] as number, a.index, b.score, tier[b.index] as number, b.index) ? -1 : 1,
   );
 
   // the lines shown: a recommended product is left out of also_explore with its line
   const usedLines = new Set(picked.map((r) => m.lineKey[r.index] as number));
-  const alsoExplore: Ranked[] = [];
+  const alsoExplore: Ranking['alsoExplore'] = [];
   for (const r of pool) {
     if (alsoExplore.length >= EXPLORE) break;
     const fam = m.familyMask[r.index] as number;
-    if (clash[r.index] || r.score < EXPLORE_MIN_SCORE) continue;
     if (!fam || fam & t.familyMask || usedLines.has(m.lineKey[r.index] as number)) continue;
-    alsoExplore.push(r);
+    alsoExplore.push({ ...r, reason: 'other_family' });
     usedLines.add(m.lineKey[r.index] as number);
+  }
+  if (picked.length < limit) {
+    const reason: ExploreReason = picked.length === 0 ? 'closest' : 'weaker_fit';
+    const weaker = topK(
+      scores,
+      tier,
+      EXPLORE * 4,
+      (i) => fitting(i) || (tier[i] as number) === TIER_NEVER_SHOWN || (scores[i] as number) < WEAK_FLOOR,
+    );
+    let added = 0;
+    for (const r of weaker) {
+      if (added >= EXPLORE) break;
+      const line = m.lineKey[r.index] as number;
+      if (usedLines.has(line)) continue;
+      alsoExplore.push({ ...r, reason });
+      usedLines.add(line);
+      added++;
+    }
   }
   return { recommendations: picked, alsoExplore };
 }
 
-/** Summary of the taste, as vocabulary slugs the widget shows with its locale's labels. */
+/**
+ * Summary of the taste, as vocabulary slugs the widget shows with its
+ * locale's labels. It reports the shopper: `top_accords` are the accords
+ * loved, then liked (up to five); `dominant_families` the families chosen;
+ * `avoid_accords` those avoided, then disliked. What the answers only imply
+ * (the accords the chosen families, season and occasion lean to, the families
+ * the taste leans to) is in `inferred`, present only when it holds something.
+ */
 export function tasteSummary(quiz: Quiz, t: Taste) {
-  const top = [...t.values]
+  const rated = new Set<string>(quiz.ratings.map(([a]) => a));
+  const said = (rating: string) =>
+    quiz.ratings
+      .filter(([, r]) => r === rating)
+      .map(([a]) => a)
+      .sort();
+  const top = [...said('love'), ...said('like')].slice(0, 5);
+  const families: string[] = quiz.families.slice(0, 3);
+  const leaning = [...t.values]
     .map((v, i) => [ACCORDS[i]?.slug as string, v] as const)
-    .filter(([, v]) => v > 0)
+    .filter(([a, v]) => v > 0 && !rated.has(a))
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, 5)
     .map(([a]) => a);
-  const families: string[] = [...quiz.families];
-  if (families.length < 3) {
-    // families whose own accord the shopper leans to most, after the ones chosen
-    const inferred = FAMILIES.map(
-      (f) => [f.slug, t.values[ACCORD_INDEX.get(f.accords[0][0]) as number] as number] as const,
-    )
-      .filter(([slug, v]) => v > 0 && !families.includes(slug))
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    for (const [slug] of inferred) if (families.length < 3) families.push(slug);
-  }
+  // families whose own accord the shopper leans to most, beyond the ones chosen
+  const inferredFamilies = FAMILIES.map(
+    (f) => [f.slug, t.values[ACCORD_INDEX.get(f.accords[0][0]) as number] as number] as const,
+  )
+    .filter(([slug, v]) => v > 0 && !families.includes(slug))
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, Math.max(0, 3 - families.length))
+    .map(([slug]) => slug);
   const avoid = quiz.ratings
     .filter(([, r]) => r === 'avoid' || r === 'dislike')
     .sort((a, b) => (a[1] === b[1] ? (a[0] < b[0] ? -1 : 1) : a[1] === 'avoid' ? -1 : 1))
     .map(([a]) => a);
-  return { dominant_families: families.slice(0, 3), top_accords: top, avoid_accords: avoid };
+  return {
+    dominant_families: families,
+    top_accords: top,
+    avoid_accords: avoid,
+    ...(leaning.length || inferredFamilies.length
+      ? { inferred: { families: inferredFamilies, accords: leaning } }
+      : {}),
+  };
 }

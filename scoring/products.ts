@@ -5,11 +5,20 @@
  */
 
 import type { ProductProfile } from '../catalog/types.ts';
-import type { Recommendation } from '../contracts/widget.ts';
+import type { AlsoExplore, Recommendation } from '../contracts/widget.ts';
 import { Cache } from '../lib/cache.ts';
 import { normalizeText } from '../lib/text.ts';
-import { buildProductMatrix, buildTaste, matchAccords, type ProductMatrix, rank, tasteSummary } from './engine.ts';
+import {
+  buildProductMatrix,
+  buildTaste,
+  fitOf,
+  matchAccords,
+  type ProductMatrix,
+  rank,
+  tasteSummary,
+} from './engine.ts';
 import { type Quiz, quizKey } from './quiz.ts';
+import { scentImageQuery } from './scent-image.ts';
 
 export interface ScoringProduct {
   merchantProductId: string;
@@ -21,6 +30,8 @@ export interface ScoringProduct {
   productUrl: string | null;
   imageUrl: string | null;
   quality: 'full' | 'sibling' | 'partial';
+  /** for whom it is made: our perfume's, else what the listing says ("for men", "نسائي"); null when not known */
+  gender?: 'men' | 'women' | 'unisex' | null;
   profile: ProductProfile;
   /** perfume line (house + perfume name) for diversity; the product's own name when unmatched */
   line: string;
@@ -28,8 +39,8 @@ export interface ScoringProduct {
 }
 
 export interface ScoredAnswer {
-  recommendations: Omit<Recommendation, never>[];
-  also_explore: Recommendation[];
+  recommendations: Recommendation[];
+  also_explore: AlsoExplore[];
   taste_summary: ReturnType<typeof tasteSummary>;
 }
 
@@ -41,12 +52,18 @@ export class CompiledProducts {
   private readonly answers: Cache<string, ScoredAnswer> | null;
 
   readonly products: readonly ScoringProduct[];
+  private readonly imageBase: string | null;
 
   constructor(
     readonly version: number,
     products: readonly ScoringProduct[],
-    opts: { rememberAnswers?: boolean } = {},
+    opts: {
+      rememberAnswers?: boolean;
+      /** the service's public URL: a product with no picture gets its scent's (/widget/v1/scent.svg) */
+      imageBase?: string;
+    } = {},
   ) {
+    this.imageBase = opts.imageBase ?? null;
     this.answers =
       opts.rememberAnswers === false
         ? null
@@ -62,7 +79,7 @@ export class CompiledProducts {
       a.merchantProductId < b.merchantProductId ? -1 : a.merchantProductId > b.merchantProductId ? 1 : 0,
     );
     this.matrix = buildProductMatrix(
-      this.products.map((p) => ({ profile: p.profile, line: p.line, house: p.lineHouse })),
+      this.products.map((p) => ({ profile: p.profile, line: p.line, house: p.lineHouse, gender: p.gender })),
     );
   }
 
@@ -80,17 +97,23 @@ export class CompiledProducts {
         name: p.name,
         house: p.house,
         match_score: score,
+        fit: fitOf(score),
         match_accords: matchAccords(this.matrix, taste, i),
         quality: p.quality,
+        gender: p.gender ?? null,
         price: p.price,
         currency: p.currency,
         product_url: p.productUrl,
-        image_url: p.imageUrl,
+        image_url:
+          p.imageUrl ??
+          (this.imageBase
+            ? `${this.imageBase}/widget/v1/scent.svg?${scentImageQuery({ accords: p.profile.accords, house: p.house, name: p.name })}`
+            : null),
       };
     };
     const answer: ScoredAnswer = {
       recommendations: ranking.recommendations.map((r) => view(r.index, r.score)),
-      also_explore: ranking.alsoExplore.map((r) => view(r.index, r.score)),
+      also_explore: ranking.alsoExplore.map((r) => ({ ...view(r.index, r.score), reason: r.reason })),
       taste_summary: tasteSummary(quiz, taste),
     };
     this.answers?.set(key, answer);

@@ -18,14 +18,24 @@ export interface QuizInput {
   accord_ratings?: Record<string, string>;
   season?: string;
   occasion?: string;
+  /** for whom: men, women, or any (no preference); an extension of the interface's quiz */
+  gender?: string;
 }
+
+/** For whom the perfume is: a product made for the other is never shown; unisex and unknown always may be. */
+export type Wearer = 'men' | 'women';
 
 export interface Quiz {
   families: FamilySlug[];
   ratings: [AccordSlug, RatingSlug][];
   season: SeasonSlug | null;
   occasion: OccasionSlug | null;
+  /** present only when the shopper said men or women */
+  gender?: Wearer;
 }
+
+/** The words for "no preference" (any is the slug); men and women resolve through the vocabulary's gender terms. */
+const ANY_WEARER = new Set(['any', 'anyone', 'all', 'both', 'no preference', 'الكل', 'لا يهم', 'أي', 'للجميع']);
 
 export interface QuizProblem {
   path: string;
@@ -79,6 +89,17 @@ export function normalizeQuiz(input: QuizInput): { ok: true; quiz: Quiz } | { ok
         message: `unknown occasion "${input.occasion.slice(0, 40)}"; allowed: ${list(slugsOf('occasion'))}`,
       });
   }
+  let gender: Wearer | null = null;
+  if (input.gender !== undefined && input.gender !== '') {
+    const g = String(input.gender).trim().toLowerCase();
+    const slug = ANY_WEARER.has(g) ? 'any' : resolveTerm('gender', g);
+    if (slug === 'men' || slug === 'women') gender = slug;
+    else if (slug !== 'any')
+      problems.push({
+        path: '/body/quiz/gender',
+        message: `unknown gender "${String(input.gender).slice(0, 40)}"; allowed: men, women, any`,
+      });
+  }
   if (problems.length === 0 && families.length === 0 && ratings.size === 0) {
     problems.push({ path: '/body/quiz', message: 'choose at least one family or rate at least one accord' });
   }
@@ -91,6 +112,7 @@ export function normalizeQuiz(input: QuizInput): { ok: true; quiz: Quiz } | { ok
       ratings: [...ratings.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
       season,
       occasion,
+      ...(gender ? { gender } : {}),
     },
   };
 }

@@ -3,12 +3,16 @@
  * against the service listening on loopback with its demo storefront.
  * Where no Chromium can be had these tests are skipped with a printed line.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminHeaders, buildTestApp, closeTestApp, type TestApp } from './helper.ts';
+import { loadBundledCatalog } from '../catalog/bundled.ts';
+import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
+
+const require = createRequire(import.meta.url);
 
 /** the page's own function, inside page.evaluate (this file is type-checked without the DOM library) */
 declare const getComputedStyle: (el: unknown) => {
@@ -45,11 +49,20 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
   let browser: Browser;
   let base: string;
   let merchantId: string;
+  /** the next `times` score requests the service holds for `ms` before answering: a slow server */
+  const slowScore = { ms: 0, times: 0 };
 
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    app = await buildTestApp({ SEED_DEMO: 'true', PORT: String(port), PUBLIC_BASE_URL: base });
+    app = await buildTestApp({ SEED_DEMO: 'true', PORT: String(port), PUBLIC_BASE_URL: base }, (a) => {
+      a.addHook('onRequest', async (request) => {
+        if (request.url === '/api/widget/score' && request.method === 'POST' && slowScore.times > 0) {
+          slowScore.times--;
+          await new Promise((r) => setTimeout(r, slowScore.ms));
+        }
+      });
+    });
     await app.listen({ port, host: '127.0.0.1' });
     const info = app.demo.info();
     if (!info) throw new Error('the demo was not seeded');
@@ -77,7 +90,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await closeTestApp(app);
   });
 
-  /** A fresh page that collects uncaught errors and CSP violations. */
+  /** A fresh page that collects uncaught errors and CSP violations, and the widget's console lines. */
   async function open(path: string, opts: { bypassCSP?: boolean } = {}) {
     const context: BrowserContext = await browser.newContext({
       viewport: { width: 420, height: 860 },
@@ -85,15 +98,17 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     });
     const page = await context.newPage();
     const errors: string[] = [];
+    const sillage: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => {
       if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) errors.push(m.text());
+      if (m.text().startsWith('Sillage:')) sillage.push(`${m.type()}: ${m.text()}`);
     });
     page.on('dialog', (d) => {
       errors.push(`dialog opened: ${d.message()}`);
       void d.dismiss();
     });
-    return { page, context, errors, ready: () => page.goto(`${base}${path}`) };
+    return { page, context, errors, sillage, ready: () => page.goto(`${base}${path}`) };
   }
 
   /** the widget element's own computed display: 'none' once it has hidden itself */
@@ -104,7 +119,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
   /** Answers the quiz through the interface, by the labels the shopper reads. */
   async function takeQuiz(
     page: Page,
-    answers: { families: string[]; love: string[]; avoid: string[]; season: string; occasion: string },
+    answers: { families: string[]; love: string[]; avoid: string[]; season: string; occasion: string; gender?: string },
   ) {
     await launcher(page).click();
     await page.locator('sillage-quiz .panel .primary').click(); // start
@@ -112,6 +127,9 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       for (const l of labels) await page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
     };
     const next = () => page.locator('sillage-quiz .actions .primary').click();
+    // who it is for: skipped (no preference) unless the test says
+    if (answers.gender) await pick([answers.gender]);
+    await next();
     await pick(answers.families);
     await next();
     await pick(answers.love);
@@ -171,6 +189,137 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(close && title && close.x < title.x).toBe(true);
     expect(await page.locator('sillage-quiz [role=dialog]').getAttribute('aria-modal')).toBe('true');
     await page.screenshot({ path: join(ARTIFACTS, 'widget-results-ar.png') });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('an avoided accord is prominent in nothing shown; every card says how well it fits, and a short list says why', async () => {
+    const { perfumes } = loadBundledCatalog();
+    /** a catalog perfume's prominent accords: its three strongest, and any at half the strongest or more */
+    const prominent = (id: string) => {
+      const accords = Object.entries(perfumes.find((p) => p.id === id)?.accords ?? {}).sort((a, b) => b[1] - a[1]);
+      return accords.filter(([, w], r) => r < 3 || w >= 50).map(([a]) => a);
+    };
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/widget/score'));
+    // woody is prominent in most of the demo shop's oud perfumes
+    await takeQuiz(page, {
+      families: ['Oud'],
+      love: ['Oud'],
+      avoid: ['Woody'],
+      season: 'Winter',
+      occasion: 'Evening out',
+    });
+    const body = (await (await answer).json()) as {
+      recommendations: { sillage_perfume_id: string | null; fit: string }[];
+      also_explore: { sillage_perfume_id: string | null }[];
+    };
+    const shown = [...body.recommendations, ...body.also_explore].filter((p) => p.sillage_perfume_id);
+    expect(shown.length).toBeGreaterThan(0);
+    for (const p of shown)
+      expect(prominent(p.sillage_perfume_id as string), p.sillage_perfume_id as string).not.toContain('woody');
+    const cards = page.locator('sillage-quiz .cards').first().locator('.card');
+    await cards.first().waitFor({ timeout: 10_000 });
+    expect(await cards.count()).toBe(body.recommendations.length);
+    for (const fit of await cards.locator('.fit').allTextContents())
+      expect(['Strong match', 'Good match']).toContain(fit);
+    // lists in English text use the Latin comma, never the Arabic one
+    const matched = (await cards.locator('.accords').allTextContents()).join(' ');
+    expect(matched).toContain(', ');
+    expect(matched).not.toContain('،');
+    // a list shorter than asked says why: only those products fit
+    const statuses = await page.locator('sillage-quiz .status').allTextContents();
+    expect(statuses.some((x) => x.includes('fit your answers'))).toBe(body.recommendations.length < 6);
+    console.log(
+      `avoid woody: ${body.recommendations.length} recommendations, ${body.also_explore.length} in also_explore`,
+    );
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("asks for whom first (skippable); for women, no men's perfume is shown, and each card says for whom", async () => {
+    const { page, context, errors, ready } = await open('/demo');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/widget/score'));
+    await takeQuiz(page, { ...ARABIC_OUD, avoid: [], gender: 'للنساء' });
+    const response = await answer;
+    expect(JSON.parse(response.request().postData() ?? '{}').quiz.gender).toBe('women');
+    const body = (await response.json()) as { recommendations: { gender: string | null }[] };
+    expect(body.recommendations.length).toBeGreaterThan(0);
+    for (const r of body.recommendations) expect(r.gender).not.toBe('men');
+    const cards = page.locator('sillage-quiz .cards').first().locator('.card');
+    await cards.first().waitFor({ timeout: 10_000 });
+    const labels = await cards.locator('.wearer').allTextContents();
+    expect(labels.length).toBe(body.recommendations.filter((r) => r.gender).length);
+    for (const l of labels) expect(['نسائي', 'للجنسين']).toContain(l);
+    // every card has a picture: the merchant's, the perfume's or the scent's, and it loads
+    const loaded = await cards
+      .locator('img.thumb')
+      .evaluateAll((imgs) =>
+        imgs.map((i) => (i as unknown as { complete: boolean; naturalWidth: number }).naturalWidth > 0),
+      );
+    expect(loaded.length).toBe(await cards.count());
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('axe finds no violation in the widget, in English and Arabic, at every step and on the results', async () => {
+    const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+    for (const lang of ['en', 'ar'] as const) {
+      const { page, context, ready } = await open(`/demo${lang === 'en' ? '?lang=en' : ''}`, { bypassCSP: true });
+      await ready();
+      await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+      await page.addScriptTag({ content: axeSource });
+      const seen: string[] = [];
+      const check = async (where: string) => {
+        const r = (await page.evaluate(
+          "axe.run(document.querySelector('sillage-quiz'), { resultTypes: ['violations'] })",
+        )) as { violations: { id: string; nodes: { target: unknown; failureSummary?: string }[] }[] };
+        for (const v of r.violations)
+          seen.push(
+            `${lang} ${where}: ${v.id} ${JSON.stringify(v.nodes.map((n) => n.target))} ${v.nodes[0]?.failureSummary ?? ''}`,
+          );
+      };
+      await check('launcher');
+      await launcher(page).click();
+      await check('intro');
+      await page.locator('sillage-quiz .panel .primary').click();
+      const next = () => page.locator('sillage-quiz .actions .primary').click();
+      await check('who for');
+      await next();
+      await page.locator('sillage-quiz .chip').first().click();
+      await check('families');
+      for (const step of ['loves', 'avoids', 'season', 'occasion']) {
+        await next();
+        await check(step);
+      }
+      await next();
+      await page.locator('sillage-quiz .cards .card').first().waitFor({ timeout: 10_000 });
+      await check('results');
+      expect(seen).toEqual([]);
+      await context.close();
+    }
+  }, 120_000);
+
+  it('the first Tab on the page reaches a skip link to the quiz, shown only while focused; Enter opens it', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    const skip = page.locator('sillage-skip button');
+    expect(await skip.textContent()).toBe('Skip to the fragrance quiz');
+    const inView = () =>
+      skip.evaluate(
+        (b) => (b as unknown as { getBoundingClientRect(): { bottom: number } }).getBoundingClientRect().bottom > 0,
+      );
+    expect(await inView()).toBe(false);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.tagName')).toBe('SILLAGE-SKIP');
+    expect(await inView()).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.locator('sillage-quiz [role=dialog]').waitFor({ timeout: 5000 });
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
@@ -309,7 +458,8 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
     await launcher(page).click();
     await page.locator('sillage-quiz .panel .primary').click();
-    const chip = page.locator('sillage-quiz .chip span').first();
+    // a chip not ticked (the first step's "no preference" is ticked from the start)
+    const chip = page.locator('sillage-quiz .chip input:not(:checked) + span').first();
     expect(await chip.isVisible()).toBe(true);
     const style = await chip.evaluate((el) => {
       const s = getComputedStyle(el);
@@ -321,45 +471,237 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await context.close();
   }, 60_000);
 
-  for (const failure of ['500', '429', 'timeout'] as const) {
-    it(`when score answers ${failure}, the widget hides and the store page works as before`, async () => {
-      const { page, context, errors, ready } = await open('/demo?lang=en');
-      await page.route('**/api/widget/score', async (route: Route) => {
-        if (failure === '500')
-          await route.fulfill({ status: 500, contentType: 'text/html', body: '<h1>Internal error</h1>' });
-        else if (failure === '429')
-          await route.fulfill({
-            status: 429,
-            json: { error: 'Rate limit exceeded', code: 'rate_limited' },
-            headers: { 'retry-after': '30' },
-          });
-        // timeout: never answered
-      });
-      await ready();
-      await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
-      await takeQuiz(page, { families: ['Oud'], love: [], avoid: [], season: 'Winter', occasion: 'Evening out' });
-      await expect.poll(() => hostDisplay(page), { timeout: 8_000 }).toBe('none');
-      expect(await page.locator('sillage-quiz [role=dialog]').count()).toBe(0);
-      // the store is intact: its products are there and its links work
-      const product = page.locator('main a[href*="/demo/products/"]').first();
-      expect(await product.isVisible()).toBe(true);
-      await Promise.all([page.waitForURL(/\/demo\/products\//), product.click()]);
-      expect(errors).toEqual([]);
-      await context.close();
-    }, 60_000);
-  }
+  /** the quiz the failure tests take, in English */
+  const OUD_EN = { families: ['Oud'], love: ['Saffron'], avoid: [], season: 'Winter', occasion: 'Evening out' };
+  /** what the quiz has kept for this tab, by the chips ticked when the shopper goes back to a step */
+  const ticked = (page: Page) =>
+    page
+      .locator('sillage-quiz .chip input:checked')
+      .evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value));
+  const keptQuiz = (page: Page) =>
+    page.evaluate(() => {
+      const ss = (
+        globalThis as unknown as {
+          sessionStorage: { length: number; key(i: number): string | null; getItem(k: string): string | null };
+        }
+      ).sessionStorage;
+      for (let i = 0; i < ss.length; i++) {
+        const k = ss.key(i);
+        if (k?.startsWith('sillage:quiz:')) return ss.getItem(k);
+      }
+      return null;
+    });
+
+  it('a score slower than its timeout: progress after a second, then a retry, with the answers kept (issue 22)', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    slowScore.ms = 12_000; // longer than the widget's 8 s
+    slowScore.times = 1;
+    const started = Date.now();
+    await takeQuiz(page, OUD_EN);
+    const progress = page.locator('sillage-quiz [role=progressbar]');
+    // no flicker for a quick answer: nothing shows in the first second
+    expect(await progress.isVisible()).toBe(false);
+    await progress.waitFor({ state: 'visible', timeout: 3_000 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    const heading = page.locator('sillage-quiz .body h3');
+    await heading.getByText('This is taking longer than usual.').waitFor({ timeout: 12_000 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(8_000);
+    // the widget is still there, the answers are kept and can be looked at again
+    expect(await hostDisplay(page)).toBe('shown');
+    expect(await page.locator('sillage-quiz .body').textContent()).toContain('Your answers are kept.');
+    expect(JSON.parse((await keptQuiz(page)) ?? '{}').answers).toMatchObject({ families: ['oud'], love: ['saffron'] });
+    await page.locator('sillage-quiz .actions .secondary').getByText('Change my answers').click();
+    expect(await ticked(page)).toEqual(['evening']);
+    await page.locator('sillage-quiz .actions .secondary').click(); // back
+    await page.locator('sillage-quiz .actions .secondary').click();
+    await page.locator('sillage-quiz .actions .secondary').click();
+    expect(await ticked(page)).toEqual(['saffron']);
+    // the failed state again, and Try again recovers: the service answers at once now
+    slowScore.times = 1;
+    for (let i = 0; i < 4; i++) await page.locator('sillage-quiz .actions .primary').click();
+    await heading.getByText('This is taking longer than usual.').waitFor({ timeout: 12_000 });
+    await page.locator('sillage-quiz .actions .primary').getByText('Try again').click();
+    await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
+    // results shown: nothing is kept any longer
+    expect(await keptQuiz(page)).toBeNull();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it('answers survive a reload, at the step the shopper was at, and go once the results show (issue 22)', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await launcher(page).click();
+    await page.locator('sillage-quiz .panel .primary').click();
+    const pick = (l: string) => page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
+    const next = () => page.locator('sillage-quiz .actions .primary').click();
+    await next(); // who it is for: no preference
+    await pick('Woody');
+    await pick('Amber');
+    await next();
+    await pick('Sandalwood');
+    await next(); // now on "Which notes do you avoid?"
+    await page.reload();
+    // the dialog was open: it opens again where the shopper was
+    await page.locator('sillage-quiz .body h3').getByText('Which notes do you avoid?').waitFor({ timeout: 10_000 });
+    await page.locator('sillage-quiz .actions .secondary').click();
+    expect(await ticked(page)).toEqual(['sandalwood']);
+    await page.locator('sillage-quiz .actions .secondary').click();
+    expect((await ticked(page)).sort()).toEqual(['amber', 'woody']);
+    // a closed dialog stays closed over a reload, and opens where it was left
+    await page.keyboard.press('Escape');
+    await page.reload();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await page.locator('sillage-quiz [role=dialog]').count()).toBe(0);
+    await launcher(page).click();
+    expect((await ticked(page)).sort()).toEqual(['amber', 'woody']);
+    for (let i = 0; i < 5; i++) await next();
+    await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
+    expect(await keptQuiz(page)).toBeNull();
+    await page.reload();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await page.locator('sillage-quiz [role=dialog]').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('a 429 with Retry-After is waited out, said in Arabic, and retried by itself (issue 22)', async () => {
+    const { page, context, errors, sillage, ready } = await open('/demo');
+    const asked: number[] = [];
+    await page.route('**/api/widget/score', async (route: Route) => {
+      asked.push(Date.now());
+      if (asked.length === 1)
+        await route.fulfill({
+          status: 429,
+          json: { error: 'Rate limit exceeded', code: 'rate_limited' },
+          headers: {
+            'retry-after': '3',
+            'access-control-allow-origin': '*',
+            'access-control-expose-headers': 'Retry-After',
+          },
+        });
+      else await route.continue();
+    });
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await takeQuiz(page, ARABIC_OUD);
+    const status = page.locator('sillage-quiz .body .status');
+    await status.getByText('الخدمة مشغولة الآن', { exact: false }).waitFor({ timeout: 5_000 });
+    expect(await status.textContent()).toMatch(/سنحاول مجدداً بعد قليل \((٣ ثوانٍ|ثانيتان|ثانية)\)/);
+    expect(await page.locator('sillage-quiz .actions .primary').isDisabled()).toBe(true);
+    await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
+    expect(asked).toHaveLength(2);
+    expect((asked[1] ?? 0) - (asked[0] ?? 0)).toBeGreaterThanOrEqual(2_900);
+    expect(sillage.filter((l) => l.includes('too many score requests'))).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('retries by itself twice at most; then the shopper retries once the Retry-After has passed (issue 22)', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    const asked: number[] = [];
+    await page.route('**/api/widget/score', async (route: Route) => {
+      asked.push(Date.now());
+      if (asked.length <= 3)
+        await route.fulfill({
+          status: 503,
+          json: { error: 'The database did not answer', code: 'database_unavailable' },
+          headers: {
+            'retry-after': '1',
+            'access-control-allow-origin': '*',
+            'access-control-expose-headers': 'Retry-After',
+          },
+        });
+      else await route.continue();
+    });
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await takeQuiz(page, OUD_EN);
+    const status = page.locator('sillage-quiz .body .status');
+    await status.getByText('you can try again in 1 second', { exact: false }).waitFor({ timeout: 10_000 });
+    expect(asked).toHaveLength(3); // the first answer and two retries of its own
+    const retry = page.locator('sillage-quiz .actions .primary');
+    expect(await retry.isDisabled()).toBe(true);
+    await expect.poll(() => retry.isEnabled(), { timeout: 3_000 }).toBe(true);
+    await page.waitForTimeout(1_500);
+    expect(asked).toHaveLength(3); // nothing more without the shopper
+    await retry.click();
+    await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
+    expect(asked).toHaveLength(4);
+    for (let i = 1; i < asked.length - 1; i++)
+      expect((asked[i] ?? 0) - (asked[i - 1] ?? 0)).toBeGreaterThanOrEqual(900);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('when score answers 500, the shopper keeps the answers and tries again; the store page works as before', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    let fail = true;
+    await page.route('**/api/widget/score', async (route: Route) => {
+      if (fail) await route.fulfill({ status: 500, contentType: 'text/html', body: '<h1>Internal error</h1>' });
+      else await route.continue();
+    });
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await takeQuiz(page, OUD_EN);
+    await page
+      .locator('sillage-quiz .body h3')
+      .getByText('We could not show your results right now.')
+      .waitFor({ timeout: 8_000 });
+    expect(await page.locator('sillage-quiz .actions .primary').isEnabled()).toBe(true);
+    fail = false;
+    await page.locator('sillage-quiz .actions .primary').click();
+    await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Escape');
+    // the store is intact: its products are there and its links work
+    const product = page.locator('main a[href*="/demo/products/"]').first();
+    expect(await product.isVisible()).toBe(true);
+    await Promise.all([page.waitForURL(/\/demo\/products\//), product.click()]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('a key refused in the middle of the quiz hides the widget; the store page works as before', async () => {
+    const { page, context, errors, sillage, ready } = await open('/demo?lang=en');
+    await page.route('**/api/widget/score', (route: Route) =>
+      route.fulfill({ status: 403, json: { error: 'This key was revoked', code: 'revoked_api_key' } }),
+    );
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await takeQuiz(page, OUD_EN);
+    await expect.poll(() => hostDisplay(page), { timeout: 8_000 }).toBe('none');
+    expect(
+      sillage.filter((l) => /^error: Sillage: the key pk_test_\w{4}… was revoked; create a new key/.test(l)),
+    ).toHaveLength(1);
+    const product = page.locator('main a[href*="/demo/products/"]').first();
+    expect(await product.isVisible()).toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
 
   /** A merchant page of our own making on the service's origin (so the demo key's origin check passes). */
-  async function customPage(html: string, opts: { verifyStatus?: number } = {}) {
-    const { page, context, errors } = await open('/');
-    await page.route(`${base}/shop/custom`, (route: Route) => route.fulfill({ contentType: 'text/html', body: html }));
+  async function customPage(html: string, opts: { verifyStatus?: number; origin?: string; csp?: string } = {}) {
+    const { page, context, errors, sillage } = await open('/');
+    const origin = opts.origin ?? base;
+    // a page served here by the test is not on loopback, as the service is: Chromium asks before it may call it
+    if (opts.origin) await context.grantPermissions(['local-network-access'], { origin });
+    await page.route(`${origin}/shop/custom`, (route: Route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: html,
+        headers: opts.csp ? { 'content-security-policy': opts.csp } : {},
+      }),
+    );
     if (opts.verifyStatus) {
       await page.route('**/api/widget/verify', (route: Route) =>
         route.fulfill({ status: opts.verifyStatus, json: { error: 'down', code: 'database_unavailable' } }),
       );
     }
-    await page.goto(`${base}/shop/custom`);
-    return { page, context, errors };
+    await page.goto(`${origin}/shop/custom`);
+    return { page, context, errors, sillage };
   }
 
   it('as an element placed in the page, the quiz shows inline; when it cannot work, the merchant fallback shows', async () => {
@@ -415,4 +757,140 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       await context.close();
     }
   }, 60_000);
+
+  describe('install diagnostics (issue 22)', () => {
+    const page = (key: string, extra = '') => `<!doctype html><html lang="en"><body><main><p>A shop</p></main>
+      <script src="${base}/widget/v1/sillage.js" data-key="${key}" data-locale="en" ${extra} async></script></body></html>`;
+    const linesOf = (lines: string[], re: RegExp) => lines.filter((l) => re.test(l));
+
+    it('a wrong key prints one line naming it (never whole) and the fix; the debug panel shows it only when asked', async () => {
+      const wrong = 'pk_live_AbCdEfGhIjKlMnOpQrStUv123456';
+      const plain = await customPage(page(wrong));
+      await expect.poll(() => plain.sillage.length, { timeout: 10_000 }).toBe(1);
+      expect(plain.sillage[0]).toBe(
+        'error: Sillage: the key pk_live_AbCd… is not a Sillage widget key; set the key attribute (data-key on the script tag) to a key created with the admin API (docs/admin.md) or `npm run admin --`: POST /api/admin/merchants/:id/keys, or keys:create.',
+      );
+      expect(plain.sillage.join('\n')).not.toContain(wrong);
+      expect(await hostDisplay(plain.page)).toBe('none');
+      expect(await plain.page.locator('sillage-quiz .debug').count()).toBe(0);
+      await plain.context.close();
+
+      const asked = await customPage(page(wrong, 'data-debug'));
+      const panel = asked.page.locator('sillage-quiz .debug');
+      await panel.waitFor({ timeout: 10_000 });
+      const text = await panel.textContent();
+      expect(text).toContain('Keypk_live_AbCd…');
+      expect(text).toContain(`Origin${base}`);
+      expect(text).toContain('Last errorthe key pk_live_AbCd… is not a Sillage widget key');
+      expect(text).toContain('Fixset the key attribute (data-key on the script tag)');
+      expect(text).not.toContain(wrong);
+      expect(asked.errors).toEqual([]);
+      await asked.context.close();
+    }, 60_000);
+
+    it("an origin not allowed prints one line naming the page's origin and the admin call that adds it", async () => {
+      const key = app.demo.info()?.key ?? '';
+      const other = 'https://shop.example';
+      const { page: p, context, sillage } = await customPage(page(key), { origin: other });
+      await expect.poll(() => sillage.length, { timeout: 10_000 }).toBe(1);
+      expect(sillage[0]).toMatch(
+        new RegExp(
+          `^error: Sillage: this page's origin ${other.replaceAll('.', '\\.')} is not allowed for key pk_test_\\w{4}…; add ${other.replaceAll('.', '\\.')} to the key's allowed origins with the admin API .*PATCH /api/admin/keys/:id`,
+        ),
+      );
+      expect(sillage[0]).not.toContain(key);
+      expect(await hostDisplay(p)).toBe('none');
+      await context.close();
+    }, 60_000);
+
+    it('a page whose CSP blocks the service gets one line naming the directive to change', async () => {
+      const key = app.demo.info()?.key ?? '';
+      const {
+        page: p,
+        context,
+        sillage,
+      } = await customPage(page(key), {
+        csp: "default-src 'self'; script-src 'self'; connect-src 'none'",
+      });
+      await expect.poll(() => linesOf(sillage, /Content-Security-Policy/).length, { timeout: 10_000 }).toBe(1);
+      expect(linesOf(sillage, /Content-Security-Policy/)[0]).toBe(
+        `error: Sillage: this page's Content-Security-Policy blocks ${base}; add ${base} to the page's connect-src and script-src directives.`,
+      );
+      await p.waitForTimeout(300);
+      expect(sillage).toHaveLength(1); // not a second line for the network failure it caused
+      expect(await hostDisplay(p)).toBe('none');
+      await context.close();
+    }, 60_000);
+
+    it('a catalog not ready says so with its counts; a sync shows on a reload after 10 s, not 10 minutes', async () => {
+      const { merchant, key } = await createMerchantWithKey(app, { mode: 'test', origins: [base] });
+      const { page: p, context, sillage } = await customPage(page(key, 'data-debug'));
+      await expect.poll(() => sillage.length, { timeout: 10_000 }).toBe(1);
+      expect(sillage[0]).toMatch(
+        /^error: Sillage: the merchant's products cannot be recommended yet \(0 products: 0 matched, 0 partial, 0 unmatched\); sync products with .*PUT \/api\/admin\/merchants\/:id\/products.*the widget asks again after 10 s\.$/,
+      );
+      // the install panel, asked for: mode, readiness and counts from verify
+      const panel = p.locator('sillage-quiz .debug');
+      expect(await panel.textContent()).toContain('Catalognot ready: 0 products, 0 matched, 0 partial, 0 unmatched');
+      expect(await panel.textContent()).toMatch(/Keypk_test_\w{4}… \(test\)/);
+      const synced = await app.inject({
+        method: 'PUT',
+        url: `/api/admin/merchants/${merchant.id}/products`,
+        headers: adminHeaders,
+        payload: { products: [{ merchant_product_id: 'kh-1', name: 'Khamrah', house: 'Lattafa', price: 145 }] },
+      });
+      expect(synced.json().matched).toBe(1);
+      const verifies: string[] = [];
+      p.on('request', (r) => {
+        if (r.url().endsWith('/api/widget/verify')) verifies.push(r.url());
+      });
+      // within 10 s the tab's answer still holds
+      await p.reload();
+      await p.waitForTimeout(500);
+      expect(verifies).toHaveLength(0);
+      expect(await p.locator('sillage-quiz .launcher').count()).toBe(0);
+      // 10 s later (the tab's answer made 11 s old) the widget asks again and shows
+      const age = (ms: number) =>
+        p.evaluate((ms) => {
+          const ss = (
+            globalThis as unknown as {
+              sessionStorage: {
+                length: number;
+                key(i: number): string | null;
+                getItem(k: string): string | null;
+                setItem(k: string, v: string): void;
+              };
+            }
+          ).sessionStorage;
+          for (let i = 0; i < ss.length; i++) {
+            const k = ss.key(i) ?? '';
+            if (!k.startsWith('sillage:verify:')) continue;
+            const v = JSON.parse(ss.getItem(k) ?? '{}');
+            v.at -= ms;
+            ss.setItem(k, JSON.stringify(v));
+          }
+        }, ms);
+      await age(11_000);
+      await p.reload();
+      await p.locator('sillage-quiz .launcher').waitFor({ timeout: 10_000 });
+      expect(verifies).toHaveLength(1);
+      expect(await p.locator('sillage-quiz .debug').textContent()).toContain('Catalogready: 1 products, 1 matched');
+      // a ready answer holds for the tab 10 minutes: 9 minutes old, no verify is made
+      await age(9 * 60_000);
+      await p.reload();
+      await p.locator('sillage-quiz .launcher').waitFor({ timeout: 10_000 });
+      expect(verifies).toHaveLength(1);
+      await context.close();
+    }, 60_000);
+
+    it('without the debug attribute, a working widget shows shoppers no install panel', async () => {
+      const key = app.demo.info()?.key ?? '';
+      const { page: p, context, sillage, errors } = await customPage(page(key));
+      await launcher(p).waitFor({ timeout: 10_000 });
+      expect(await p.locator('sillage-quiz .debug').count()).toBe(0);
+      expect(sillage).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  });
 });

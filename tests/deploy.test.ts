@@ -542,6 +542,8 @@ describe.skipIf(!NGINX)('through nginx (deploy/nginx/sillage.conf on loopback, n
       json({ api_key: key, locale: 'en', quiz }, { origin: 'https://shop.example', 'accept-encoding': 'gzip' }),
     );
     expect(scored.status).toBe(200);
+    // nginx marks an /api/ answer no-store when the service says nothing; verify says it itself, once
+    expect(scored.headers['cache-control']).toBe('no-store');
     // nginx compresses the JSON answer (the service leaves that to the proxy)
     expect(scored.headers['content-encoding']).toBe('gzip');
     const body = JSON.parse(gunzipSync(scored.body).toString('utf8')) as { recommendations: unknown[] };

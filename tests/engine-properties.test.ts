@@ -3,12 +3,18 @@ import { describe, expect, it } from 'vitest';
 import {
   buildProductMatrix,
   buildTaste,
+  type ExploreReason,
+  FIT_FLOOR,
+  PROMINENT_RANK,
+  PROMINENT_WEIGHT,
   type ProductMatrix,
   type Ranked,
   rank,
   scoreProducts,
   type Taste,
+  TIER_NEVER_SHOWN,
   topK,
+  WEAK_FLOOR,
 } from '../scoring/engine.ts';
 import { normalizeQuiz, type Quiz, type QuizInput } from '../scoring/quiz.ts';
 import { slugsOf } from '../vocabulary/index.ts';
@@ -48,6 +54,23 @@ const profileArb = fc.record({
   occasions: fc.uniqueArray(fc.constantFrom(...slugsOf('occasion')), { maxLength: 4 }),
 });
 type Product = { profile: Parameters<typeof buildProductMatrix>[0][number]['profile']; line: string; house: string };
+
+/** The products that fit a quiz (60 or more, no avoided accord prominent): the ones a recommendation is drawn from. */
+function fittingOf(products: Product[], quiz: Quiz): number[] {
+  const { scores, tier } = scoreProducts(buildProductMatrix(products), buildTaste(quiz));
+  return [...scores.keys()].filter((i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR);
+}
+
+/** A profile's prominent accords, the plain way: of the first eight known, the three strongest and any at 0.5 or more. */
+function prominentOf(profile: Product['profile']): string[] {
+  const known = new Set<string>(ACCORDS);
+  const kept = profile.accords
+    .filter((a) => known.has(a.name))
+    .slice(0, 8)
+    .map((a, slot) => ({ name: a.name, w: Math.max(0, Math.min(1, a.weight)), slot }));
+  const byWeight = [...kept].sort((a, b) => b.w - a.w || a.slot - b.slot);
+  return byWeight.filter((a, r) => r < PROMINENT_RANK || a.w >= PROMINENT_WEIGHT).map((a) => a.name);
+}
 /** products with lines and houses drawn from a few, so that twins and crowded houses are common */
 const catalogArb = (maxLength: number, lines = 6, houses = 4) =>
   fc.array(
@@ -71,23 +94,28 @@ const quizArb = fc
   .filter((q) => q.families.length > 0 || Object.keys(q.accord_ratings ?? {}).length > 0)
   .map(quizOf);
 
-/** The ranking order: clear of avoided accords first, then score, then position. */
-function ordered(scores: Uint8Array, clash: Uint8Array): number[] {
+/** The ranking order: by tier (a loved accord prominent, none, an avoided one), then score, then position. */
+function ordered(scores: Uint8Array, tier: Uint8Array): number[] {
   return [...scores.keys()].sort(
-    (a, b) => (clash[a] as number) - (clash[b] as number) || (scores[b] as number) - (scores[a] as number) || a - b,
+    (a, b) => (tier[a] as number) - (tier[b] as number) || (scores[b] as number) - (scores[a] as number) || a - b,
   );
 }
 
 /**
- * The ranking written the plain way: every product sorted, the picks drawn
- * from the best `limit × 6 + 20`; one per line, two per house, then the next
- * best; also_explore: up to three more of that pool, scoring 55 or more, clear
- * of avoided accords, of families the shopper did not choose, of lines not
- * shown yet.
+ * The ranking written the plain way: every product sorted; the picks drawn
+ * from the best `limit × 6 + 20` of those that fit (60 or more, no avoided
+ * accord prominent); one per line, two per house, then the next fitting;
+ * also_explore: up to three more fitting ones of that pool, of families the
+ * shopper did not choose, of lines not shown yet; then, when fewer than
+ * `limit` fit, up to three of the best twelve weaker ones (50–59, no avoided
+ * accord prominent) of lines not shown yet — "closest" when none fits.
  */
 function plainRank(m: ProductMatrix, t: Taste, limit: number) {
-  const { scores, clash } = scoreProducts(m, t);
-  const pool = ordered(scores, clash).slice(0, limit * 6 + 20);
+  const { scores, tier } = scoreProducts(m, t);
+  const all = ordered(scores, tier);
+  const pool = all
+    .filter((i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR)
+    .slice(0, limit * 6 + 20);
   const picked: number[] = [];
   for (const i of pool) {
     if (picked.length === limit) break;
@@ -97,22 +125,38 @@ function plainRank(m: ProductMatrix, t: Taste, limit: number) {
   }
   for (const i of pool) if (picked.length < limit && !picked.includes(i)) picked.push(i);
   const recommendations = pool.filter((i) => picked.includes(i));
-  const explore: number[] = [];
+  const explore: { i: number; reason: ExploreReason }[] = [];
+  const linesShown = () => [...recommendations, ...explore.map((e) => e.i)].map((j) => m.lineKey[j]);
   for (const i of pool) {
     const fam = m.familyMask[i] as number;
-    const lines = [...recommendations, ...explore].map((j) => m.lineKey[j]);
-    if (explore.length === 3 || recommendations.includes(i) || clash[i] || (scores[i] as number) < 55) continue;
-    if (!fam || fam & t.familyMask || lines.includes(m.lineKey[i] as number)) continue;
-    explore.push(i);
+    if (explore.length === 3 || recommendations.includes(i)) continue;
+    if (!fam || fam & t.familyMask || linesShown().includes(m.lineKey[i] as number)) continue;
+    explore.push({ i, reason: 'other_family' });
+  }
+  if (recommendations.length < limit) {
+    const weaker = all
+      .filter(
+        (i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= WEAK_FLOOR && (scores[i] as number) < FIT_FLOOR,
+      )
+      .slice(0, 12);
+    let added = 0;
+    for (const i of weaker) {
+      if (added === 3 || linesShown().includes(m.lineKey[i] as number)) continue;
+      explore.push({ i, reason: recommendations.length ? 'weaker_fit' : 'closest' });
+      added++;
+    }
   }
   const ranked = (i: number): Ranked => ({ index: i, score: scores[i] as number });
-  return { recommendations: recommendations.map(ranked), alsoExplore: explore.map(ranked) };
+  return {
+    recommendations: recommendations.map(ranked),
+    alsoExplore: explore.map((e) => ({ ...ranked(e.i), reason: e.reason })),
+  };
 }
 
 const limitArb = fc.integer({ min: 1, max: 8 });
 
 describe('the ranking, for all catalogs and quizzes', () => {
-  it('is the plain ranking: best first, one per line and two per house from the best limit × 6 + 20, then the next best', () => {
+  it('is the plain ranking: fitting products only, best first, one per line and two per house from the best limit × 6 + 20, then the next fitting', () => {
     fc.assert(
       fc.property(catalogArb(70), quizArb, limitArb, (products, quiz, limit) => {
         const m = buildProductMatrix(products);
@@ -123,22 +167,57 @@ describe('the ranking, for all catalogs and quizzes', () => {
     );
   });
 
-  it('never answers more than the limit, and as many as it can', () => {
+  it('never answers more than the limit, and as many as fit', () => {
     fc.assert(
       fc.property(catalogArb(40), quizArb, fc.integer({ min: 1, max: 50 }), (products, quiz, limit) => {
-        const r = rank(buildProductMatrix(products), buildTaste(quiz), limit);
-        expect(r.recommendations).toHaveLength(Math.min(limit, products.length));
-        expect(r.alsoExplore.length).toBeLessThanOrEqual(3);
+        const m = buildProductMatrix(products);
+        const t = buildTaste(quiz);
+        const { scores, tier } = scoreProducts(m, t);
+        const fitting = [...scores.keys()].filter(
+          (i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR,
+        );
+        const r = rank(m, t, limit);
+        expect(r.recommendations).toHaveLength(Math.min(limit, fitting.length));
+        expect(r.alsoExplore.length).toBeLessThanOrEqual(6);
       }),
     );
   });
 
-  it('no two recommendations share a line while there are enough lines', () => {
+  it('a recommendation always fits: 60 or more, and no avoided accord among its prominent ones', () => {
+    fc.assert(
+      fc.property(catalogArb(40), quizArb, limitArb, (products, quiz, limit) => {
+        const m = buildProductMatrix(products);
+        const t = buildTaste(quiz);
+        const avoided = new Set(quiz.ratings.filter(([, r]) => r === 'avoid').map(([a]) => a));
+        for (const x of rank(m, t, limit).recommendations) {
+          expect(x.score).toBeGreaterThanOrEqual(FIT_FLOOR);
+          for (const a of prominentOf((products[x.index] as Product).profile))
+            expect(avoided.has(a as never)).toBe(false);
+        }
+      }),
+    );
+  });
+
+  it('products carrying a loved accord come before those carrying none, whatever their scores', () => {
+    fc.assert(
+      fc.property(catalogArb(40), quizArb, limitArb, (products, quiz, limit) => {
+        const loved = new Set(quiz.ratings.filter(([, r]) => r === 'love').map(([a]) => a as string));
+        fc.pre(loved.size > 0);
+        const carries = (i: number) => prominentOf((products[i] as Product).profile).some((a) => loved.has(a));
+        const recs = rank(buildProductMatrix(products), buildTaste(quiz), limit).recommendations.map((x) => x.index);
+        const firstWithout = recs.findIndex((i) => !carries(i));
+        if (firstWithout >= 0) for (const i of recs.slice(firstWithout)) expect(carries(i)).toBe(false);
+      }),
+    );
+  });
+
+  it('no two recommendations share a line while there are enough fitting lines', () => {
     // every line its own house, so the house rule never decides
     const oneHouseEach = catalogArb(26, 10).map((ps) => ps.map((p) => ({ ...p, house: p.line })));
     fc.assert(
       fc.property(oneHouseEach, quizArb, limitArb, (products, quiz, limit) => {
-        const lines = new Set(products.map((p) => p.line));
+        const fit = fittingOf(products, quiz);
+        const lines = new Set(fit.map((i) => (products[i] as Product).line));
         fc.pre(lines.size >= limit);
         const r = rank(buildProductMatrix(products), buildTaste(quiz), limit);
         const shown = r.recommendations.map((x) => (products[x.index] as Product).line);
@@ -147,11 +226,11 @@ describe('the ranking, for all catalogs and quizzes', () => {
     );
   });
 
-  it('no house more than twice while there are enough houses', () => {
+  it('no house more than twice while there are enough fitting houses', () => {
     const oneLineEach = catalogArb(26, 1, 5).map((ps) => ps.map((p, i) => ({ ...p, line: `line-${i}` })));
     fc.assert(
       fc.property(oneLineEach, quizArb, limitArb, (products, quiz, limit) => {
-        const houses = products.map((p) => p.house);
+        const houses = fittingOf(products, quiz).map((i) => (products[i] as Product).house);
         const room = [...new Set(houses)].reduce((n, h) => n + Math.min(2, houses.filter((x) => x === h).length), 0);
         fc.pre(room >= limit);
         const r = rank(buildProductMatrix(products), buildTaste(quiz), limit);
@@ -161,12 +240,12 @@ describe('the ranking, for all catalogs and quizzes', () => {
     );
   });
 
-  it('also_explore never repeats a recommendation, a line shown, a chosen family or a clashing product', () => {
+  it('also_explore never repeats a recommendation or a line shown, never holds an avoided accord prominent, and says why each is there', () => {
     fc.assert(
       fc.property(catalogArb(40), quizArb, limitArb, (products, quiz, limit) => {
         const m = buildProductMatrix(products);
         const t = buildTaste(quiz);
-        const { clash } = scoreProducts(m, t);
+        const { tier } = scoreProducts(m, t);
         const r = rank(m, t, limit);
         const shown = r.recommendations.map((x) => x.index);
         const lines = new Set(shown.map((i) => (products[i] as Product).line));
@@ -175,10 +254,18 @@ describe('the ranking, for all catalogs and quizzes', () => {
           expect(shown).not.toContain(x.index);
           expect(lines.has(p.line)).toBe(false);
           lines.add(p.line);
-          expect(clash[x.index]).toBe(0);
-          expect(x.score).toBeGreaterThanOrEqual(55);
-          expect(p.profile.families.length).toBeGreaterThan(0);
-          for (const f of p.profile.families) expect(quiz.families).not.toContain(f);
+          expect(tier[x.index]).not.toBe(TIER_NEVER_SHOWN);
+          if (x.reason === 'other_family') {
+            expect(x.score).toBeGreaterThanOrEqual(FIT_FLOOR);
+            expect(p.profile.families.length).toBeGreaterThan(0);
+            for (const f of p.profile.families) expect(quiz.families).not.toContain(f);
+          } else {
+            // weaker: only when the list is short, and "closest" only when nothing fits
+            expect(x.score).toBeGreaterThanOrEqual(WEAK_FLOOR);
+            expect(x.score).toBeLessThan(FIT_FLOOR);
+            expect(shown.length).toBeLessThan(limit);
+            expect(x.reason).toBe(shown.length === 0 ? 'closest' : 'weaker_fit');
+          }
         }
       }),
     );

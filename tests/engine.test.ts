@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { buildProductMatrix, buildTaste, matchAccords, scoreProducts, tasteSummary } from '../scoring/engine.ts';
+import {
+  buildProductMatrix,
+  buildTaste,
+  fitOf,
+  matchAccords,
+  rank,
+  scoreProducts,
+  TIER_LOVED,
+  TIER_NEVER_SHOWN,
+  TIER_OTHER,
+  tasteSummary,
+} from '../scoring/engine.ts';
 import type { Quiz } from '../scoring/quiz.ts';
 
 /**
@@ -67,29 +78,57 @@ describe('tasteSummary', () => {
         ['musky', 'neutral'],
       ],
     });
+    // no family chosen: none reported as chosen; what the loves imply is marked inferred
     expect(tasteSummary(q, buildTaste(q))).toEqual({
-      dominant_families: ['oud'],
+      dominant_families: [],
       top_accords: ['rose', 'oud'],
       avoid_accords: ['amber', 'citrus', 'vanilla'],
+      inferred: { families: ['oud'], accords: [] },
     });
   });
 
-  it('fewer than three families chosen: the chosen first, then the families whose accord the answers lean to most', () => {
+  it('reports the shopper: the families chosen and the accords loved; what the family and season imply only as inferred', () => {
     const q = quiz({ families: ['oud'], ratings: [['rose', 'love']], season: 'summer' });
     expect(tasteSummary(q, buildTaste(q))).toEqual({
-      dominant_families: ['oud', 'woody', 'citrus'],
-      top_accords: ['rose', 'oud', 'woody', 'citrus', 'fresh'],
+      dominant_families: ['oud'],
+      top_accords: ['rose'],
       avoid_accords: [],
+      // the families whose accord the answers lean to most, beyond the one chosen, up to three in all
+      inferred: { families: ['woody', 'citrus'], accords: ['oud', 'woody', 'citrus', 'fresh', 'saffron'] },
     });
+  });
+
+  it('never claims an accord the shopper did not say: an oud and amber shopper who loved oud has no vanilla, spice or balsam in top_accords', () => {
+    const q = quiz({ families: ['oud', 'amber'], ratings: [['oud', 'love']], season: 'winter', occasion: 'evening' });
+    const summary = tasteSummary(q, buildTaste(q));
+    expect(summary.top_accords).toEqual(['oud']);
+    expect(summary.dominant_families).toEqual(['oud', 'amber']);
+    for (const a of ['vanilla', 'warm spicy', 'balsamic']) expect(summary.top_accords).not.toContain(a);
+    expect(summary.inferred?.accords.length).toBeGreaterThan(0);
   });
 
   it('more than three families chosen: the first three; at most five top accords, equal ones by name', () => {
     const q = quiz({ families: ['oud', 'floral', 'citrus', 'woody'] });
     expect(tasteSummary(q, buildTaste(q))).toEqual({
       dominant_families: ['oud', 'floral', 'citrus'],
-      top_accords: ['citrus', 'floral', 'oud', 'woody', 'orange blossom'],
+      top_accords: [],
       avoid_accords: [],
+      inferred: { families: [], accords: ['citrus', 'floral', 'oud', 'woody', 'orange blossom'] },
     });
+  });
+
+  it('at most five top accords: loved before liked, each by name', () => {
+    const q = quiz({
+      ratings: [
+        ['woody', 'like'],
+        ['rose', 'love'],
+        ['amber', 'like'],
+        ['oud', 'love'],
+        ['citrus', 'like'],
+        ['vanilla', 'like'],
+      ],
+    });
+    expect(tasteSummary(q, buildTaste(q)).top_accords).toEqual(['oud', 'rose', 'amber', 'citrus', 'vanilla']);
   });
 });
 
@@ -139,8 +178,11 @@ describe('a neutral rating', () => {
   it('keeps what the chosen families imply for that accord', () => {
     const chosen = quiz({ families: ['oud'] });
     const neutral = quiz({ families: ['oud'], ratings: [['oud', 'neutral']] });
-    expect(tasteSummary(neutral, buildTaste(neutral))).toEqual(tasteSummary(chosen, buildTaste(chosen)));
-    expect(tasteSummary(neutral, buildTaste(neutral)).top_accords).toContain('oud');
+    expect([...buildTaste(neutral).values]).toEqual([...buildTaste(chosen).values]);
+    // but the summary does not claim a leaning the shopper said they do not have
+    expect(tasteSummary(chosen, buildTaste(chosen)).inferred?.accords).toContain('oud');
+    expect(tasteSummary(neutral, buildTaste(neutral)).inferred?.accords).not.toContain('oud');
+    expect(tasteSummary(neutral, buildTaste(neutral)).top_accords).not.toContain('oud');
   });
 });
 
@@ -209,7 +251,8 @@ describe('what a shopper reads does not depend on the order things were given in
     ];
     for (const order of permutations(ratings)) {
       const q = quiz({ ratings: order as Quiz['ratings'] });
-      expect(tasteSummary(q, buildTaste(q)).dominant_families).toEqual(['amber', 'citrus', 'oud']);
+      expect(tasteSummary(q, buildTaste(q)).inferred?.families).toEqual(['amber', 'citrus', 'oud']);
+      expect(tasteSummary(q, buildTaste(q)).top_accords).toEqual(['amber', 'citrus', 'oud', 'woody']);
     }
   });
 
@@ -236,5 +279,119 @@ describe('what a shopper reads does not depend on the order things were given in
     ]);
     expect(matchAccords(p, taste, 0, 10)).toEqual([]);
     expect(matchAccords(p, taste, 1, 10)).toEqual(['oud']);
+  });
+});
+
+describe('fit bands and prominent accords, at their edges', () => {
+  it('a score is a strong fit from 75, a good one from 60, weaker below', () => {
+    expect([100, 75, 74, 60, 59, 0].map(fitOf)).toEqual(['strong', 'strong', 'good', 'good', 'weak', 'weak']);
+  });
+
+  const one = (accords: [string, number][], gender?: string) =>
+    buildProductMatrix([
+      {
+        profile: {
+          families: ['woody'],
+          accords: accords.map(([name, weight]) => ({ name, weight })),
+          seasons: [],
+          times: [],
+          occasions: [],
+        },
+        line: 'l',
+        house: 'h',
+        gender,
+      },
+    ]);
+  const tierOf = (m: ReturnType<typeof one>, q: Quiz) => scoreProducts(m, buildTaste(q)).tier[0];
+
+  it('prominent: the three strongest, however light, and any at 0.5 or more; equal weights in the order listed', () => {
+    const light = one([
+      ['woody', 0.4],
+      ['amber', 0.3],
+      ['rose', 0.2],
+      ['oud', 0.1],
+    ]);
+    expect(tierOf(light, quiz({ ratings: [['rose', 'avoid']] }))).toBe(TIER_NEVER_SHOWN);
+    expect(tierOf(light, quiz({ ratings: [['oud', 'avoid']] }))).not.toBe(TIER_NEVER_SHOWN);
+    expect(tierOf(light, quiz({ ratings: [['rose', 'love']] }))).toBe(TIER_LOVED);
+    expect(tierOf(light, quiz({ ratings: [['oud', 'love']] }))).toBe(TIER_OTHER);
+    const heavy = one([
+      ['woody', 1],
+      ['amber', 0.9],
+      ['rose', 0.8],
+      ['oud', 0.5],
+      ['musky', 0.49],
+    ]);
+    expect(tierOf(heavy, quiz({ ratings: [['oud', 'avoid']] }))).toBe(TIER_NEVER_SHOWN);
+    expect(tierOf(heavy, quiz({ ratings: [['musky', 'avoid']] }))).not.toBe(TIER_NEVER_SHOWN);
+    const equal = one([
+      ['woody', 0.3],
+      ['amber', 0.3],
+      ['rose', 0.3],
+      ['oud', 0.3],
+    ]);
+    expect(tierOf(equal, quiz({ ratings: [['rose', 'avoid']] }))).toBe(TIER_NEVER_SHOWN);
+    expect(tierOf(equal, quiz({ ratings: [['oud', 'avoid']] }))).not.toBe(TIER_NEVER_SHOWN);
+  });
+
+  it('for whom: a product for the other wearer is never shown; unisex and unknown always may be', () => {
+    const q = (gender?: 'men' | 'women') => quiz({ families: ['woody'], ...(gender ? { gender } : {}) });
+    for (const [made, forMen, forWomen] of [
+      ['men', true, false],
+      ['women', false, true],
+      ['unisex', true, true],
+      [undefined, true, true],
+    ] as const) {
+      const m = one([['woody', 1]], made);
+      expect(tierOf(m, q('men')) !== TIER_NEVER_SHOWN, `${made} for men`).toBe(forMen);
+      expect(tierOf(m, q('women')) !== TIER_NEVER_SHOWN, `${made} for women`).toBe(forWomen);
+      expect(tierOf(m, q())).not.toBe(TIER_NEVER_SHOWN);
+    }
+  });
+
+  it('the weaker list never holds a product never to be shown, nor one that fits', () => {
+    const products = [
+      // fits (60 or more)
+      { accords: [['woody', 1]] as [string, number][], line: 'fits' },
+      // weaker: indifferent-ish, nothing avoided
+      { accords: [['musky', 1]] as [string, number][], line: 'weaker' },
+      // weaker by score, but rose (avoided) is prominent in it: one of its three strongest, however light
+      {
+        accords: [
+          ['musky', 1],
+          ['rose', 0.02],
+        ] as [string, number][],
+        line: 'avoided',
+      },
+    ].map((p) => ({
+      profile: {
+        families: ['musky'],
+        accords: p.accords.map(([name, weight]) => ({ name, weight })),
+        seasons: [],
+        times: [],
+        occasions: [],
+      },
+      line: p.line,
+      house: p.line,
+    }));
+    const m = buildProductMatrix(products);
+    const t = buildTaste(quiz({ families: ['woody'], ratings: [['rose', 'avoid']] }));
+    const { scores } = scoreProducts(m, t);
+    expect(scores[0]).toBeGreaterThanOrEqual(60);
+    expect(scores[1]).toBeGreaterThanOrEqual(50);
+    expect(scores[1]).toBeLessThan(60);
+    expect(scores[2]).toBeGreaterThanOrEqual(50);
+    const r = rank(m, t, 6);
+    expect(r.recommendations.map((x) => x.index)).toEqual([0]);
+    expect(r.alsoExplore).toEqual([{ index: 1, score: scores[1], reason: 'weaker_fit' }]);
+  });
+
+  it('inferred is left out when the answers imply nothing', () => {
+    const q = quiz({ ratings: [['citrus', 'avoid']] });
+    expect(tasteSummary(q, buildTaste(q))).toEqual({
+      dominant_families: [],
+      top_accords: [],
+      avoid_accords: ['citrus'],
+    });
   });
 });

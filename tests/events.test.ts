@@ -595,7 +595,8 @@ describe('attribution and analytics', () => {
       method: 'PUT',
       url: `/api/admin/merchants/${m.merchant.id}/products`,
       headers: adminHeaders,
-      payload: { products: [{ merchant_product_id: 'K', name: 'Khamrah', house: 'Lattafa' }] },
+      // an oud perfume: it fits both quizzes, so both sessions show it
+      payload: { products: [{ merchant_product_id: 'K', name: 'Ameer Al Oudh Intense Oud', house: 'Lattafa' }] },
     });
     for (const ratings of [{ oud: 'love', citrus: 'avoid' }, { oud: 'love' }]) {
       await app.inject({

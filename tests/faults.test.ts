@@ -160,7 +160,10 @@ describe.runIf(TEST_DATABASE_URL && TEST_REDIS_URL)('faults', () => {
       expect(isJson(a), `${o.kind} ${a.status} ${a.body.slice(0, 200)}`).toBe(true);
       if (ok(o)) continue;
       expect(a.status, `${o.kind}: ${a.body}`).toBe(503);
-      expect(a.json()).toMatchObject({ code: 'database_unavailable' });
+      // an event whose connection was cut once its COMMIT was sent may be stored: it says so (docs/security.md)
+      expect(a.json<{ code: string }>().code).toMatch(
+        o.kind === 'event' ? /^(database_unavailable|write_outcome_unknown)$/ : /^database_unavailable$/,
+      );
       expect(a.headers['retry-after']).toMatch(/^\d+$/);
     }
     const slowest = Math.max(...outcomes.map((o) => o.answer?.ms ?? 0));

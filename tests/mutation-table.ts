@@ -19,6 +19,7 @@ const GROUPS: Record<string, string[]> = {
   scoring: ['scoring/engine.ts', 'scoring/quiz.ts', 'scoring/affinities.ts'],
   'matcher and search': ['matching/matcher.ts', 'catalog/search.ts'],
   'events, origins and keys': ['events/validate.ts', 'auth/origins.ts', 'auth/keys.ts'],
+  'rate limits': ['lib/shared-counter.ts'],
 };
 
 export function tally(mutants: readonly Mutant[]) {

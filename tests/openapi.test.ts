@@ -30,9 +30,13 @@ describe('OpenAPI and health', () => {
     expect(verify.requestBody.content['application/json'].schema.properties.api_key).toBeDefined();
     expect(Object.keys(verify.responses)).toEqual(['200', '400', '401', '403', '413', '415', '429', '500', '503']);
     const score = doc.paths['/api/widget/score'].post;
-    expect(score.responses['200'].content['application/json'].schema.properties.recommendations).toEqual({
+    expect(score.responses['200'].content['application/json'].schema.properties.recommendations).toMatchObject({
       type: 'array',
       items: { $ref: '#/components/schemas/Recommendation' },
+    });
+    expect(score.responses['200'].content['application/json'].schema.properties.also_explore).toMatchObject({
+      type: 'array',
+      items: { $ref: '#/components/schemas/AlsoExplore' },
     });
     for (const path of ['/healthz', '/readyz']) expect(doc.paths[path], path).toBeDefined();
   });
@@ -62,6 +66,7 @@ describe('OpenAPI and health', () => {
         'Perfume',
         'Quiz',
         'Recommendation',
+        'AlsoExplore',
         'WidgetKey',
       ]),
     );

@@ -47,6 +47,21 @@ describe('normalizeQuiz', () => {
     expect(quizKey(a)).toBe(JSON.stringify(a));
   });
 
+  it('for whom: men or women in English or Arabic; any, or nothing, is no preference and leaves the quiz as it was', () => {
+    expect(accepted({ families: ['oud'], gender: 'Women' }).gender).toBe('women');
+    expect(accepted({ families: ['oud'], gender: 'نسائي' }).gender).toBe('women');
+    expect(accepted({ families: ['oud'], gender: 'رجالي' }).gender).toBe('men');
+    expect(accepted({ families: ['oud'], gender: 'pour homme' }).gender).toBe('men');
+    const none = accepted({ families: ['oud'] });
+    for (const g of ['any', 'الكل', '', 'No preference'])
+      expect(quizKey(accepted({ families: ['oud'], gender: g })), g).toBe(quizKey(none));
+    expect(quizKey(accepted({ families: ['oud'], gender: 'men' }))).not.toBe(quizKey(none));
+    expect(refused({ families: ['oud'], gender: 'unisex' })).toEqual([
+      { path: '/body/quiz/gender', message: 'unknown gender "unisex"; allowed: men, women, any' },
+    ]);
+    expect(refused({ families: ['oud'], gender: 'x'.repeat(60) })[0]?.message).toContain(`"${'x'.repeat(40)}"`);
+  });
+
   it('names an unknown family by its position, at most 40 of its characters, with the allowed ones', () => {
     const [p] = refused({ families: ['oud', 'x'.repeat(60)] });
     expect(p?.path).toBe('/body/quiz/families/1');

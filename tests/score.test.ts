@@ -71,11 +71,15 @@ describe('POST /api/widget/score — the interface rules', () => {
     expect(first.match_accords.length).toBeGreaterThan(0);
     const scores = body.recommendations.map((r: { match_score: number }) => r.match_score);
     expect([...scores].sort((a: number, b: number) => b - a)).toEqual(scores);
+    // the summary reports what the shopper said; what the answers imply is apart, as inferred
     expect(body.taste_summary).toEqual({
-      dominant_families: expect.arrayContaining(['amber', 'oud']),
-      top_accords: expect.arrayContaining(['oud']),
+      dominant_families: ['amber', 'oud'],
+      top_accords: ['oud'],
       avoid_accords: ['citrus'],
+      inferred: { families: expect.any(Array), accords: expect.any(Array) },
     });
+    expect(body.taste_summary.inferred.accords).not.toContain('oud');
+    for (const r of body.recommendations) expect(['strong', 'good']).toContain(r.fit);
     expect(body.powered_by.label).toMatch(/[\u0600-\u06FF]/);
     expect(body.powered_by.url).toContain('merchant=score-shop');
     expect(body.powered_by.logo_svg).toMatch(/^<svg/);
@@ -96,12 +100,52 @@ describe('POST /api/widget/score — the interface rules', () => {
   });
 
   it('rule 2: synced mode uses the connected products; never recommends what cannot be', async () => {
-    const ids = (await score({ quiz, limit: 24 }))
-      .json()
-      .recommendations.map((r: { merchant_product_id: string }) => r.merchant_product_id);
+    const body = (await score({ quiz, limit: 24 })).json();
+    const ids = [...body.recommendations, ...body.also_explore].map(
+      (r: { merchant_product_id: string }) => r.merchant_product_id,
+    );
     expect(ids).not.toContain('none-1');
-    expect(ids.length).toBe(9);
-    expect(ids).toContain('hint-1');
+    for (const id of ids) expect(feed.map((p) => p.merchant_product_id)).toContain(id);
+    // the oud perfumes fit an oud lover; a partial product (from the merchant's hints) fits a musk lover
+    expect(body.recommendations.map((r: { merchant_product_id: string }) => r.merchant_product_id)).toEqual(
+      expect.arrayContaining(['oud-1', 'oud-2']),
+    );
+    const musk = (await score({ quiz: { families: ['musky'], accord_ratings: { musky: 'love' } }, limit: 24 })).json();
+    expect(musk.recommendations.map((r: { merchant_product_id: string }) => r.merchant_product_id)).toContain('hint-1');
+  });
+
+  it('for whom: a product made for the other wearer is never shown, by our catalog or by its listing; each result says for whom', async () => {
+    const inline_catalog = [
+      {
+        merchant_product_id: 'w1',
+        name: 'Musk Tahara for women 50ml',
+        house: 'Local Atelier',
+        accords: ['musky', 'powdery'],
+      },
+      { merchant_product_id: 'm1', name: 'Musk Tahara للرجال', house: 'Local Atelier', accords: ['musky', 'powdery'] },
+      { merchant_product_id: 'u1', name: 'Musk Tahara', house: 'Local Atelier', accords: ['musky', 'powdery'] },
+    ];
+    const musk = { families: ['musky'], accord_ratings: { musky: 'love' } };
+    const shownFor = async (gender?: string) => {
+      const res = await score({
+        quiz: { ...musk, ...(gender ? { gender } : {}) },
+        catalog_mode: 'inline',
+        inline_catalog,
+      });
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      return Object.fromEntries(
+        [...body.recommendations, ...body.also_explore].map(
+          (r: { merchant_product_id: string; gender: string | null }) => [r.merchant_product_id, r.gender],
+        ),
+      );
+    };
+    expect(await shownFor('نسائي')).toEqual({ w1: 'women', u1: null });
+    expect(await shownFor('men')).toEqual({ m1: 'men', u1: null });
+    expect(await shownFor()).toEqual({ w1: 'women', m1: 'men', u1: null });
+    const bad = await score({ quiz: { ...musk, gender: 'robots' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().details).toEqual([expect.objectContaining({ path: '/body/quiz/gender' })]);
   });
 
   it('rule 3: inline mode uses the products passed, each needing id, name and house', async () => {
@@ -115,7 +159,11 @@ describe('POST /api/widget/score — the interface rules', () => {
     });
     expect(res.statusCode).toBe(200);
     const recs = res.json().recommendations;
-    expect(recs.map((r: { merchant_product_id: string }) => r.merchant_product_id)).toEqual(['i1', 'i2']);
+    // Light Blue's citrus, which this shopper avoids, is prominent in it: never shown, not even in also_explore
+    expect(recs.map((r: { merchant_product_id: string }) => r.merchant_product_id)).toEqual(['i1']);
+    expect(res.json().also_explore.map((r: { merchant_product_id: string }) => r.merchant_product_id)).not.toContain(
+      'i2',
+    );
     expect(recs[0]).toMatchObject({
       sillage_perfume_id: 'swiss-arabian-shaghaf-oud-edp',
       quality: 'full',

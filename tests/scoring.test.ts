@@ -2,7 +2,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadBundledCatalog } from '../catalog/bundled.ts';
 import { catalogProfile } from '../matching/profile.ts';
-import { buildProductMatrix, buildTaste, DOMINANT_WEIGHT, rank, scoreProducts } from '../scoring/engine.ts';
+import {
+  buildProductMatrix,
+  buildTaste,
+  DOMINANT_WEIGHT,
+  FIT_FLOOR,
+  PROMINENT_RANK,
+  PROMINENT_WEIGHT,
+  rank,
+  STRONG_FIT,
+  scoreProducts,
+  TIER_NEVER_SHOWN,
+} from '../scoring/engine.ts';
 import { LOGO_SVG, poweredBy } from '../scoring/powered-by.ts';
 import { CompiledProducts, lineOf, type ScoringProduct } from '../scoring/products.ts';
 import { normalizeQuiz, normalizeQuizRemembered, type Quiz, type QuizInput, quizKey } from '../scoring/quiz.ts';
@@ -106,7 +117,11 @@ describe('scoring properties (for all quizzes and products)', () => {
         const a = rank(m, buildTaste(quiz), limit);
         const b = rank(buildProductMatrix(products), buildTaste(quizOf(q)), limit);
         expect(a).toEqual(b);
-        expect(a.recommendations.length).toBe(Math.min(limit, products.length));
+        const { scores, tier } = scoreProducts(m, buildTaste(quiz));
+        const fitting = [...scores.keys()].filter(
+          (i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR,
+        );
+        expect(a.recommendations.length).toBe(Math.min(limit, fitting.length));
         expect(new Set(a.recommendations.map((r) => r.index)).size).toBe(a.recommendations.length);
       }),
     );
@@ -139,6 +154,7 @@ const { perfumes } = loadBundledCatalog();
 const shopProducts: ScoringProduct[] = perfumes.map((p) => ({
   merchantProductId: p.id,
   perfumeId: p.id,
+  gender: p.gender as ScoringProduct['gender'],
   name: p.name,
   house: p.house,
   price: 100,
@@ -266,7 +282,7 @@ describe('scenarios on the shipped catalog', () => {
       'issey-miyake-l-eau-d-issey-pour-homme-edt', // Issey Miyake L'Eau d'Issey Pour Homme
       'orto-parisi-megamare-parfum', // Orto Parisi Megamare
       'creed-millesime-imperial-edp', // Creed Millésime Impérial
-      'giorgio-armani-acqua-di-gio-edt', // Giorgio Armani Acqua di Giò: marine, aquatic
+      'issey-miyake-l-eau-d-issey-edt', // Issey Miyake L'Eau d'Issey: aquatic, fresh
     ]);
     for (const id of top)
       expect(weightOf(id, 'aquatic') + weightOf(id, 'marine') + weightOf(id, 'ozonic'), id).toBeGreaterThan(0.6);
@@ -429,18 +445,19 @@ describe('scenarios on the shipped catalog', () => {
     expect(answer.also_explore.map((r) => r.merchant_product_id)).toEqual([
       'lalique-hommage-a-l-homme-edt', // Lalique Hommage à l'Homme: woody, spicy
       'lattafa-musamam-edp', // Lattafa Musamam: woody, amber, spicy
-      'amouage-interlude-man-edp', // Amouage Interlude Man: amber, woody, spicy
+      'le-labo-rose-31-edp', // Le Labo Rose 31: rose, with oud among its prominent accords
     ]);
+    for (const r of answer.also_explore) expect(r.reason).toBe('other_family');
     const recommended = answer.recommendations.map((r) => r.merchant_product_id);
     expect(recommended).toHaveLength(6);
     for (const r of answer.also_explore) {
       expect(byId.get(r.merchant_product_id)?.profile.families).not.toContain('oud');
       expect(recommended).not.toContain(r.merchant_product_id);
-      expect(r.match_score).toBeGreaterThanOrEqual(55);
+      expect(r.match_score).toBeGreaterThanOrEqual(FIT_FLOOR);
     }
 
     // and leaves out every product that fails one of its rules, each of which would be taken otherwise:
-    // a recommended line, an avoided accord dominating, a score under 55, no family, a chosen family
+    // a recommended line, an avoided accord prominent, a score under the floor, no family, a chosen family
     const quiz = quizOf({
       families: ['oud'],
       accord_ratings: {
@@ -462,7 +479,12 @@ describe('scenarios on the shipped catalog', () => {
       product('recommended-a', 'A', ['oud'], loved),
       product('recommended-b', 'B', ['oud'], loved.slice(0, 5)),
       product('another-of-line-a', 'A', ['woody'], loved.slice(0, 6)),
-      product('dominated-by-citrus', 'D', ['amber'], [...loved, { name: 'citrus', weight: 0.5 }]),
+      // citrus is one of its three strongest accords: prominent, though too light to weigh on its score
+      product('dominated-by-citrus', 'D', ['amber'], [
+        loved[0],
+        loved[1],
+        { name: 'citrus', weight: 0.3 },
+      ] as typeof loved),
       product('below-55', 'E', ['floral'], [{ name: 'aquatic', weight: 1 }], {
         seasons: ['summer'],
         occasions: ['sport'],
@@ -473,16 +495,16 @@ describe('scenarios on the shipped catalog', () => {
       product('of-a-chosen-family', 'H', ['woody', 'oud'], loved.slice(1)),
     ];
     const m = buildProductMatrix(products);
-    const { scores, clash } = scoreProducts(m, buildTaste(quiz));
+    const { scores, tier } = scoreProducts(m, buildTaste(quiz));
     const ranking = rank(m, buildTaste(quiz), 2);
     const ids = (rs: { index: number }[]) => rs.map((r) => products[r.index]?.id);
     expect(ids(ranking.recommendations)).toEqual(['recommended-a', 'recommended-b']);
     expect(ids(ranking.alsoExplore)).toEqual(['explored']);
     // each one left out would have been taken but for its rule
     const scoreOfId = (id: string) => scores[products.findIndex((p) => p.id === id)] as number;
-    expect(scoreOfId('dominated-by-citrus')).toBeGreaterThanOrEqual(55);
-    expect(clash[products.findIndex((p) => p.id === 'dominated-by-citrus')]).toBe(1);
-    expect(scoreOfId('below-55')).toBeLessThan(55);
+    expect(scoreOfId('dominated-by-citrus')).toBeGreaterThanOrEqual(FIT_FLOOR);
+    expect(tier[products.findIndex((p) => p.id === 'dominated-by-citrus')]).toBe(TIER_NEVER_SHOWN);
+    expect(scoreOfId('below-55')).toBeLessThan(FIT_FLOOR);
     for (const id of ['another-of-line-a', 'no-family', 'another-of-line-g', 'of-a-chosen-family'])
       expect(scoreOfId(id), id).toBeGreaterThanOrEqual(scoreOfId('explored'));
   });
@@ -510,6 +532,138 @@ describe('scenarios on the shipped catalog', () => {
       'montale-black-aoud-edp',
     ]);
     for (const id of ouds) expect(scoreOf(quiz, id), id).toBeLessThan(35);
+  });
+});
+
+// ---- what the shopper said leads: the rules of issue-22 item 2 on the shipped catalog ----------------------------
+/** A product's prominent accords, read plainly from its profile: its three strongest, and any at half the strongest. */
+const prominentOf = (id: string): string[] => {
+  const accords = [...(byId.get(id)?.profile.accords ?? [])].sort((a, b) => b.weight - a.weight);
+  return accords.filter((a, r) => r < PROMINENT_RANK || a.weight >= PROMINENT_WEIGHT).map((a) => a.name);
+};
+const carrying = (accord: string) => shopProducts.filter((p) => prominentOf(p.merchantProductId).includes(accord));
+
+describe('what the shopper said leads (shipped catalog)', () => {
+  const lovers: [accord: string, family: string][] = [
+    ['oud', 'oud'],
+    ['rose', 'floral'],
+    ['vanilla', 'gourmand'],
+    ['citrus', 'citrus'],
+    ['leather', 'leather'],
+    ['musky', 'musky'],
+  ];
+  for (const [accord, family] of lovers) {
+    it(`a ${accord} lover: every one of the six carries ${accord} among its prominent accords`, () => {
+      // the shop holds enough of them for the rule to decide
+      expect(carrying(accord).length).toBeGreaterThanOrEqual(6);
+      const recs = answerOf({ families: [family], accord_ratings: { [accord]: 'love' } }).recommendations;
+      expect(recs).toHaveLength(6);
+      for (const r of recs) {
+        expect(prominentOf(r.merchant_product_id), r.merchant_product_id).toContain(accord);
+        expect(r.match_accords[0], r.merchant_product_id).toBe(accord);
+      }
+    });
+  }
+
+  const pairs: [love: string, avoid: string, family: string][] = [
+    ['oud', 'citrus', 'oud'],
+    ['vanilla', 'oud', 'gourmand'],
+    ['rose', 'oud', 'floral'],
+    ['citrus', 'vanilla', 'citrus'],
+    ['leather', 'sweet', 'leather'],
+  ];
+  for (const [love, avoid, family] of pairs) {
+    it(`love ${love}, avoid ${avoid}: ${love} leads, and ${avoid} is prominent in nothing shown`, () => {
+      const answer = answerOf({ families: [family], accord_ratings: { [love]: 'love', [avoid]: 'avoid' } });
+      expect(answer.recommendations.length).toBeGreaterThanOrEqual(1);
+      expect(prominentOf(answer.recommendations[0]?.merchant_product_id as string)).toContain(love);
+      for (const r of [...answer.recommendations, ...answer.also_explore])
+        expect(prominentOf(r.merchant_product_id), r.merchant_product_id).not.toContain(avoid);
+      for (const r of answer.recommendations) {
+        expect(r.match_score).toBeGreaterThanOrEqual(FIT_FLOOR);
+        expect(r.fit).toBe(r.match_score >= STRONG_FIT ? 'strong' : 'good');
+      }
+    });
+  }
+
+  it('an avoided accord that many of the best products carry: none of them is recommended, however well it scores', () => {
+    // woody is prominent in most oud perfumes: an oud lover who avoids woody gets the oud perfumes without it
+    const answer = answerOf({ families: ['oud'], accord_ratings: { oud: 'love', woody: 'avoid' } });
+    const withWoody = carrying('woody').filter((p) => prominentOf(p.merchantProductId).includes('oud'));
+    expect(withWoody.length).toBeGreaterThan(10);
+    for (const r of answer.recommendations) expect(prominentOf(r.merchant_product_id)).not.toContain('woody');
+  });
+
+  it('one family only: every recommendation is of that family', () => {
+    for (const family of ['citrus', 'floral', 'oud', 'gourmand']) {
+      const recs = answerOf({ families: [family] }).recommendations;
+      expect(recs.length, family).toBeGreaterThanOrEqual(1);
+      for (const r of recs) expect(byId.get(r.merchant_product_id)?.profile.families, family).toContain(family);
+    }
+  });
+
+  it('for whom: products made for the other wearer are never shown; unisex ones are', () => {
+    const genderOf = (id: string) => byId.get(id)?.gender;
+    for (const [gender, other] of [
+      ['women', 'men'],
+      ['men', 'women'],
+    ] as const) {
+      const answer = answerOf({ families: ['floral', 'woody'], accord_ratings: { rose: 'love' }, gender }, 24);
+      const shown = [...answer.recommendations, ...answer.also_explore];
+      expect(shown.length).toBeGreaterThan(6);
+      for (const r of shown) {
+        expect(genderOf(r.merchant_product_id), r.merchant_product_id).not.toBe(other);
+        expect(r.gender).toBe(genderOf(r.merchant_product_id));
+      }
+      expect(shown.some((r) => r.gender === 'unisex')).toBe(true);
+      expect(shown.some((r) => r.gender === gender)).toBe(true);
+    }
+    // no preference: both are shown
+    const any = answerOf({ families: ['floral', 'woody'], accord_ratings: { rose: 'love' }, gender: 'any' }, 24);
+    const genders = new Set(any.recommendations.map((r) => r.gender));
+    expect(genders.has('men') || genders.has('women')).toBe(true);
+    expect(any).toEqual(answerOf({ families: ['floral', 'woody'], accord_ratings: { rose: 'love' } }, 24));
+  });
+
+  it('a shop where nothing fits answers no recommendation, and its closest products labelled as such', () => {
+    // a shop of only fresh citrus perfumes, for an oud lover who avoids citrus
+    const citrusShop = new CompiledProducts(
+      2,
+      shopProducts.filter(
+        (p) => p.profile.families.includes('citrus') && !prominentOf(p.merchantProductId).includes('oud'),
+      ),
+    );
+    const r = normalizeQuiz({ families: ['oud'], accord_ratings: { oud: 'love', citrus: 'avoid' } });
+    if (!r.ok) throw new Error('quiz');
+    const answer = citrusShop.score(r.quiz, 6);
+    expect(answer.recommendations).toEqual([]);
+    for (const x of answer.also_explore) {
+      expect(x.reason).toBe('closest');
+      expect(x.fit).toBe('weak');
+      expect(prominentOf(x.merchant_product_id)).not.toContain('citrus');
+    }
+  });
+
+  it('a shop with few fits answers them alone, and the weaker ones in also_explore labelled weaker', () => {
+    const oudIds = carrying('oud')
+      .map((p) => p.merchantProductId)
+      .slice(0, 2);
+    // two oud perfumes among aquatic ones, which an oud lover finds indifferent (50s)
+    const fewShop = new CompiledProducts(
+      3,
+      shopProducts.filter((p) => oudIds.includes(p.merchantProductId) || p.profile.families.includes('aquatic')),
+    );
+    const r = normalizeQuiz({ families: ['oud'], accord_ratings: { oud: 'love' } });
+    if (!r.ok) throw new Error('quiz');
+    const answer = fewShop.score(r.quiz, 6);
+    expect(answer.recommendations.map((x) => x.merchant_product_id).sort()).toEqual([...oudIds].sort());
+    for (const x of answer.recommendations) expect(x.match_score).toBeGreaterThanOrEqual(FIT_FLOOR);
+    const weaker = answer.also_explore.filter((x) => x.reason !== 'other_family');
+    expect(weaker.length).toBeGreaterThan(0);
+    for (const x of weaker) {
+      expect(x.reason).toBe('weaker_fit');
+      expect(x.match_score).toBeLessThan(FIT_FLOOR);
+    }
   });
 });
 

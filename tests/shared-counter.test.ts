@@ -14,9 +14,11 @@ const WINDOW = 60_000;
 function fakeStore(clock: { t: number }) {
   const keys = new Map<string, { total: number; expiresAt: number }>();
   let calls = 0;
+  let widest = 0;
   let failing = false;
   const reconcile: ReconcileFn = async (deltas: readonly CounterDelta[]): Promise<CounterTotal[]> => {
     calls++;
+    widest = Math.max(widest, deltas.length);
     if (failing) throw new Error('store down');
     return deltas.map((d) => {
       let k = keys.get(d.key);
@@ -32,6 +34,8 @@ function fakeStore(clock: { t: number }) {
     reconcile,
     total: (key: string) => keys.get(key)?.total ?? 0,
     calls: () => calls,
+    /** the most counters one call carried */
+    widest: () => widest,
     fail: (on: boolean) => {
       failing = on;
     },
@@ -122,15 +126,45 @@ describe('shared counters: counted here at once, reconciled in batches', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
-  it('a reconciliation of more counters than one call takes is sent in several calls, none lost', async () => {
+  it('while the store is away, the counters waiting are capped: a client inventing keys cannot grow memory', async () => {
     const clock = { t: 0 };
     const store = fakeStore(clock);
-    const a = instance(store, clock, 10);
-    for (let i = 0; i < 35; i++) a.hit(`k${i}`, WINDOW);
+    const a = createSharedCounter({
+      name: 'test-cap',
+      reconcile: store.reconcile,
+      flushMs: 3_600_000,
+      retryMs: 3_600_000,
+      maxCounters: 100,
+      now: () => clock.t,
+    });
+    store.fail(true);
+    for (let i = 0; i < 1000; i++) a.hit(`junk-${i}`, WINDOW);
     await a.flush();
-    expect(store.calls()).toBe(4);
-    for (let i = 0; i < 35; i++) expect(store.total(`k${i}`)).toBe(1);
+    expect(a.pending()).toBe(100);
+    expect(a.dropped()).toBe(900);
+    // the newest are the ones kept
+    store.fail(false);
+    await a.flush();
+    expect(store.total('junk-999')).toBe(1);
+    expect(store.total('junk-0')).toBe(0);
     await a.close();
+  });
+
+  it('a reconciliation of more counters than one call takes is sent in several calls, none lost or sent twice', async () => {
+    for (const [n, calls] of [
+      [35, 4],
+      [30, 3],
+    ] as const) {
+      const clock = { t: 0 };
+      const store = fakeStore(clock);
+      const a = instance(store, clock, 10);
+      for (let i = 0; i < n; i++) a.hit(`k${i}`, WINDOW);
+      await a.flush();
+      expect(store.calls()).toBe(calls);
+      expect(store.widest()).toBe(10);
+      for (let i = 0; i < n; i++) expect(store.total(`k${i}`)).toBe(1);
+      await a.close();
+    }
   });
 
   it('a counter hit in a burst is reconciled at once, not at the end of the interval; a quiet one waits', async () => {
@@ -168,7 +202,7 @@ describe('shared counters: counted here at once, reconciled in batches', () => {
     const store = fakeStore({ t: 0 });
     const a = createSharedCounter({
       name: 'test-shared-timer',
-      reconcile: async (d) => store.reconcile(d),
+      reconcile: async (d, call) => store.reconcile(d, call),
       flushMs: 5,
       retryMs: 5,
       maxCounters: 100,
@@ -225,6 +259,245 @@ describe('shared counters: counted here at once, reconciled in batches', () => {
   });
 });
 
+/** A store whose answers the test releases: what happens while a reconciliation is under way. */
+function heldStore(clock: { t: number }) {
+  const inner = fakeStore(clock);
+  const held: (() => void)[] = [];
+  let answer: 'all' | 'none' | 'fail' = 'all';
+  const reconcile: ReconcileFn = (deltas, call) =>
+    new Promise((resolve, reject) => {
+      held.push(() => {
+        if (answer === 'fail') reject(new Error('store down'));
+        else inner.reconcile(deltas, call).then((totals) => resolve(answer === 'none' ? [] : totals));
+      });
+    });
+  return {
+    ...inner,
+    reconcile,
+    /** answers the oldest call held */
+    release: async () => {
+      held.shift()?.();
+      await new Promise((r) => setImmediate(r));
+    },
+    held: () => held.length,
+    answer: (a: 'all' | 'none' | 'fail') => {
+      answer = a;
+    },
+  };
+}
+
+describe('shared counters while a reconciliation is under way', () => {
+  const make = (
+    store: ReturnType<typeof heldStore>,
+    clock: { t: number },
+    extra: { flushMs?: number; hotHits?: number } = {},
+  ) =>
+    createSharedCounter({
+      name: `test-held-${Math.random()}`,
+      reconcile: store.reconcile,
+      flushMs: extra.flushMs ?? 3_600_000,
+      retryMs: 3_600_000,
+      maxCounters: 100,
+      hotHits: extra.hotHits,
+      now: () => clock.t,
+    });
+
+  it('hits being sent and hits after them both count in the view', async () => {
+    const clock = { t: 0 };
+    const store = heldStore(clock);
+    const a = make(store, clock);
+    a.hit('k', WINDOW);
+    a.hit('k', WINDOW);
+    a.hit('k', WINDOW);
+    const sending = a.flush();
+    expect(a.hit('k', WINDOW).current).toBe(4);
+    expect(a.read('k').current).toBe(4);
+    await store.release();
+    await sending;
+    expect(store.total('k')).toBe(3);
+    expect(a.read('k').current).toBe(4);
+    // a second flush sends the hit that came meanwhile
+    const next = a.flush();
+    await store.release();
+    await next;
+    expect(store.total('k')).toBe(4);
+    await a.close();
+  });
+
+  it('a flush asked for during another waits for it, then sends what came meanwhile, once', async () => {
+    const clock = { t: 0 };
+    const store = heldStore(clock);
+    const a = make(store, clock);
+    a.hit('k', WINDOW);
+    const first = a.flush();
+    a.hit('k', WINDOW);
+    const second = a.flush();
+    const third = a.flush();
+    expect(store.held()).toBe(1);
+    await store.release();
+    await first;
+    expect(store.held()).toBe(1);
+    await store.release();
+    await Promise.all([second, third]);
+    expect(store.calls()).toBe(2);
+    expect(store.total('k')).toBe(2);
+    await a.close();
+  });
+
+  it('a counter the store answers nothing for keeps its hits, and sends them again; the short answer is reported', async () => {
+    const clock = { t: 0 };
+    const store = heldStore(clock);
+    const errors: string[] = [];
+    const a = createSharedCounter({
+      name: 'test-short-answer',
+      reconcile: store.reconcile,
+      flushMs: 3_600_000,
+      retryMs: 3_600_000,
+      maxCounters: 100,
+      now: () => clock.t,
+      onError: (e) => errors.push(e.message),
+    });
+    a.hit('k', WINDOW);
+    a.hit('k', WINDOW);
+    store.answer('none');
+    const f = a.flush();
+    await store.release();
+    await f;
+    expect(a.read('k').current).toBe(2);
+    expect(a.pending()).toBe(1);
+    expect(errors).toEqual(['the store answered 0 totals for 1 counters']);
+    store.answer('all');
+    const g = a.flush();
+    await store.release();
+    await g;
+    expect(a.pending()).toBe(0);
+    await a.close();
+  });
+
+  it('after a failure the next reconciliation waits the retry time; after a success, the interval', async () => {
+    const clock = { t: 0 };
+    const calls: number[] = [];
+    let fail = true;
+    const a = createSharedCounter({
+      name: 'test-retry',
+      reconcile: async (deltas) => {
+        calls.push(Date.now());
+        if (fail) throw new Error('store down');
+        return deltas.map((d) => ({ total: d.hits, ttlMs: d.windowMs }));
+      },
+      flushMs: 5,
+      retryMs: 300,
+      maxCounters: 100,
+      now: () => clock.t,
+    });
+    a.hit('k', WINDOW);
+    const until = Date.now() + 2000;
+    while (calls.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    expect(calls.length).toBe(2);
+    // the retry came no sooner than the retry time
+    expect((calls[1] as number) - (calls[0] as number)).toBeGreaterThanOrEqual(250);
+    fail = false;
+    while (a.pending() > 0 && Date.now() < until + 2000) await new Promise((r) => setTimeout(r, 5));
+    expect(a.pending()).toBe(0);
+    await a.close();
+  });
+
+  it('hits that arrive during a reconciliation go with the next interval, not at once, unless in a burst', async () => {
+    const clock = { t: 0 };
+    const store = heldStore(clock);
+    const a = make(store, clock, { hotHits: 3 });
+    a.hit('quiet', WINDOW);
+    const f = a.flush();
+    a.hit('quiet', WINDOW);
+    await store.release();
+    await f;
+    await new Promise((r) => setImmediate(r));
+    // the interval is an hour: nothing more was sent
+    expect(store.calls()).toBe(1);
+    a.hit('burst', WINDOW);
+    a.hit('burst', WINDOW);
+    expect(store.held()).toBe(0);
+    a.hit('burst', WINDOW);
+    // the third hit within the interval starts a reconciliation at once
+    expect(store.held()).toBe(1);
+    // a burst during that call is sent as soon as it is answered
+    a.hit('burst', WINDOW);
+    a.hit('burst', WINDOW);
+    a.hit('burst', WINDOW);
+    expect(store.held()).toBe(1);
+    await store.release();
+    expect(store.held()).toBe(1);
+    await store.release();
+    expect(store.total('burst')).toBe(6);
+    expect(store.total('quiet')).toBe(2);
+    // the burst is over: a hit during the next call waits for the interval again
+    a.hit('quiet', WINDOW);
+    const g = a.flush();
+    a.hit('quiet', WINDOW);
+    await store.release();
+    await g;
+    expect(store.held()).toBe(0);
+    const closing = a.close();
+    await store.release();
+    await closing;
+  });
+
+  it('a failed reconciliation of a burst is retried after the retry time, not at once', async () => {
+    const clock = { t: 0 };
+    const store = heldStore(clock);
+    const a = make(store, clock, { hotHits: 2 });
+    a.hit('k', WINDOW);
+    a.hit('k', WINDOW);
+    store.answer('fail');
+    a.hit('k', WINDOW);
+    a.hit('k', WINDOW);
+    await store.release();
+    await new Promise((r) => setImmediate(r));
+    expect(store.held()).toBe(0);
+    expect(a.read('k').current).toBe(4);
+    const closing = a.close();
+    await store.release();
+    await closing;
+  });
+
+  it('after close, hits are still counted but nothing is sent any more', async () => {
+    const store = fakeStore({ t: 0 });
+    const a = createSharedCounter({
+      name: 'test-closed',
+      reconcile: store.reconcile,
+      flushMs: 5,
+      retryMs: 5,
+      maxCounters: 100,
+      hotHits: 2,
+      now: () => 0,
+    });
+    a.hit('k', WINDOW);
+    await a.close();
+    expect(store.total('k')).toBe(1);
+    a.hit('k', WINDOW);
+    a.hit('k', WINDOW);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(store.calls()).toBe(1);
+    expect(a.read('k').current).toBe(3);
+  });
+
+  it('close cancels the waiting timer and sends at once', async () => {
+    const store = fakeStore({ t: 0 });
+    const a = createSharedCounter({
+      name: 'test-close-timer',
+      reconcile: store.reconcile,
+      flushMs: 3_600_000,
+      retryMs: 3_600_000,
+      maxCounters: 100,
+      now: () => 0,
+    });
+    a.hit('k', WINDOW);
+    await a.close();
+    expect(store.total('k')).toBe(1);
+    expect(store.calls()).toBe(1);
+  });
+});
+
 describe('over-admission bound', () => {
   it('is, for each instance, the most requests sent to it within one stale span, summed', () => {
     const sends = [
@@ -238,5 +511,14 @@ describe('over-admission bound', () => {
     expect(overAdmissionBound(sends, 100)).toBe(5);
     expect(overAdmissionBound(sends, 0)).toBe(2);
     expect(overAdmissionBound([], 10)).toBe(0);
+    // sent times need not come in order
+    const shuffled = [
+      { instance: 0, at: 30 },
+      { instance: 0, at: 0 },
+      { instance: 0, at: 31 },
+      { instance: 0, at: 1 },
+      { instance: 0, at: 32 },
+    ];
+    expect(overAdmissionBound(shuffled, 5)).toBe(3);
   });
 });

@@ -80,3 +80,72 @@ describe('widget files under /widget/v1/', () => {
     }
   });
 });
+
+describe("a product's scent picture at /widget/v1/scent.svg", () => {
+  it('serves an SVG of the accords, cached a year, that can run nothing', async () => {
+    const res = await get(
+      `/widget/v1/scent.svg?a=${encodeURIComponent('oud:100,rose:60')}&h=Lattafa&n=${encodeURIComponent('عود مود')}`,
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
+    expect(res.headers['cache-control']).toBe(IMMUTABLE_CACHE);
+    expect(res.headers['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(res.body).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(res.body).toContain('عود مود');
+  });
+
+  it('answers a malformed or unknown accord, a missing or unknown parameter, with JSON 400', async () => {
+    for (const url of [
+      '/widget/v1/scent.svg?a=plutonium:50&h=x&n=y',
+      '/widget/v1/scent.svg?a=oud:100&h=x',
+      '/widget/v1/scent.svg?a=oud:100&h=x&n=y&z=1',
+      `/widget/v1/scent.svg?a=oud:100&h=${'x'.repeat(81)}&n=y`,
+    ]) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.json().code, url).toMatch(/^(validation_failed|unknown_field)$/);
+    }
+  });
+
+  it('is the picture a score answer gives a product that has none of its own', async () => {
+    const { createMerchantWithKey } = await import('./helper.ts');
+    const { key } = await createMerchantWithKey(app, { slug: 'scent-pictures' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: {
+        api_key: key,
+        quiz: { families: ['musky'], accord_ratings: { musky: 'love' } },
+        catalog_mode: 'inline',
+        inline_catalog: [
+          { merchant_product_id: 'p1', name: 'Musk Tahara', house: 'Local Atelier', accords: ['musky', 'powdery'] },
+          {
+            merchant_product_id: 'p2',
+            name: 'Musk Tahara White',
+            house: 'Local Atelier',
+            accords: ['musky'],
+            image_url: 'https://shop.example/p2.jpg',
+          },
+        ],
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    const shown = [...res.json().recommendations, ...res.json().also_explore] as {
+      merchant_product_id: string;
+      image_url: string;
+    }[];
+    const byId = Object.fromEntries(shown.map((r) => [r.merchant_product_id, r.image_url]));
+    // the merchant's own picture first
+    expect(byId.p2).toBe('https://shop.example/p2.jpg');
+    const url = new URL(byId.p1 as string);
+    expect(url.pathname).toBe('/widget/v1/scent.svg');
+    expect(url.searchParams.get('a')).toMatch(/^musky:\d+/);
+    expect(url.searchParams.get('h')).toBe('Local Atelier');
+    const picture = await get(`${url.pathname}${url.search}`);
+    expect(picture.statusCode).toBe(200);
+    expect(picture.body).toContain('>Local Atelier</text>');
+  });
+});

@@ -125,4 +125,21 @@ describe('POST /api/widget/verify — catalog readiness', () => {
     res = await verify(app, { api_key: key });
     expect(res.json().catalog).toMatchObject({ total: 4, matched: 1, partial: 1, unmatched: 2, ready: true });
   });
+
+  it('is never kept by an HTTP cache, ready or not: a sync shows on the next verify (issue 22)', async () => {
+    const { merchant, key } = await createMerchantWithKey(app);
+    const before = await verify(app, { api_key: key });
+    expect(before.json().catalog.ready).toBe(false);
+    expect(before.headers['cache-control']).toBe('no-store');
+    await app.db.insert(merchantProducts).values({
+      merchantId: merchant.id,
+      merchantProductId: 'm1',
+      name: 'P m1',
+      house: 'House',
+      matchStatus: 'matched',
+    });
+    const after = await verify(app, { api_key: key });
+    expect(after.json().catalog.ready).toBe(true);
+    expect(after.headers['cache-control']).toBe('no-store');
+  });
 });

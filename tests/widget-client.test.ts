@@ -162,6 +162,37 @@ describe('headless client: time', () => {
     expect(f.calls).toHaveLength(3);
   });
 
+  it("a score call's own timeout overrides the client's, for that call only", async () => {
+    const client = createSillageClient({ baseUrl: BASE, apiKey: KEY, fetch: fakeFetch(hang).fetch, timeoutMs: 500 });
+    let settled = false;
+    const slow = client.score({ quiz }, { timeoutMs: 2000 });
+    void slow.then(() => {
+      settled = true;
+    });
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await slow).toMatchObject({ code: 'timeout' });
+    const verify = client.verify();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await verify).toMatchObject({ code: 'timeout' });
+  });
+
+  it('a 503 with Retry-After says when to try again, and does not close the operation', async () => {
+    const f = fakeFetch(
+      json(503, { error: 'down', code: 'database_unavailable' }, { 'retry-after': '5' }),
+      json(503, { error: 'down', code: 'database_unavailable' }),
+      json(200, {}),
+    );
+    const client = createSillageClient({ baseUrl: BASE, apiKey: KEY, fetch: f.fetch });
+    expect(await client.score({ quiz })).toMatchObject({ ok: false, status: 503, retryAfter: 5 });
+    const second = await client.score({ quiz });
+    expect(second).toMatchObject({ ok: false, status: 503 });
+    expect(second).not.toHaveProperty('retryAfter');
+    expect((await client.score({ quiz })).ok).toBe(true);
+    expect(f.calls).toHaveLength(3);
+  });
+
   it('assumes 60 seconds when a 429 carries no Retry-After', async () => {
     const f = fakeFetch(json(429, {}), json(200, {}));
     const client = createSillageClient({ baseUrl: BASE, apiKey: KEY, fetch: f.fetch });

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const WIDGET_DIST = join(ROOT, 'dist', 'widget', 'v1');
@@ -48,6 +48,17 @@ export function widgetIsStale(dist = WIDGET_DIST): boolean {
 
 const BROWSERS = ['es2020', 'chrome90', 'edge90', 'firefox90', 'safari15', 'ios15'];
 
+/** The headless client as an ES module: served as client.mjs, and the npm package's index.js (widget/build-client-package.ts). */
+export const CLIENT_BUILD_OPTIONS = {
+  entryPoints: [join(ROOT, 'widget', 'client.ts')],
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: ['es2020', 'node20'],
+  charset: 'utf8',
+  legalComments: 'none',
+} as const satisfies BuildOptions;
+
 export async function buildWidget(dist = WIDGET_DIST): Promise<Record<WidgetFile, number>> {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const outputs = await Promise.all([
@@ -62,16 +73,7 @@ export async function buildWidget(dist = WIDGET_DIST): Promise<Record<WidgetFile
       define: { __WIDGET_BUILD__: JSON.stringify(pkg.version) },
       write: false,
     }),
-    build({
-      entryPoints: [join(ROOT, 'widget', 'client.ts')],
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      target: ['es2020', 'node20'],
-      charset: 'utf8',
-      legalComments: 'none',
-      write: false,
-    }),
+    build({ ...CLIENT_BUILD_OPTIONS, write: false }),
   ]);
   mkdirSync(dist, { recursive: true });
   const sizes = {} as Record<WidgetFile, number>;

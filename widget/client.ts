@@ -9,14 +9,39 @@
  * when absent), and queued events wait for the next flush.
  */
 
-import type { Static } from '@sinclair/typebox';
 import type {
+  EventAck,
   LookupRequest,
-  LookupResponseSchema,
+  LookupResponse,
+  PurchaseInput,
   ScoreRequest,
   ScoreResponse,
+  ServerErrorCode,
   VerifyResponse,
-} from '../contracts/widget.ts';
+  WidgetEvent,
+} from './client-contracts.ts';
+
+export type {
+  AlsoExplore,
+  CatalogReadiness,
+  EventAck,
+  EventOf,
+  EventType,
+  LookupRequest,
+  LookupResponse,
+  MerchantProductInput,
+  PerfumeResult,
+  PurchaseInput,
+  Quality,
+  Quiz,
+  Recommendation,
+  ScoreRequest,
+  ScoreResponse,
+  ServerErrorCode,
+  VerifyResponse,
+  WidgetEvent,
+  WidgetKey,
+} from './client-contracts.ts';
 
 export const WIDGET_VERSION = 'v1';
 export const DEFAULT_TIMEOUT_MS = 4000;
@@ -28,7 +53,8 @@ export const MAX_QUEUE = 100;
 export const UNAVAILABLE = 'The recommendation service is unavailable right now.';
 
 export type Operation = 'score' | 'event' | 'verify' | 'lookup';
-export type LookupResponse = Static<typeof LookupResponseSchema>;
+/** Codes the client itself answers with when no usable answer came. */
+export type ClientErrorCode = 'timeout' | 'network' | 'rate_limited' | 'unavailable';
 
 export interface Failure {
   ok: false;
@@ -36,9 +62,9 @@ export interface Failure {
   status: number;
   /** the server's `error` sentence, or a generic unavailability message */
   error: string;
-  /** the server's `code`, or `timeout` / `network` / `rate_limited` / `unavailable` */
-  code: string;
-  /** seconds until the operation may be called again, after a 429 */
+  /** the server's `code`, or `timeout` / `network` / `rate_limited` / `unavailable` (a newer server may add codes) */
+  code: ServerErrorCode | ClientErrorCode | (string & {});
+  /** seconds until the operation may be called again: after a 429, and after a 503 that says */
   retryAfter?: number;
 }
 export interface Success<T> {
@@ -47,35 +73,6 @@ export interface Success<T> {
   data: T;
 }
 export type Result<T> = Success<T> | Failure;
-
-type ProductRef = { merchant_product_id: string; position: number };
-type Lifecycle =
-  | 'widget_loaded'
-  | 'widget_opened'
-  | 'quiz_started'
-  | 'quiz_completed'
-  | 'results_viewed'
-  | 'widget_closed';
-export interface PurchaseInput {
-  order_id: string;
-  total: number;
-  currency: string;
-  items: { merchant_product_id: string; quantity: number; price: number }[];
-}
-/** One event as the client reports it; `event_id`, `occurred_at` and `session_id` are filled in. */
-export type WidgetEvent = (
-  | { type: Lifecycle; data?: Record<string, string | number | boolean | null> }
-  | { type: 'widget_error'; message?: string; code?: string }
-  | ({ type: 'recommendation_clicked' | 'also_explore_clicked' } & ProductRef)
-  | { type: 'powered_by_clicked' }
-  | { type: 'lead_submitted'; email?: string; phone?: string; consent: true; consent_version: string }
-  | ({ type: 'purchase_completed' } & PurchaseInput)
-) & { event_id?: string; occurred_at?: string; session_id?: string };
-
-export interface EventAck {
-  accepted: number;
-  duplicates: number;
-}
 
 export interface ClientOptions {
   /** the service's base URL, e.g. https://reco.example.com */
@@ -122,7 +119,29 @@ export function parseRetryAfter(value: string | null, now: number): number {
   return DEFAULT_RETRY_AFTER_S;
 }
 
-export function createSillageClient(options: ClientOptions) {
+/** What `createSillageClient` returns. No method throws or rejects: each resolves to a `Result`. */
+export interface SillageClient {
+  /** the session the calls and events belong to */
+  sessionId: string;
+  /** Checks the key and the merchant's catalog readiness. */
+  verify(): Promise<Result<VerifyResponse>>;
+  /** Searches the service's perfume catalog. */
+  lookup(req: Omit<LookupRequest, 'api_key'>): Promise<Result<LookupResponse>>;
+  /** Scores quiz answers; `session_id` defaults to the client's; `timeoutMs` overrides the client's for this call. */
+  score(req: Omit<ScoreRequest, 'api_key'>, opts?: { timeoutMs?: number }): Promise<Result<ScoreResponse>>;
+  /** Sends events now and resolves with the service's acknowledgement. */
+  event(events: WidgetEvent | WidgetEvent[]): Promise<Result<EventAck>>;
+  /** Queues an event; queued events are sent together shortly after, or on flush. */
+  track(event: WidgetEvent): void;
+  /** Sends the queued events; with `beacon`, by `sendBeacon` (the page is going away). */
+  flush(opts?: { beacon?: boolean }): Promise<void>;
+  /** events waiting to be sent */
+  readonly pending: number;
+  /** Reports an order (on the merchant's thank-you page) for the client's session. */
+  trackPurchase(order: PurchaseInput): Promise<Result<EventAck>>;
+}
+
+export function createSillageClient(options: ClientOptions): SillageClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const flushDelayMs = options.flushDelayMs ?? 2000;
@@ -154,7 +173,12 @@ export function createSillageClient(options: ClientOptions) {
     };
   }
 
-  async function call<T>(op: Operation, body: Record<string, unknown>, keepalive = false): Promise<Result<T>> {
+  async function call<T>(
+    op: Operation,
+    body: Record<string, unknown>,
+    keepalive = false,
+    waitMs = timeoutMs,
+  ): Promise<Result<T>> {
     const closed = blocked(op);
     if (closed) return closed;
     if (!doFetch) return { ok: false, status: 0, code: 'unavailable', error: UNAVAILABLE };
@@ -163,7 +187,7 @@ export function createSillageClient(options: ClientOptions) {
     const timeout = setTimeout(() => {
       timedOut = true;
       controller?.abort();
-    }, timeoutMs);
+    }, waitMs);
     try {
       const res = await doFetch(`${base}/api/widget/${op}`, {
         method: 'POST',
@@ -191,6 +215,9 @@ export function createSillageClient(options: ClientOptions) {
         failure.retryAfter = parseRetryAfter(res.headers.get('retry-after'), now());
         failure.code = typeof p.code === 'string' ? p.code : 'rate_limited';
         closedUntil[op] = now() + failure.retryAfter * 1000;
+      } else if (res.status === 503 && res.headers.get('retry-after')) {
+        // unavailable for now: when to try again, without closing the operation
+        failure.retryAfter = parseRetryAfter(res.headers.get('retry-after'), now());
       }
       return failure;
     } catch {
@@ -275,9 +302,9 @@ export function createSillageClient(options: ClientOptions) {
     verify: () => call<VerifyResponse>('verify', {}),
     /** Searches our perfume catalog. */
     lookup: (req: Omit<LookupRequest, 'api_key'>) => call<LookupResponse>('lookup', req),
-    /** Scores quiz answers; the session defaults to the client's. */
-    score: (req: Omit<ScoreRequest, 'api_key'>) =>
-      call<ScoreResponse>('score', { session_id: sessionId, ...req } as Record<string, unknown>),
+    /** Scores quiz answers; the session defaults to the client's; `timeoutMs` overrides the client's for this call. */
+    score: (req: Omit<ScoreRequest, 'api_key'>, opts: { timeoutMs?: number } = {}) =>
+      call<ScoreResponse>('score', { session_id: sessionId, ...req }, false, opts.timeoutMs ?? timeoutMs),
     /** Sends events now and resolves with the service's acknowledgement. */
     event: (events: WidgetEvent | WidgetEvent[]) =>
       call<EventAck>('event', { events: (Array.isArray(events) ? events : [events]).map(stamp) }, true),
@@ -302,5 +329,3 @@ export function createSillageClient(options: ClientOptions) {
       ),
   };
 }
-
-export type SillageClient = ReturnType<typeof createSillageClient>;

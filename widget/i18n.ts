@@ -28,6 +28,13 @@ const ar = {
   optionalHint: 'اختياري.',
   seasonQ: 'في أي موسم ستضعه؟',
   occasionQ: 'لأي مناسبة؟',
+  /** what lists are joined with: the Arabic comma in Arabic, the Latin one in English */
+  comma: '، ',
+  skipToQuiz: 'انتقل إلى اختبار العطور',
+  genderQ: 'لمن هذا العطر؟',
+  anyGender: 'لا يهم',
+  genders: { women: 'للنساء', men: 'للرجال' },
+  wearer: { men: 'رجالي', women: 'نسائي', unisex: 'للجنسين' },
   anySeason: 'كل المواسم',
   anyOccasion: 'أي مناسبة',
   loading: 'نبحث عن أنسب العطور لك…',
@@ -41,6 +48,13 @@ const ar = {
   loves: 'تحب',
   avoids: 'تتجنب',
   exploreTitle: 'جرّب شيئاً جديداً',
+  weakerTitle: 'قريبة من ذوقك لكنها أضعف توافقاً',
+  closestTitle: 'الأقرب إلى ذوقك في هذا المتجر',
+  fit: { strong: 'توافق قوي', good: 'توافق جيد', weak: 'توافق أضعف' },
+  suggested: 'توحي إجاباتك بـ',
+  fewFit: (n: number) =>
+    n === 1 ? 'منتج واحد فقط في هذا المتجر يناسب إجاباتك.' : `${n} منتجات فقط في هذا المتجر تناسب إجاباتك.`,
+  noneFit: 'لا شيء في هذا المتجر يناسب إجاباتك تماماً؛ هذه الأقرب إليها.',
   retake: 'أعد الاختبار',
   noResults: 'لم نجد منتجات مناسبة في هذا المتجر الآن.',
   leadTitle: 'أرسل لي هذه الترشيحات',
@@ -60,6 +74,13 @@ const ar = {
   leadCheck: 'تحقّق من البريد الإلكتروني ورقم الجوال.',
   testMode: 'وضع تجريبي',
   noPrice: '',
+  kept: 'إجاباتك محفوظة.',
+  slow: 'يستغرق الأمر وقتاً أطول من المعتاد.',
+  failed: 'تعذّر عرض النتائج الآن.',
+  busy: (wait: string) => `الخدمة مشغولة الآن، سنحاول مجدداً بعد قليل (${wait}).`,
+  busyManual: (wait: string) => `الخدمة مشغولة الآن، يمكنك المحاولة مجدداً بعد قليل (${wait}).`,
+  retry: 'أعد المحاولة',
+  edit: 'عدّل إجاباتي',
 };
 
 const en: typeof ar = {
@@ -80,6 +101,12 @@ const en: typeof ar = {
   optionalHint: 'Optional.',
   seasonQ: 'Which season is it for?',
   occasionQ: 'For which occasion?',
+  comma: ', ',
+  skipToQuiz: 'Skip to the fragrance quiz',
+  genderQ: 'Who is it for?',
+  anyGender: 'No preference',
+  genders: { women: 'For women', men: 'For men' },
+  wearer: { men: 'For men', women: 'For women', unisex: 'Unisex' },
   anySeason: 'All year',
   anyOccasion: 'Any occasion',
   loading: 'Finding the perfumes that suit you…',
@@ -93,6 +120,15 @@ const en: typeof ar = {
   loves: 'You love',
   avoids: 'You avoid',
   exploreTitle: 'Step outside your comfort zone',
+  weakerTitle: 'Close to your taste, but weaker matches',
+  closestTitle: 'The closest to your taste in this store',
+  fit: { strong: 'Strong match', good: 'Good match', weak: 'Weaker match' },
+  suggested: 'Your answers suggest',
+  fewFit: (n: number) =>
+    n === 1
+      ? 'Only one product in this store fits your answers.'
+      : `Only ${n} products in this store fit your answers.`,
+  noneFit: 'Nothing in this store fits your answers closely; these are the closest.',
   retake: 'Retake the quiz',
   noResults: 'We found no suitable products in this store right now.',
   leadTitle: 'Send me these picks',
@@ -112,6 +148,13 @@ const en: typeof ar = {
   leadCheck: 'Check your email and mobile number.',
   testMode: 'Test mode',
   noPrice: '',
+  kept: 'Your answers are kept.',
+  slow: 'This is taking longer than usual.',
+  failed: 'We could not show your results right now.',
+  busy: (wait) => `The service is busy right now; we will try again in ${wait}.`,
+  busyManual: (wait) => `The service is busy right now; you can try again in ${wait}.`,
+  retry: 'Try again',
+  edit: 'Change my answers',
 };
 
 export const MESSAGES = { ar, en } as const;
@@ -177,6 +220,19 @@ export function formatPrice(price: number | null, currency: string, locale: Loca
     }).format(price);
   } catch {
     return `${price} ${currency}`;
+  }
+}
+
+/** "5 seconds", "٥ ثوانٍ": the language's own plural forms, from Intl. */
+export function formatSeconds(seconds: number, locale: Locale): string {
+  try {
+    return new Intl.NumberFormat(locale === 'ar' ? 'ar-SA' : 'en', {
+      style: 'unit',
+      unit: 'second',
+      unitDisplay: 'long',
+    }).format(seconds);
+  } catch {
+    return `${seconds} s`;
   }
 }
 

@@ -69,6 +69,7 @@ function start() {
       const v = data[name];
       if (v) el.setAttribute(name, v);
     }
+    if (data.debug !== undefined) el.setAttribute('debug', '');
     launcher = el;
     document.body.append(el);
   };

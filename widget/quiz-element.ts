@@ -6,16 +6,21 @@
  * followed only when they are http(s). No inline handlers, no eval, styles as
  * a constructed stylesheet: it runs under a strict Content-Security-Policy.
  *
- * When the key is refused, the service is down, slow or rate-limited, the
- * element hides itself (showing the merchant's fallback, when there is one)
- * and the page goes on exactly as without it.
+ * When the key is refused or the service cannot be reached, the element
+ * hides itself (showing the merchant's fallback, when there is one) and the
+ * page goes on exactly as without it; each refusal prints one console line
+ * naming its cause and fix (diagnostics.ts). A slow or failed score never
+ * loses the shopper's answers: they are kept (sessionStorage, per key), and
+ * the shopper is offered a retry, or waits out a Retry-After.
  */
 import type { Recommendation, ScoreResponse } from '../contracts/widget.ts';
-import type { SillageClient, WidgetEvent } from './client.ts';
+import type { Failure, SillageClient, WidgetEvent } from './client.ts';
+import { explain, lastProblem, maskKey, onProblem, report, reportNetwork, watchCsp } from './diagnostics.ts';
 import {
   CONSENT_VERSION,
   formatPercent,
   formatPrice,
+  formatSeconds,
   type Locale,
   MESSAGES,
   type Messages,
@@ -24,7 +29,7 @@ import {
   termLabel,
 } from './i18n.ts';
 import { foldPhone, phoneShapeOk } from './phone.ts';
-import { clientFor, verifyKey } from './runtime.ts';
+import { clearQuiz, clientFor, loadQuiz, saveQuiz, type VerifiedKey, verifyKey } from './runtime.ts';
 import { CSS } from './styles.ts';
 
 type Attrs = Record<string, string | null | undefined | false>;
@@ -53,7 +58,9 @@ function icon(path: string): SVGElement {
   return svg;
 }
 const CLOSE_PATH = 'M6 6l12 12M18 6L6 18';
-const DROP_PATH = 'M12 3c3 3.8 5 6.8 5 9.6A5 5 0 0 1 12 18a5 5 0 0 1-5-5.4C7 9.8 9 6.8 12 3z';
+/** A perfume bottle with its cap: an outlined drop read as the Arabic digit ٥ (five) in Arabic pages */
+const BOTTLE_PATH =
+  'M10 2h4v3h-4zM11 5v2M13 5v2M8 9a2 2 0 0 1 2-2h4a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2h-4a2 2 0 0 1-2-2zM10 13h4';
 
 /** Only http(s) URLs become links or images: a `javascript:` product URL stays inert text. */
 export function safeUrl(url: string | null | undefined): string | null {
@@ -104,11 +111,43 @@ interface Answers {
   avoid: string[];
   season: string | null;
   occasion: string | null;
+  /** for whom: men or women, null for no preference (the quiz's gender, an extension of the interface) */
+  gender?: string | null;
 }
-type Step = 'intro' | 'families' | 'love' | 'avoid' | 'season' | 'occasion' | 'loading' | 'results';
-const QUIZ_STEPS: Step[] = ['families', 'love', 'avoid', 'season', 'occasion'];
+type Step =
+  | 'intro'
+  | 'gender'
+  | 'families'
+  | 'love'
+  | 'avoid'
+  | 'season'
+  | 'occasion'
+  | 'loading'
+  | 'failed'
+  | 'results';
+const QUIZ_STEPS: Step[] = ['gender', 'families', 'love', 'avoid', 'season', 'occasion'];
 const MAX_FAMILIES = 3;
 const MAX_ACCORDS = 5;
+
+/** Progress shows after this much waiting for results: a quick answer never flickers. */
+export const PROGRESS_AFTER_MS = 1000;
+/**
+ * A score answer not back after this is given up and a retry offered (the
+ * `timeout` attribute overrides it). The service bounds its own work well
+ * below it (a database that does not answer in 3 s is a 503).
+ */
+export const SCORE_TIMEOUT_MS = 8000;
+/** After a 429 or 503 with a Retry-After of at most AUTO_RETRY_MAX_WAIT_S, the widget waits and retries by itself, this many times a submission. */
+export const AUTO_RETRIES = 2;
+export const AUTO_RETRY_MAX_WAIT_S = 30;
+
+interface ScoreFailure {
+  kind: 'slow' | 'failed' | 'busy';
+  /** when a retry may be made (ms since the epoch); 0: at once */
+  until: number;
+  /** the widget retries by itself at `until` */
+  auto: boolean;
+}
 
 let sheet: CSSStyleSheet | null = null;
 
@@ -120,6 +159,8 @@ export class SillageQuiz extends HTMLElement {
   private step: Step = 'intro';
   private answers: Answers = { families: [], love: [], avoid: [], season: null, occasion: null };
   private result: ScoreResponse | null = null;
+  /** how many recommendations were asked for (the score's limit): fewer means fewer fit */
+  private asked = 6;
   private testMode = false;
   /** verify's leads.email_picks: a lead's email gets its picks; else the shop contacts the shopper */
   private emailPicks = false;
@@ -128,10 +169,19 @@ export class SillageQuiz extends HTMLElement {
   private open = false;
   private booted = false;
   private launcherButton: HTMLElement | null = null;
+  /** the skip link first in the page (launcher mode) */
+  private skipLink: HTMLElement | null = null;
   private panel: HTMLElement | null = null;
   private body: HTMLElement | null = null;
   private live: HTMLElement | null = null;
   private leadState: 'idle' | 'sending' | 'sent' | 'failed' = 'idle';
+  private failure: ScoreFailure | null = null;
+  private autoRetries = 0;
+  /** the submission whose answer is awaited; an older one's answer is dropped */
+  private attempt = 0;
+  private timers: ReturnType<typeof setTimeout>[] = [];
+  private verified: VerifiedKey | null = null;
+  private debugBox: HTMLElement | null = null;
 
   private attr(name: string): string | null {
     return this.getAttribute(name) ?? this.getAttribute(`data-${name}`);
@@ -154,6 +204,7 @@ export class SillageQuiz extends HTMLElement {
       this.open = true;
       this.track({ type: 'widget_opened' });
       this.render();
+      this.persist();
     }
   }
 
@@ -162,24 +213,124 @@ export class SillageQuiz extends HTMLElement {
     const base = this.attr('base-url');
     this.locale = this.attr('locale') === 'en' ? 'en' : 'ar';
     this.t = MESSAGES[this.locale];
-    if (!key || !base) return this.fail('not_configured', false);
+    if (!key || !base) {
+      this.diagnose(key ? 'no_base_url' : 'not_configured', 'verify');
+      return this.fail('not_configured', false);
+    }
+    watchCsp(base, key);
     const timeout = Number(this.attr('timeout'));
     this.client = clientFor(base, key, Number.isFinite(timeout) && timeout > 0 ? timeout : undefined);
-    const verified = await verifyKey(this.client, key);
-    if ('error' in verified) return this.fail(verified.error, false);
-    if (!verified.ready) return this.fail('catalog_not_ready', true);
+    let verified = await verifyKey(this.client, key);
+    // a 429 or 503 that says when: waited out, a few times, before the widget gives up
+    for (let i = 0; 'error' in verified && i < AUTO_RETRIES; i++) {
+      const wait = verified.retryAfter;
+      if (wait === undefined || wait > AUTO_RETRY_MAX_WAIT_S) break;
+      this.diagnose(verified.error, 'verify', { retryAfter: wait });
+      await new Promise((r) => setTimeout(r, wait * 1000));
+      verified = await verifyKey(this.client, key);
+    }
+    if ('error' in verified) {
+      this.diagnose(verified.error, 'verify', { retryAfter: verified.retryAfter });
+      return this.fail(verified.error, false);
+    }
+    this.verified = verified;
+    if (!verified.ready) {
+      const c = verified.counts;
+      this.diagnose('catalog_not_ready', 'verify', {
+        counts: `${c.total} products: ${c.matched} matched, ${c.partial} partial, ${c.unmatched} unmatched`,
+      });
+      return this.fail('catalog_not_ready', true);
+    }
     this.testMode = verified.testMode;
     this.emailPicks = verified.emailPicks;
+    this.restore(key);
     this.setup();
     this.hidden = false;
+    this.addSkipLink();
     this.track({ type: 'widget_loaded', data: { mode: this.mode, locale: this.locale } });
+  }
+
+  /** The debug attribute (or data-debug on the script tag) asks for the install panel. */
+  private get debug(): boolean {
+    return this.attr('debug') !== null;
+  }
+
+  /** One console line for a refusal, naming cause and fix (diagnostics.ts). */
+  private diagnose(code: string, op: string, extra: { retryAfter?: number; counts?: string } = {}) {
+    const key = this.attr('key') ?? '';
+    const base = this.attr('base-url') ?? '';
+    if (code === 'network') reportNetwork(base, key, op);
+    else report(code, key, explain(code, { key, origin: location.origin, base, op, ...extra }));
+  }
+
+  /** The answers kept in this tab (a reload, a failed score) come back, at the step the shopper was at. */
+  private restore(key: string) {
+    const saved = loadQuiz(key);
+    if (!saved) return;
+    const a = this.answers as unknown as Record<string, unknown>;
+    for (const [k, d] of Object.entries(a)) {
+      const v = saved.answers[k];
+      if (Array.isArray(d)) {
+        if (Array.isArray(v)) a[k] = v.filter((x): x is string => typeof x === 'string').slice(0, 24);
+      } else if (v === null || typeof v === 'string') a[k] = v;
+    }
+    // a submission that had not answered: back to the last question, answers ready to send again
+    this.step = QUIZ_STEPS.includes(saved.step as Step) ? (saved.step as Step) : (QUIZ_STEPS.at(-1) as Step);
+    if (this.mode === 'launcher' && saved.open) this.open = true;
+  }
+
+  /** Keeps the answers for this tab while the quiz is under way. */
+  private persist() {
+    const key = this.attr('key');
+    if (!key || this.step === 'intro' || this.step === 'results') return;
+    saveQuiz(key, {
+      answers: this.answers as unknown as Record<string, unknown>,
+      step: this.step,
+      open: this.open,
+    });
+  }
+
+  /**
+   * The launcher comes after the whole page in the tab order (the element is added at the end of
+   * the body): a skip link first in the page, shown only when focused, opens the quiz.
+   */
+  private addSkipLink() {
+    if (this.mode !== 'launcher' || this.skipLink || !document.body) return;
+    const host = document.createElement('sillage-skip');
+    const shadow = host.attachShadow({ mode: 'open' });
+    const side = this.locale === 'ar' ? 'right' : 'left';
+    const button = h('button', { type: 'button', lang: this.locale }, this.t.skipToQuiz) as HTMLButtonElement;
+    // styles through the CSSOM (allowed under a strict Content-Security-Policy), out of view until focused
+    button.style.cssText = `position:fixed;top:8px;${side}:8px;z-index:2147483647;padding:10px 16px;border:0;border-radius:8px;background:#1f1b16;color:#fff;font:600 15px system-ui,sans-serif;transform:translateY(-300%)`;
+    button.addEventListener('focus', () => {
+      button.style.transform = 'none';
+    });
+    button.addEventListener('blur', () => {
+      button.style.transform = 'translateY(-300%)';
+    });
+    button.addEventListener('click', () => this.openQuiz());
+    shadow.append(button);
+    document.body.prepend(host);
+    this.skipLink = host;
   }
 
   /** Hides the widget and shows the merchant's fallback; reports why when the service can hear it. */
   private fail(code: string, report: boolean) {
+    this.skipLink?.remove();
+    this.skipLink = null;
     this.open = false;
+    this.clearTimers();
     const slot = this.querySelector('[slot=fallback]');
-    if (slot) {
+    if (this.debug) {
+      // asked for: the install panel stays, with the fallback beside it
+      const shadow = this.ensureShadow();
+      shadow.replaceChildren(
+        ...this.keptStyles(),
+        h('div', { class: `root mode-${this.mode}` }, this.debugPanel()),
+        ...(slot ? [h('slot', { name: 'fallback' })] : []),
+      );
+      this.hidden = false;
+    } else if (slot) {
       // without a shadow root yet (verify failed), light-DOM children render as they are
       this.shadow?.replaceChildren(h('slot', { name: 'fallback' }));
       this.hidden = false;
@@ -205,9 +356,11 @@ export class SillageQuiz extends HTMLElement {
     this.client?.track(e);
   }
 
-  private setup() {
+  private ensureShadow(): ShadowRoot {
+    if (this.shadow) return this.shadow;
     const shadow = this.attachShadow({ mode: 'open' });
     this.shadow = shadow;
+    this.dataset.mode = this.mode;
     if (
       'adoptedStyleSheets' in shadow &&
       typeof CSSStyleSheet === 'function' &&
@@ -221,7 +374,15 @@ export class SillageQuiz extends HTMLElement {
     } else {
       shadow.append(h('style', {}, CSS));
     }
-    this.dataset.mode = this.mode;
+    return shadow;
+  }
+
+  private keptStyles(): Node[] {
+    return Array.from(this.shadow?.childNodes ?? []).filter((n) => n.nodeName === 'STYLE');
+  }
+
+  private setup() {
+    const shadow = this.ensureShadow();
     const position = this.attr('position');
     if (position === 'start' || position === 'end') this.dataset.position = position;
     const accent = this.attr('accent');
@@ -264,6 +425,7 @@ export class SillageQuiz extends HTMLElement {
     this.open = false;
     this.track({ type: 'widget_closed', data: { step: this.step } });
     this.render();
+    this.persist();
     this.launcherButton?.focus();
   }
 
@@ -278,7 +440,7 @@ export class SillageQuiz extends HTMLElement {
     });
     if (this.mode === 'launcher') {
       const launcher = h('button', { class: 'launcher', type: 'button', 'aria-haspopup': 'dialog' });
-      launcher.append(icon(DROP_PATH), t.launcher);
+      launcher.append(icon(BOTTLE_PATH), t.launcher);
       launcher.addEventListener('click', () => this.openQuiz());
       this.launcherButton = launcher;
       root.append(launcher);
@@ -293,8 +455,8 @@ export class SillageQuiz extends HTMLElement {
     } else {
       root.append(this.buildPanel());
     }
-    const kept = Array.from(shadow.childNodes).filter((n) => n.nodeName === 'STYLE');
-    shadow.replaceChildren(...kept, root);
+    if (this.debug) root.prepend(this.debugPanel());
+    shadow.replaceChildren(...this.keptStyles(), root);
     if (this.open) this.focusStart();
   }
 
@@ -304,6 +466,8 @@ export class SillageQuiz extends HTMLElement {
   }
 
   private buildPanel(): HTMLElement {
+    // the step's timers (progress, countdown) belong to the panel they update: a new panel starts its own
+    this.clearTimers();
     const t = this.t;
     const titleId = 'sillage-title';
     const panel = h('div', {
@@ -313,9 +477,10 @@ export class SillageQuiz extends HTMLElement {
       'aria-labelledby': titleId,
       tabindex: '-1',
     });
+    // role none: the quiz's header and footer are not the page's banner and contentinfo landmarks
     const header = h(
       'header',
-      {},
+      { role: 'none' },
       h('h2', { id: titleId }, t.title),
       this.testMode && h('span', { class: 'badge' }, t.testMode),
     );
@@ -335,6 +500,7 @@ export class SillageQuiz extends HTMLElement {
 
   private go(step: Step) {
     this.step = step;
+    this.persist();
     const old = this.panel;
     if (!old) return;
     old.replaceWith(this.buildPanel());
@@ -352,16 +518,27 @@ export class SillageQuiz extends HTMLElement {
       start.addEventListener('click', () => {
         if (this.mode === 'inline') this.track({ type: 'widget_opened' });
         this.track({ type: 'quiz_started' });
-        this.go('families');
+        this.go('gender');
       });
       body.append(h('h3', { tabindex: '-1' }, t.title), h('p', { class: 'hint' }, t.intro), start);
       return;
     }
     if (step === 'loading') {
-      body.append(
-        h('h3', { tabindex: '-1', class: 'sr' }, t.title),
-        h('p', { class: 'status', role: 'status' }, t.loading),
+      const progress = h(
+        'div',
+        { class: 'wait', hidden: '' },
+        h('div', { class: 'bar', role: 'progressbar', 'aria-label': t.loading }),
+        h('p', { class: 'status' }, t.loading),
       );
+      body.append(h('h3', { tabindex: '-1', class: 'sr' }, t.title), progress);
+      this.later(() => {
+        progress.hidden = false;
+        if (this.live) this.live.textContent = t.loading;
+      }, PROGRESS_AFTER_MS);
+      return;
+    }
+    if (step === 'failed') {
+      this.fillFailed(body, panel);
       return;
     }
     if (step === 'results') {
@@ -373,7 +550,23 @@ export class SillageQuiz extends HTMLElement {
     const a = this.answers;
     body.append(h('p', { class: 'progress' }, t.step(index + 1, QUIZ_STEPS.length)));
     let canGoOn = () => true;
-    if (step === 'families') {
+    if (step === 'gender') {
+      const g = this.t.genders;
+      body.append(
+        this.single(
+          t.genderQ,
+          [
+            { slug: '', label: t.anyGender },
+            { slug: 'women', label: g.women },
+            { slug: 'men', label: g.men },
+          ],
+          a.gender ?? null,
+          (v) => {
+            a.gender = v;
+          },
+        ),
+      );
+    } else if (step === 'families') {
       body.append(this.choices(t.familiesQ, t.familiesHint, options.families, a.families, MAX_FAMILIES));
       canGoOn = () => a.families.length > 0;
     } else if (step === 'love') {
@@ -414,6 +607,7 @@ export class SillageQuiz extends HTMLElement {
     next.disabled = !canGoOn();
     body.addEventListener('change', () => {
       next.disabled = !canGoOn();
+      this.persist();
     });
     next.addEventListener('click', () => {
       if (!canGoOn()) return;
@@ -474,35 +668,50 @@ export class SillageQuiz extends HTMLElement {
     return fs;
   }
 
-  private async submit() {
+  /** Sends the answers; `again` is a retry of the same submission (by the shopper or after a Retry-After). */
+  private async submit(again = false) {
     const client = this.client;
     if (!client) return;
     const a = this.answers;
     const accord_ratings: Record<string, string> = {};
     for (const s of a.love) accord_ratings[s] = 'love';
     for (const s of a.avoid) accord_ratings[s] = 'avoid';
-    this.track({
-      type: 'quiz_completed',
-      data: { families: a.families.length, loved: a.love.length, avoided: a.avoid.length },
-    });
+    if (!again) {
+      this.autoRetries = 0;
+      this.track({
+        type: 'quiz_completed',
+        data: { families: a.families.length, loved: a.love.length, avoided: a.avoid.length },
+      });
+    }
     this.go('loading');
+    const attempt = ++this.attempt;
     const limit = Number(this.attr('limit'));
-    const res = await client.score({
-      locale: this.locale,
-      quiz: {
-        families: a.families,
-        accord_ratings,
-        ...(a.season ? { season: a.season } : {}),
-        ...(a.occasion ? { occasion: a.occasion } : {}),
+    const timeout = Number(this.attr('timeout'));
+    const res = await client.score(
+      {
+        locale: this.locale,
+        quiz: {
+          families: a.families,
+          accord_ratings,
+          ...(a.season ? { season: a.season } : {}),
+          ...(a.occasion ? { occasion: a.occasion } : {}),
+          ...(a.gender ? { gender: a.gender } : {}),
+        },
+        ...(Number.isInteger(limit) && limit > 0 ? { limit } : {}),
       },
-      ...(Number.isInteger(limit) && limit > 0 ? { limit } : {}),
-    });
+      { timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : SCORE_TIMEOUT_MS },
+    );
+    // the shopper went back meanwhile, or a newer submission is under way
+    if (attempt !== this.attempt || this.step !== 'loading') return;
     if (!res.ok) {
-      this.fail(res.code, true);
+      this.scoreFailed(res);
       return;
     }
     this.result = res.data;
+    this.asked = Number.isInteger(limit) && limit > 0 ? limit : 6;
     this.leadState = 'idle';
+    const key = this.attr('key');
+    if (key) clearQuiz(key);
     this.go('results');
     if (this.live) this.live.textContent = this.t.resultsCount(res.data.recommendations.length);
     this.track({ type: 'results_viewed', data: { count: res.data.recommendations.length } });
@@ -513,31 +722,49 @@ export class SillageQuiz extends HTMLElement {
     const r = this.result;
     if (!r) return;
     body.append(h('h3', { tabindex: '-1' }, t.resultsTitle));
-    if (r.recommendations.length === 0) body.append(h('p', { class: 'status' }, t.noResults));
-    else body.append(this.cards(r.recommendations, 'recommendation_clicked'));
+    // only products that fit are recommended: say why the list is short, or empty
+    const explore = (reason: string) => r.also_explore.filter((p) => p.reason === reason);
+    const closest = explore('closest');
+    if (r.recommendations.length === 0)
+      body.append(h('p', { class: 'status' }, closest.length ? t.noneFit : t.noResults));
+    else {
+      if (r.recommendations.length < this.asked)
+        body.append(h('p', { class: 'status' }, t.fewFit(r.recommendations.length)));
+      body.append(this.cards(r.recommendations, 'recommendation_clicked'));
+    }
 
     const s = r.taste_summary;
     const dl = h('dl', {});
     const row = (label: string, kind: 'accord' | 'family', slugs: string[]) => {
       if (slugs.length > 0)
-        dl.append(h('dt', {}, label), h('dd', {}, slugs.map((x) => termLabel(kind, x, this.locale)).join('، ')));
+        dl.append(h('dt', {}, label), h('dd', {}, slugs.map((x) => termLabel(kind, x, this.locale)).join(t.comma)));
     };
     row(t.families, 'family', s.dominant_families);
     row(t.loves, 'accord', s.top_accords);
     row(t.avoids, 'accord', s.avoid_accords);
+    // what the answers only imply, marked as such
+    row(t.suggested, 'accord', s.inferred?.accords ?? []);
     if (dl.childElementCount > 0)
       body.append(h('section', { 'aria-label': t.tasteTitle }, h('h3', {}, t.tasteTitle), dl));
 
-    if (r.also_explore.length > 0) {
-      body.append(h('section', {}, h('h3', {}, t.exploreTitle), this.cards(r.also_explore, 'also_explore_clicked')));
+    for (const [reason, title] of [
+      ['closest', t.closestTitle],
+      ['weaker_fit', t.weakerTitle],
+      ['other_family', t.exploreTitle],
+    ] as const) {
+      const items = explore(reason);
+      if (items.length > 0)
+        body.append(h('section', {}, h('h3', {}, title), this.cards(items, 'also_explore_clicked')));
     }
     body.append(this.leadForm());
 
     const retake = h('button', { class: 'secondary', type: 'button' }, t.retake);
     retake.addEventListener('click', () => {
+      const key = this.attr('key');
+      if (key) clearQuiz(key);
       this.answers = { families: [], love: [], avoid: [], season: null, occasion: null };
       this.track({ type: 'quiz_started' });
-      this.go('families');
+      this.go('gender');
     });
     body.append(h('section', {}, retake));
 
@@ -551,7 +778,107 @@ export class SillageQuiz extends HTMLElement {
       this.track({ type: 'powered_by_clicked' });
       void this.client?.flush({ beacon: true });
     });
-    this.panel?.insertBefore(h('footer', {}, link), this.live);
+    this.panel?.insertBefore(h('footer', { role: 'none' }, link), this.live);
+  }
+
+  /**
+   * A score that did not answer. A refused key hides the widget (the answers
+   * stay kept); anything else keeps the shopper here with the answers: a
+   * Retry-After is waited out (by itself AUTO_RETRIES times when short), a
+   * timeout or failure offers a retry at once.
+   */
+  private scoreFailed(res: Failure) {
+    if (res.status === 401 || res.status === 403) {
+      this.diagnose(res.code, 'score');
+      this.fail(res.code, true);
+      return;
+    }
+    if (res.status === 429 || res.code === 'network' || res.code === 'timeout' || res.status >= 500)
+      this.diagnose(res.status === 429 ? 'rate_limited' : res.code, 'score', { retryAfter: res.retryAfter });
+    const wait = res.retryAfter;
+    if (wait !== undefined) {
+      const auto = wait <= AUTO_RETRY_MAX_WAIT_S && this.autoRetries < AUTO_RETRIES;
+      if (auto) this.autoRetries++;
+      this.failure = { kind: 'busy', until: Date.now() + wait * 1000, auto };
+    } else {
+      this.failure = { kind: res.code === 'timeout' ? 'slow' : 'failed', until: 0, auto: false };
+    }
+    this.client?.track({ type: 'widget_error', code: res.code, message: `score failed: ${res.code}; answers kept` });
+    this.go('failed');
+  }
+
+  private fillFailed(body: HTMLElement, panel: HTMLElement) {
+    const t = this.t;
+    const f = this.failure ?? { kind: 'failed', until: 0, auto: false };
+    const retry = h('button', { class: 'primary', type: 'button' }, t.retry) as HTMLButtonElement;
+    retry.addEventListener('click', () => void this.submit(true));
+    const edit = h('button', { class: 'secondary', type: 'button' }, t.edit);
+    edit.addEventListener('click', () => this.go(QUIZ_STEPS.at(-1) as Step));
+    const wait = h('p', { class: 'status' });
+    body.append(
+      h('h3', { tabindex: '-1' }, f.kind === 'slow' ? t.slow : t.failed),
+      wait,
+      h('p', { class: 'hint' }, t.kept),
+    );
+    const tick = () => {
+      const left = Math.ceil((f.until - Date.now()) / 1000);
+      if (left <= 0) {
+        wait.textContent = '';
+        retry.disabled = false;
+        if (f.auto) void this.submit(true);
+        return;
+      }
+      retry.disabled = true;
+      wait.textContent = (f.auto ? t.busy : t.busyManual)(formatSeconds(left, this.locale));
+      // at the next whole second, so the count and the retry keep to the Retry-After
+      this.later(tick, (f.until - Date.now()) % 1000 || 1000);
+    };
+    if (f.kind === 'busy') tick();
+    if (this.live) this.live.textContent = `${f.kind === 'slow' ? t.slow : t.failed} ${t.kept}`;
+    panel.insertBefore(h('div', { class: 'actions' }, edit, retry), this.live);
+  }
+
+  private later(fn: () => void, ms: number) {
+    this.timers.push(setTimeout(fn, ms));
+  }
+  private clearTimers() {
+    for (const id of this.timers) clearTimeout(id);
+    this.timers = [];
+  }
+
+  /**
+   * The install panel, shown only with the `debug` attribute: the key's mode,
+   * this page's origin, the catalog's readiness and counts from verify, and
+   * the last problem with its fix. For the merchant's developer, in English.
+   */
+  private debugPanel(): HTMLElement {
+    const v = this.verified;
+    const key = this.attr('key') ?? '';
+    const dl = h('dl', {});
+    const row = (k: string, value: string) => dl.append(h('dt', {}, k), h('dd', {}, value));
+    row('Key', key ? `${maskKey(key)}${v ? ` (${v.mode})` : ''}` : '(none)');
+    row('Origin', location.origin);
+    if (v) {
+      row('Merchant', v.merchant);
+      row('Allowed origins', v.origins.join(', ') || '(any)');
+      const c = v.counts;
+      row(
+        'Catalog',
+        `${v.ready ? 'ready' : 'not ready'}: ${c.total} products, ${c.matched} matched, ${c.partial} partial, ${c.unmatched} unmatched`,
+      );
+    }
+    const p = lastProblem();
+    row('Last error', p ? p.cause : 'none');
+    if (p) row('Fix', p.fix);
+    const box = h(
+      'section',
+      { class: 'debug', dir: 'ltr', lang: 'en', 'aria-label': 'Sillage install check' },
+      h('p', {}, h('strong', {}, 'Sillage install check')),
+      dl,
+    );
+    if (!this.debugBox) onProblem(() => this.debugBox?.replaceWith(this.debugPanel()));
+    this.debugBox = box;
+    return box;
   }
 
   private cards(items: Recommendation[], click: 'recommendation_clicked' | 'also_explore_clicked'): HTMLElement {
@@ -562,7 +889,8 @@ export class SillageQuiz extends HTMLElement {
       const src = safeUrl(p.image_url);
       let thumb: HTMLElement;
       const tile = () =>
-        h('div', { class: 'thumb tile', 'aria-hidden': 'true' }, (p.house || p.name).trim().charAt(0).toUpperCase());
+        // the house's first word, whole: a single letter of Arabic would show isolated (the service's picture comes first)
+        h('div', { class: 'thumb tile', 'aria-hidden': 'true' }, (p.house || p.name).trim().split(/\s+/)[0] ?? '');
       if (src) {
         thumb = h('img', { class: 'thumb', src, alt: '', loading: 'lazy', referrerpolicy: 'no-referrer' });
         thumb.addEventListener('error', () => thumb.replaceWith(tile()), { once: true });
@@ -579,6 +907,8 @@ export class SillageQuiz extends HTMLElement {
         h(
           'p',
           { class: 'meta' },
+          h('span', { class: `fit ${p.fit}` }, t.fit[p.fit]),
+          p.gender && h('span', { class: 'wearer' }, t.wearer[p.gender]),
           h('span', { class: 'score' }, `${formatPercent(p.match_score, this.locale)} ${t.match}`),
           price && h('span', { class: 'price' }, price),
         ),
@@ -586,7 +916,7 @@ export class SillageQuiz extends HTMLElement {
           h(
             'p',
             { class: 'accords' },
-            `${t.matched} ${p.match_accords.map((x) => termLabel('accord', x, this.locale)).join('، ')}`,
+            `${t.matched} ${p.match_accords.map((x) => termLabel('accord', x, this.locale)).join(t.comma)}`,
           ),
       );
       if (href) {

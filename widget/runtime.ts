@@ -9,7 +9,14 @@ import { createSillageClient, randomId, type SillageClient } from './client.ts';
 
 /** The service attributes purchases to clicks within 30 days (ATTRIBUTION_WINDOW_DAYS). */
 const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
-const VERIFY_TTL_MS = 10 * 60 * 1000;
+/**
+ * How long this tab trusts a verify answer: a ready catalog for 10 minutes (so
+ * browsing a store does not spend its verify limit, 60 a minute), a catalog
+ * not ready for 10 seconds only — a merchant who has just synced sees the
+ * widget on the next reload. The verify answer itself is `no-store`.
+ */
+export const VERIFY_READY_TTL_MS = 10 * 60 * 1000;
+export const VERIFY_NOT_READY_TTL_MS = 10 * 1000;
 
 function storage(kind: 'localStorage' | 'sessionStorage'): Storage | null {
   try {
@@ -86,23 +93,71 @@ export interface VerifiedKey {
   testMode: boolean;
   /** the service emails a lead its picks (SMTP configured); else the shop contacts the shopper */
   emailPicks: boolean;
+  /** what the debug panel shows */
+  mode: string;
+  merchant: string;
+  origins: string[];
+  counts: { total: number; matched: number; partial: number; unmatched: number };
 }
 
-/** A successful verify is remembered for this tab for 10 minutes; failures are not. */
-export async function verifyKey(client: SillageClient, apiKey: string): Promise<VerifiedKey | { error: string }> {
+export interface VerifyRefusal {
+  error: string;
+  status: number;
+  retryAfter?: number;
+}
+
+/** A verify answer is remembered for this tab: a ready one for 10 minutes, one not ready for 10 s; failures are not. */
+export async function verifyKey(client: SillageClient, apiKey: string): Promise<VerifiedKey | VerifyRefusal> {
   const ss = storage('sessionStorage');
   const name = `sillage:verify:${apiKey.slice(0, 16)}`;
   const saved = read<VerifiedKey & { at: number }>(ss, name);
-  if (saved && Date.now() - saved.at < VERIFY_TTL_MS) {
-    return { ready: saved.ready, testMode: saved.testMode, emailPicks: saved.emailPicks === true };
+  if (saved && typeof saved.at === 'number' && saved.counts) {
+    const age = Date.now() - saved.at;
+    if (age >= 0 && age < (saved.ready ? VERIFY_READY_TTL_MS : VERIFY_NOT_READY_TTL_MS)) {
+      const { at: _, ...kept } = saved;
+      return { ...kept, emailPicks: kept.emailPicks === true };
+    }
   }
   const res = await client.verify();
-  if (!res.ok) return { error: res.code };
-  const out = {
-    ready: res.data.catalog.ready,
+  if (!res.ok) return { error: res.code, status: res.status, retryAfter: res.retryAfter };
+  const c = res.data.catalog;
+  const out: VerifiedKey = {
+    ready: c.ready,
     testMode: res.data.test_mode,
+    mode: res.data.key.mode,
+    merchant: res.data.merchant.name,
+    origins: res.data.key.allowed_origins,
+    counts: { total: c.total, matched: c.matched, partial: c.partial, unmatched: c.unmatched },
     emailPicks: res.data.leads?.email_picks === true,
   };
   write(ss, name, { ...out, at: Date.now() });
   return out;
+}
+
+/**
+ * The shopper's answers, kept in sessionStorage per key while the quiz is
+ * under way — across a slow or failed score and a reload — and cleared when
+ * results are shown or the shopper starts again.
+ */
+export interface SavedQuiz {
+  answers: Record<string, unknown>;
+  step: string;
+  open: boolean;
+}
+const quizName = (apiKey: string) => `sillage:quiz:${apiKey.slice(0, 16)}`;
+export function saveQuiz(apiKey: string, quiz: SavedQuiz): void {
+  write(storage('sessionStorage'), quizName(apiKey), quiz);
+}
+export function loadQuiz(apiKey: string): SavedQuiz | null {
+  const q = read<SavedQuiz>(storage('sessionStorage'), quizName(apiKey));
+  return q && typeof q === 'object' && q.answers && typeof q.answers === 'object' && typeof q.step === 'string'
+    ? q
+    : null;
+}
+export function clearQuiz(apiKey: string): void {
+  try {
+    storage('sessionStorage')?.removeItem(quizName(apiKey));
+  } catch {
+    // forbidden: nothing was kept
+  }
 }

@@ -55,11 +55,12 @@ legend{padding:0}
 .cards{list-style:none;margin:0;padding:0;display:grid;gap:12px}
 .card{display:grid;grid-template-columns:84px 1fr;gap:12px;padding:12px;border:1px solid #eee4da;border-radius:12px}
 .thumb{width:84px;height:84px;border-radius:10px;object-fit:cover;background:#f4ede6}
-.tile{display:flex;align-items:center;justify-content:center;font-size:26px;font-weight:700;color:var(--at);background:linear-gradient(135deg,var(--a),#c89b6d)}
+.tile{display:flex;align-items:center;justify-content:center;font-size:13px;font-weight:700;overflow:hidden;text-align:center;padding:2px;color:var(--at);background:linear-gradient(135deg,var(--a),#c89b6d)}
 .card h4{margin:0;font-size:16px}
 .house{margin:0;color:#5d534a;font-size:14px}
 .meta{display:flex;flex-wrap:wrap;align-items:center;gap:8px;margin:6px 0}
 .score{font-weight:700;color:#1d5c2e;background:#e6f4ea;border-radius:6px;padding:1px 8px;font-size:14px}
+.fit{font-size:13px;font-weight:600;border-radius:6px;padding:1px 8px}.fit.strong{color:#1d5c2e;background:#e6f4ea}.fit.good{color:#1f4e79;background:#e7f0fa}.fit.weak{color:#5c4400;background:#fff3cd}
 .price{font-weight:600}
 .accords{margin:0 0 6px;font-size:13px;color:#5d534a}
 .link{color:var(--a);font-weight:600;text-decoration:underline}
@@ -77,6 +78,13 @@ input[type=email],input[type=tel]{border:1.5px solid #cdbfb2;border-radius:10px;
 footer{padding:10px 18px;border-block-start:1px solid #eee4da;display:flex;justify-content:center}
 .powered{display:inline-flex;align-items:center;gap:6px;color:#5d534a;font-size:12px;text-decoration:none}
 .powered svg{width:16px;height:16px}
+.wait{padding:24px 0}
+.wait .status{padding:12px 0 0}
+.bar{height:6px;border-radius:3px;background:#eee4da;overflow:hidden;position:relative}
+.bar::after{content:"";position:absolute;inset-block:0;left:0;width:40%;border-radius:3px;background:var(--a)}
+.debug{background:#fff;color:#1f1b16;border:2px dashed #7a4a2b;border-radius:10px;padding:10px 12px;margin:0 0 10px;font-size:13px;max-width:380px;overflow-wrap:anywhere}
+.debug p{margin:0 0 6px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (prefers-reduced-motion:no-preference){.launcher{transition:transform .15s}.launcher:hover{transform:translateY(-2px)}}
+@media (prefers-reduced-motion:no-preference){.launcher{transition:transform .15s}.launcher:hover{transform:translateY(-2px)}.bar::after{animation:sillage-bar 1.4s ease-in-out infinite}}
+@keyframes sillage-bar{from{transform:translateX(-100%)}to{transform:translateX(250%)}}
 `;

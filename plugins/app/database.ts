@@ -15,7 +15,11 @@ export interface DatabasePluginOptions {
 
 export default fp<DatabasePluginOptions>(
   async (app, opts) => {
-    const database = opts.database ?? (await createDatabase(app.config));
+    const database =
+      opts.database ??
+      (await createDatabase(app.config, {
+        onLost: (err) => app.log.error({ err }, 'the embedded database thread ended: opening the database again'),
+      }));
     app.addHook('onClose', async () => {
       await database.close();
     });

@@ -54,7 +54,7 @@ export default fp(
 
     async function load(merchantId: string): Promise<CompiledProducts> {
       const { version, products } = await loadScoringProducts(app.db, app.catalog.current(), merchantId);
-      return new CompiledProducts(version, products);
+      return new CompiledProducts(version, products, { imageBase: app.config.publicBaseUrl });
     }
 
     async function get(merchantId: string): Promise<CompiledProducts> {

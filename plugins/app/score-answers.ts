@@ -111,7 +111,7 @@ export default fp(
         if (p) products.push(p);
       }
       // scored once: nothing to remember answers for
-      return new CompiledProducts(version, products, { rememberAnswers: false });
+      return new CompiledProducts(version, products, { rememberAnswers: false, imageBase: app.config.publicBaseUrl });
     }
 
     function answer(

@@ -102,18 +102,34 @@ export const RECONCILE_HOT_HITS = 2;
 /** After a failed reconciliation (Redis down or slow) the next is tried this much later; counting stays per instance meanwhile. */
 export const SHARED_STORE_RETRY_MS = 2000;
 
-/** Adds each counter's hits and answers its total and time left; sets the window on a counter it creates. */
+/**
+ * Adds each counter's hits and answers its total and time left; sets the window on a counter it
+ * creates. KEYS[1] holds the number of the instance's last call applied, ARGV[1] this call's
+ * number: a call Redis has run already (its answer came after the client's timeout, or was lost
+ * with the connection, and the instance sends it again) only reads the totals, so a hit is never
+ * counted twice. ARGV[2]: how long that number is kept (two windows: a call is not sent again once
+ * its counters' window has ended).
+ */
 const RECONCILE_LUA = `
+local seq = tonumber(ARGV[1])
+local fresh = seq > tonumber(redis.call('GET', KEYS[1]) or '0')
+if fresh then redis.call('SET', KEYS[1], seq, 'PX', ARGV[2]) end
 local out = {}
-for i, key in ipairs(KEYS) do
-  local total = redis.call('INCRBY', key, ARGV[2 * i - 1])
+for i = 2, #KEYS do
+  local key = KEYS[i]
+  local total
+  if fresh then
+    total = redis.call('INCRBY', key, ARGV[2 * i - 1])
+  else
+    total = tonumber(redis.call('GET', key) or '0')
+  end
   local ttl = redis.call('PTTL', key)
   if ttl < 0 then
     ttl = tonumber(ARGV[2 * i])
-    redis.call('PEXPIRE', key, ttl)
+    if ttl ~= nil and total > 0 then redis.call('PEXPIRE', key, ttl) end
   end
-  out[2 * i - 1] = total
-  out[2 * i] = ttl
+  out[2 * i - 3] = total
+  out[2 * i - 2] = ttl
 end
 return out`;
 
@@ -121,14 +137,21 @@ type RedisWithReconcile = NonNullable<FastifyInstance['redis']> & {
   sillageReconcile(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
 };
 
-/** The Redis side of a reconciliation: one EVALSHA for up to 1,000 counters. */
+/** The Redis side of a reconciliation: one EVALSHA for up to 1,000 counters, numbered (CallId). */
 export function redisReconcile(redis: NonNullable<FastifyInstance['redis']>): ReconcileFn {
   const r = redis as RedisWithReconcile;
   if (typeof r.sillageReconcile !== 'function') r.defineCommand('sillageReconcile', { lua: RECONCILE_LUA });
-  return async (deltas) => {
-    const args: (string | number)[] = deltas.map((d) => d.key);
+  return async (deltas, call) => {
+    let longest = 0;
+    for (const d of deltas) longest = Math.max(longest, d.windowMs);
+    const args: (string | number)[] = [
+      `sillage-rl-calls:${call.instance}`,
+      ...deltas.map((d) => d.key),
+      call.seq,
+      2 * longest,
+    ];
     for (const d of deltas) args.push(d.hits, d.windowMs);
-    const out = await r.sillageReconcile(deltas.length, ...args);
+    const out = await r.sillageReconcile(deltas.length + 1, ...args);
     return deltas.map((_, i) => ({ total: Number(out[2 * i]), ttlMs: Number(out[2 * i + 1]) }));
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { KEY_STALE_AFTER_MS, KEY_STALE_MAX_MS } from '../../auth/key-store.ts';
-import { errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
+import { ALWAYS_SENT, errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
 import { VERIFY_EXAMPLE } from '../../contracts/examples.ts';
 import { type CatalogReadiness, VerifyRequestSchema, VerifyResponseSchema } from '../../contracts/widget.ts';
 import { Cache } from '../../lib/cache.ts';
@@ -64,14 +64,25 @@ const verify: FastifyPluginAsyncTypebox = async (app) => {
           200: success(VerifyResponseSchema, 'The key is valid: its merchant, mode, origins and catalog readiness', {
             rateLimited: true,
             example: VERIFY_EXAMPLE.response,
+            headers: {
+              'cache-control': {
+                type: 'string',
+                enum: ['no-store'],
+                [ALWAYS_SENT]: true,
+                description:
+                  'no-store: readiness changes with every product sync. The widget keeps a ready answer for its tab 10 minutes, one not ready 10 seconds (docs/widget.md)',
+              },
+            },
           }),
           ...errorResponses(WIDGET_OPERATION, { rateLimited: true }),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const key = widgetKeyOf(request);
       const catalog = await readiness(key.merchant.id);
+      // no HTTP cache may keep a readiness: the widget decides how long its tab trusts one (widget/runtime.ts)
+      reply.header('cache-control', 'no-store');
       return {
         valid: true as const,
         merchant: key.merchant,

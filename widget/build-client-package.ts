@@ -1,0 +1,161 @@
+/**
+ * Builds the headless client's npm package (packages/client/dist):
+ *
+ *   index.js    — widget/client.ts as an ES module, built exactly as the
+ *                 served /widget/v1/client.mjs is (the same bytes)
+ *   index.d.ts  — its declarations: the client's own (tsc's declaration emit
+ *                 of widget/client.ts) and the data types of
+ *                 widget/client-contracts.ts written out in full from the
+ *                 server's TypeBox schemas, so the package needs no TypeBox
+ *                 and cannot describe other shapes than the server's
+ *
+ * The declarations are type-checked on their own before they are written: a
+ * name of the repository that leaked into them fails the build.
+ *
+ *   npm run build:client        (npm run build runs it too)
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import ts from 'typescript';
+import { CLIENT_BUILD_OPTIONS } from './build.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const CLIENT_PACKAGE = join(ROOT, 'packages', 'client');
+const CLIENT = join(ROOT, 'widget', 'client.ts');
+const CONTRACTS = join(ROOT, 'widget', 'client-contracts.ts');
+
+const COMPILER: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+  types: [],
+  strict: true,
+  skipLibCheck: true,
+  allowImportingTsExtensions: true,
+  verbatimModuleSyntax: true,
+  declaration: true,
+  emitDeclarationOnly: true,
+  stripInternal: true,
+};
+
+/** Type parameters cannot be written out; these are written from the expanded types instead. */
+const GENERIC_ALIASES: Record<string, string> = {
+  EventOf: 'export type EventOf<T extends EventType> = Extract<WidgetEvent, {\n    type: T;\n}>;',
+};
+
+function problemsOf(diagnostics: readonly ts.Diagnostic[]): string[] {
+  return diagnostics.map((d) => {
+    const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+    return `${d.file ? d.file.fileName : ''}:${at}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+  });
+}
+
+/** Each type alias of widget/client-contracts.ts, written out as the plain type the checker resolves it to. */
+function expandedContracts(program: ts.Program): string[] {
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(CONTRACTS);
+  if (!source) throw new Error(`no ${CONTRACTS}`);
+  const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
+  const out: string[] = [];
+  for (const statement of source.statements) {
+    if (!ts.isTypeAliasDeclaration(statement)) continue;
+    const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+    if (!exported) continue;
+    const name = statement.name.text;
+    const doc = ts
+      .getJSDocCommentsAndTags(statement)
+      .map((d) => d.getText(source))
+      .join('\n');
+    if (statement.typeParameters?.length) {
+      const written = GENERIC_ALIASES[name];
+      if (!written) throw new Error(`client-contracts: ${name} is generic; say how to write it in GENERIC_ALIASES`);
+      out.push(`${doc ? `${doc}\n` : ''}${written}`);
+      continue;
+    }
+    const type = checker.getTypeAtLocation(statement.name);
+    const node = checker.typeToTypeNode(
+      type,
+      undefined,
+      ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.InTypeAlias | ts.NodeBuilderFlags.MultilineObjectLiterals,
+    );
+    if (!node) throw new Error(`client-contracts: ${name} cannot be written out`);
+    out.push(
+      `${doc ? `${doc}\n` : ''}export type ${name} = ${printer.printNode(ts.EmitHint.Unspecified, node, source)};`,
+    );
+  }
+  return out;
+}
+
+/** index.d.ts: the contracts written out, then the client's declarations without their imports of them. */
+export function clientDeclarations(): string {
+  const program = ts.createProgram([CLIENT], COMPILER);
+  const problems = problemsOf(ts.getPreEmitDiagnostics(program));
+  if (problems.length) throw new Error(`widget/client.ts does not type-check:\n${problems.join('\n')}`);
+  let emitted = '';
+  const result = program.emit(
+    program.getSourceFile(CLIENT),
+    (file, text) => {
+      if (file.endsWith('client.d.ts')) emitted = text;
+    },
+    undefined,
+    true,
+  );
+  if (result.emitSkipped || !emitted) throw new Error('tsc emitted no declarations for widget/client.ts');
+  // the client's imports and re-exports of its data types: those types are declared in this file
+  const own = emitted.replace(/^(import|export) type \{[^}]*\} from '\.\/client-contracts\.ts';\n/gm, '');
+  if (/\bfrom '/.test(own)) throw new Error(`the client's declarations import something else:\n${own}`);
+  return [
+    '// The headless Sillage client. Generated by `npm run build:client` from widget/client.ts and',
+    "// the service's TypeBox schemas; do not edit.",
+    '',
+    ...expandedContracts(program).map((t) => `${t}\n`),
+    own,
+  ].join('\n');
+}
+
+/** Type-checks declarations alone (DOM and ES2023 only): a name they use but do not declare fails. */
+export function checkDeclarations(text: string): string[] {
+  const dir = join(tmpdir(), `sillage-client-dts-${process.pid}-${Date.now()}`);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.d.ts');
+  writeFileSync(file, text);
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    types: [],
+    skipLibCheck: false,
+  });
+  return problemsOf(ts.getPreEmitDiagnostics(program));
+}
+
+function writeAtomically(path: string, contents: string | Uint8Array) {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, path);
+}
+
+/** Builds packages/client/dist (or `dist`); returns the files' sizes. */
+export async function buildClientPackage(dist = join(CLIENT_PACKAGE, 'dist')): Promise<Record<string, number>> {
+  const js = await build({ ...CLIENT_BUILD_OPTIONS, write: false });
+  const code = js.outputFiles[0]?.contents;
+  if (!code) throw new Error('esbuild produced no client');
+  const dts = clientDeclarations();
+  const problems = checkDeclarations(dts);
+  if (problems.length) throw new Error(`the generated declarations do not type-check:\n${problems.join('\n')}`);
+  mkdirSync(dist, { recursive: true });
+  writeAtomically(join(dist, 'index.js'), code);
+  writeAtomically(join(dist, 'index.d.ts'), dts);
+  return { 'index.js': code.byteLength, 'index.d.ts': Buffer.byteLength(dts) };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const sizes = await buildClientPackage();
+  for (const [name, bytes] of Object.entries(sizes)) {
+    process.stdout.write(`${join('packages/client/dist', name)}  ${(bytes / 1024).toFixed(1)} KB\n`);
+  }
+}
