@@ -52,8 +52,21 @@ describe('normalizeQuiz', () => {
     expect(accepted({ families: ['oud'], gender: 'نسائي' }).gender).toBe('women');
     expect(accepted({ families: ['oud'], gender: 'رجالي' }).gender).toBe('men');
     expect(accepted({ families: ['oud'], gender: 'pour homme' }).gender).toBe('men');
+    expect(accepted({ families: ['oud'], gender: '  Women ' }).gender).toBe('women');
     const none = accepted({ families: ['oud'] });
-    for (const g of ['any', 'الكل', '', 'No preference'])
+    for (const g of [
+      'any',
+      'anyone',
+      'all',
+      'both',
+      'no preference',
+      'الكل',
+      'لا يهم',
+      'أي',
+      'للجميع',
+      '',
+      'No preference',
+    ])
       expect(quizKey(accepted({ families: ['oud'], gender: g })), g).toBe(quizKey(none));
     expect(quizKey(accepted({ families: ['oud'], gender: 'men' }))).not.toBe(quizKey(none));
     expect(refused({ families: ['oud'], gender: 'unisex' })).toEqual([
