@@ -234,31 +234,8 @@ export async function writeEvents(
           where r.merchant_id = x.merchant_id and r.test = x.test
             and r.email_lookup is not distinct from x.email_lookup and r.phone_lookup is not distinct from x.phone_lookup)`);
       // queued with the lead, in its transaction: a lead stored is a delivery recorded
-      await tx.execute(sql`
-        insert into ${leadDeliveries} (id, merchant_id, event, test, status, last_error, body_encrypted)
-        select x.id, x.merchant_id, 'lead.created', x.test,
-          case when q.waiting >= ${MAX_PENDING_DELIVERIES} then 'dropped' else 'pending' end,
-          case when q.waiting >= ${MAX_PENDING_DELIVERIES}
-            then ${`queue full: ${MAX_PENDING_DELIVERIES} deliveries already waiting`} end,
-          x.body
-        from jsonb_to_recordset(${JSON.stringify(deliveryRows)}::jsonb) as x(id uuid, merchant_id uuid, test boolean, body text)
-        join ${merchants} m on m.id = x.merchant_id and m.webhook_url is not null
-        cross join lateral (
-          select count(*) as waiting from ${leadDeliveries} d where d.merchant_id = x.merchant_id and d.status = 'pending'
-        ) q`);
-      if (emailRows.length) {
-        await tx.execute(sql`
-          insert into ${leadDeliveries} (id, merchant_id, event, test, status, last_error, body_encrypted)
-          select x.id, x.merchant_id, 'picks.email', x.test,
-            case when q.waiting >= ${MAX_PENDING_DELIVERIES} then 'dropped' else 'pending' end,
-            case when q.waiting >= ${MAX_PENDING_DELIVERIES}
-              then ${`queue full: ${MAX_PENDING_DELIVERIES} deliveries already waiting`} end,
-            x.body
-          from jsonb_to_recordset(${JSON.stringify(emailRows)}::jsonb) as x(id uuid, merchant_id uuid, test boolean, body text)
-          cross join lateral (
-            select count(*) as waiting from ${leadDeliveries} d where d.merchant_id = x.merchant_id and d.status = 'pending'
-          ) q`);
-      }
+      await tx.execute(queueDeliveries('lead.created', deliveryRows, true));
+      if (emailRows.length) await tx.execute(queueDeliveries('picks.email', emailRows, false));
     }
     guard?.beforeCommit();
   });
@@ -291,4 +268,27 @@ export async function purgeExpiredEvents(db: Db, retentionDays: number): Promise
     total += gone.length;
     if (gone.length < PURGE_BATCH) return total;
   }
+}
+
+/**
+ * Queues deliveries (a merchant's webhook, or a picks email) as pending, or as dropped past
+ * MAX_PENDING_DELIVERIES waiting for that merchant; `webhookOnly`: only for merchants with a webhook URL.
+ */
+function queueDeliveries(
+  event: 'lead.created' | 'picks.email',
+  rows: readonly Record<string, unknown>[],
+  webhookOnly: boolean,
+) {
+  return sql`
+    insert into ${leadDeliveries} (id, merchant_id, event, test, status, last_error, body_encrypted)
+    select x.id, x.merchant_id, ${event}, x.test,
+      case when q.waiting >= ${MAX_PENDING_DELIVERIES} then 'dropped' else 'pending' end,
+      case when q.waiting >= ${MAX_PENDING_DELIVERIES}
+        then ${`queue full: ${MAX_PENDING_DELIVERIES} deliveries already waiting`} end,
+      x.body
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, merchant_id uuid, test boolean, body text)
+    ${webhookOnly ? sql`join ${merchants} m on m.id = x.merchant_id and m.webhook_url is not null` : sql``}
+    cross join lateral (
+      select count(*) as waiting from ${leadDeliveries} d where d.merchant_id = x.merchant_id and d.status = 'pending'
+    ) q`;
 }
