@@ -10,6 +10,7 @@ export default {
     'scoring/engine.ts',
     'scoring/quiz.ts',
     'scoring/affinities.ts',
+    'scoring/products.ts',
     'matching/matcher.ts',
     'catalog/search.ts',
     'events/validate.ts',

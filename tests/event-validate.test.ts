@@ -122,6 +122,17 @@ describe('leads', () => {
     });
   });
 
+  it('an email alone keeps no phone; an email that is not one, or too long, is refused; so is a phone past 40 characters', () => {
+    expect(ok({ ...lead, email: 'a@b.example' })[0]?.lead).toEqual({
+      email: 'a@b.example',
+      phone: null,
+      consentVersion: 'v1',
+    });
+    for (const email of ['not-an-email', 'a b@c.example', `${'a'.repeat(250)}@b.example`])
+      expect(problems({ ...lead, email }).length, email).toBeGreaterThan(0);
+    expect(problems({ ...lead, phone: '1'.repeat(41) }).length).toBeGreaterThan(0);
+  });
+
   it('need a contact, and consent given', () => {
     expect(problems(lead)).toEqual([{ path: '/body', message: 'lead_submitted needs an email or a phone' }]);
     expect(problems({ ...lead, email: 'a@b.example', consent: false })).toEqual([
@@ -164,6 +175,11 @@ describe('purchases', () => {
 });
 
 describe('occurred_at', () => {
+  it('a time with text before or after it is no time', () => {
+    for (const occurred_at of ['x2026-06-01T11:00:00Z', '2026-06-01T11:00:00Zx'])
+      expect(problems({ type: 'widget_opened', occurred_at }).length, occurred_at).toBeGreaterThan(0);
+  });
+
   it('defaults to the time received', () => {
     expect(ok({ type: 'widget_opened' })[0]?.occurredAt).toEqual(NOW);
   });

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { CompiledProducts, type ScoringProduct } from '../scoring/products.ts';
+import { normalizeQuiz } from '../scoring/quiz.ts';
+
+/** A merchant's compiled products, held directly: the picture each answer names, its remembered answers, its order. */
+const product = (id: string, over: Partial<ScoringProduct> = {}): ScoringProduct => ({
+  merchantProductId: id,
+  perfumeId: null,
+  name: `Oud ${id}`,
+  house: 'Atelier',
+  price: 100,
+  currency: 'SAR',
+  productUrl: null,
+  imageUrl: null,
+  quality: 'partial',
+  profile: {
+    families: ['oud'],
+    accords: [
+      { name: 'oud', weight: 1 },
+      { name: 'woody', weight: 0.6 },
+    ],
+    seasons: [],
+    times: [],
+    occasions: [],
+  },
+  line: `line-${id}`,
+  lineHouse: `house-${id}`,
+  ...over,
+});
+const quiz = (() => {
+  const r = normalizeQuiz({ families: ['oud'], accord_ratings: { oud: 'love' } });
+  if (!r.ok) throw new Error('quiz');
+  return r.quiz;
+})();
+
+describe('compiled products', () => {
+  it("a product with no picture gets its scent's, under the service's URL; its own picture wins; no URL, no picture", () => {
+    const shop = new CompiledProducts(1, [product('a'), product('b', { imageUrl: 'https://shop.example/b.jpg' })], {
+      imageBase: 'https://svc.example',
+    });
+    const byId = Object.fromEntries(
+      shop.score(quiz, 6).recommendations.map((r) => [r.merchant_product_id, r.image_url]),
+    );
+    expect(byId.b).toBe('https://shop.example/b.jpg');
+    const url = new URL(byId.a as string);
+    expect(`${url.origin}${url.pathname}`).toBe('https://svc.example/widget/v1/scent.svg');
+    expect(url.searchParams.get('a')).toBe('oud:100,woody:60');
+    expect(url.searchParams.get('h')).toBe('Atelier');
+    expect(url.searchParams.get('n')).toBe('Oud a');
+    const bare = new CompiledProducts(1, [product('a')]);
+    expect(bare.score(quiz, 6).recommendations[0]?.image_url).toBeNull();
+  });
+
+  it('remembers the answer to a quiz it has scored, unless told not to', () => {
+    const remembering = new CompiledProducts(1, [product('a')]);
+    expect(remembering.score(quiz, 6)).toBe(remembering.score(quiz, 6));
+    expect(remembering.score(quiz, 5)).not.toBe(remembering.score(quiz, 6));
+    const once = new CompiledProducts(1, [product('a')], { rememberAnswers: false });
+    expect(once.score(quiz, 6)).not.toBe(once.score(quiz, 6));
+    expect(once.score(quiz, 6)).toEqual(once.score(quiz, 6));
+  });
+
+  it('equal scores rank by product id, whatever order the products came in; each says for whom', () => {
+    const ids = ['c', 'a', 'd', 'b'];
+    const given = ids.map((id) => product(id, { gender: 'women' }));
+    const a = new CompiledProducts(1, given).score(quiz, 6).recommendations;
+    const b = new CompiledProducts(1, [...given].reverse()).score(quiz, 6).recommendations;
+    expect(a.map((r) => r.merchant_product_id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(b).toEqual(a);
+    for (const r of a)
+      expect(r).toMatchObject({ gender: 'women', fit: 'strong', quality: 'partial', house: 'Atelier' });
+  });
+});
