@@ -14,6 +14,8 @@ const product = (id: string, over: Partial<ScoringProduct> = {}): ScoringProduct
   imageUrl: null,
   quality: 'partial',
   profile: {
+    source: 'merchant',
+    notes: { top: [], heart: [], base: [] },
     families: ['oud'],
     accords: [
       { name: 'oud', weight: 1 },
