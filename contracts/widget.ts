@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { slugsOf } from '../vocabulary/index.ts';
 import { ApiKeyField, IsoDateTime, MerchantSchema, Nullable, UuidString } from './common.ts';
+import { MAX_REFERENCE_PERFUMES } from './limits.ts';
 
 export const KeyModeSchema = Type.Union([Type.Literal('test'), Type.Literal('live')]);
 
@@ -229,6 +230,31 @@ export const QuizSchema = Type.Object(
         examples: ['women', 'رجالي', 'any'],
       }),
     ),
+    loved_perfumes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 120 }), {
+        maxItems: MAX_REFERENCE_PERFUMES,
+        description:
+          'Perfumes the shopper loves (an extension of the interface): up to 5 `sillage_perfume_id`s, as lookup returns them; an id not in the catalog is refused with 400 invalid_quiz naming it. Products are scored by their similarity to the closest of them (accords and notes); with at least one, families and accord_ratings may be left out. The loved perfume itself, when the shop sells it, comes first; one other version of it (a concentration or flanker) may follow, labelled as such in `similar_to`',
+        examples: [['dior-sauvage-edt'], ['lattafa-khamrah-edp', 'maison-francis-kurkdjian-baccarat-rouge-540-edp']],
+      }),
+    ),
+    disliked_perfumes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 120 }), {
+        maxItems: MAX_REFERENCE_PERFUMES,
+        description:
+          'Perfumes the shopper dislikes (an extension of the interface): up to 5 `sillage_perfume_id`s. Their distinctive accords (prominent in them, in no loved perfume, not rated by the shopper) count as disliked; the perfumes and their other versions are never shown. An id may not be both loved and disliked',
+        examples: [['paco-rabanne-1-million-edt']],
+      }),
+    ),
+    for_less_than: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 1_000_000_000,
+        description:
+          "With loved_perfumes (an extension of the interface): the price, in the shop's currency, that close alternatives in also_explore (reason for_less) must be under. Without it, the shop's own price of a loved perfume it sells is the price to beat",
+        examples: [300],
+      }),
+    ),
   },
   { $id: 'Quiz', title: 'Quiz', description: "The shopper's answers", additionalProperties: false },
 );
@@ -273,6 +299,37 @@ export const QualitySchema = Type.Union([Type.Literal('full'), Type.Literal('sib
     "What the product's scent profile is known from. full: the product is a perfume of our catalog. sibling: the listing names a concentration of a line the catalog lacks (e.g. an EDP of a line we hold as EDT); the profile is the nearest concentration's, a close version, not the product itself. partial: not matched; the profile comes from the merchant's own accord and note hints.",
 });
 
+export const NamedPerfumeSchema = Type.Object(
+  { sillage_perfume_id: Type.String(), name: Type.String(), house: Type.String() },
+  { $id: 'NamedPerfume', title: 'NamedPerfume', description: 'A perfume of our catalog, by id and name' },
+);
+
+export const SimilarToSchema = Type.Object(
+  {
+    sillage_perfume_id: Type.String({ description: 'The loved perfume' }),
+    name: Type.String(),
+    house: Type.String(),
+    relation: Type.Union([Type.Literal('same'), Type.Literal('version'), Type.Literal('similar')], {
+      description:
+        'same: this product is the loved perfume; version: another concentration or a flanker of it (near, never the same perfume); similar: a different perfume that shares its character',
+    }),
+    similarity: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: "How close the product's accords and notes are to the loved perfume's (100: the same profile)",
+    }),
+    shared_accords: Type.Array(Type.String(), {
+      description: 'The accords both carry, strongest in both first (up to three)',
+    }),
+  },
+  {
+    $id: 'SimilarTo',
+    title: 'SimilarTo',
+    description:
+      'With loved_perfumes: the loved perfume this product is closest to, and what they share. Present when the product is that perfume, a version of it, or similar to it (similarity 60 or more); absent otherwise',
+  },
+);
+
 export const RecommendationSchema = Type.Object(
   {
     merchant_product_id: Type.String(),
@@ -306,6 +363,7 @@ export const RecommendationSchema = Type.Object(
           "The merchant's picture, else our perfume's, else a picture of the product's scent drawn by the service (`/widget/v1/scent.svg`: its accords' colours, its house and name); null only when the service has no public URL to give",
       }),
     ),
+    similar_to: Type.Optional(Type.Ref(SimilarToSchema)),
   },
   { $id: 'Recommendation', title: 'Recommendation', description: "A merchant's product, scored for the shopper" },
 );
@@ -313,10 +371,13 @@ export const RecommendationSchema = Type.Object(
 export const AlsoExploreSchema = Type.Object(
   {
     ...RecommendationSchema.properties,
-    reason: Type.Union([Type.Literal('other_family'), Type.Literal('weaker_fit'), Type.Literal('closest')], {
-      description:
-        "Why it is shown: other_family, a fit (60 or more) from a family the shopper did not choose; weaker_fit, below 60 when fewer than `limit` products fit; closest, the shop's closest products when none fits (never a product in which an avoided accord is prominent, never below 50)",
-    }),
+    reason: Type.Union(
+      [Type.Literal('for_less'), Type.Literal('other_family'), Type.Literal('weaker_fit'), Type.Literal('closest')],
+      {
+        description:
+          "Why it is shown: for_less, a close alternative (similarity 60 or more, see similar_to) to a loved perfume, priced under it (the shop's price of it, or the quiz's for_less_than), never the perfume or a version of it; other_family, a fit (60 or more) from a family the shopper did not choose; weaker_fit, below 60 when fewer than `limit` products fit; closest, the shop's closest products when none fits (never a product in which an avoided accord is prominent, never below 50)",
+      },
+    ),
   },
   {
     $id: 'AlsoExplore',
@@ -337,6 +398,12 @@ export const ScoreResponseSchema = Type.Object({
     dominant_families: Type.Array(Type.String(), { description: 'The families the shopper chose' }),
     top_accords: Type.Array(Type.String(), { description: 'The accords the shopper loved, then liked (up to five)' }),
     avoid_accords: Type.Array(Type.String(), { description: 'The accords the shopper avoided, then disliked' }),
+    loved_perfumes: Type.Optional(
+      Type.Array(Type.Ref(NamedPerfumeSchema), { description: 'The perfumes the shopper said they love, when any' }),
+    ),
+    disliked_perfumes: Type.Optional(
+      Type.Array(Type.Ref(NamedPerfumeSchema), { description: 'The perfumes the shopper said they dislike, when any' }),
+    ),
     inferred: Type.Optional(
       Type.Object(
         {
@@ -345,7 +412,7 @@ export const ScoreResponseSchema = Type.Object({
         },
         {
           description:
-            'What the answers only imply, not said: the families the taste leans to beyond those chosen, and the accords the chosen families, season and occasion lean to. Present only when it holds something',
+            "What the answers only imply, not said: the loved perfumes' families and those the taste leans to, beyond those chosen; the accords the loved perfumes, chosen families, season and occasion lean to. Present only when it holds something",
         },
       ),
     ),
@@ -394,6 +461,8 @@ export const SHARED_SCHEMAS = [
   CatalogReadinessSchema,
   PerfumeResultSchema,
   QuizSchema,
+  NamedPerfumeSchema,
+  SimilarToSchema,
   RecommendationSchema,
   AlsoExploreSchema,
 ] as const;

@@ -7,6 +7,7 @@
  * times of day and occasions — so a quiz scores 10,000 products in a tight
  * loop, and the best are picked without sorting them all.
  */
+import { MAX_REFERENCE_PERFUMES } from '../contracts/limits.ts';
 import { ACCORDS, FAMILIES, familyAccords, OCCASIONS, RATINGS, SEASONS, TIMES } from '../vocabulary/index.ts';
 import { OCCASION_LEANS, OCCASION_TIME, SEASON_LEANS } from './affinities.ts';
 import type { Quiz } from './quiz.ts';
@@ -20,6 +21,8 @@ const RATING_WEIGHT = new Map<string, number>(RATINGS.map((r) => [r.slug, r.weig
 const N_ACCORDS = ACCORDS.length;
 const SLOTS = 8;
 const ACCORD_WORDS = Math.ceil(N_ACCORDS / 32);
+/** the engine's loop compares every product with this many loved perfumes at once (the quiz's most) */
+const REFS = MAX_REFERENCE_PERFUMES;
 
 /**
  * An accord is prominent in a product — among what a shopper smells and a shop
@@ -56,6 +59,23 @@ export interface ProductMatrix {
   /** products of one perfume line (flankers, concentrations) share a key */
   lineKey: Int32Array;
   houseKey: Int32Array;
+  /** each product's accord vector length (√Σw²), for the cosine with a loved perfume */
+  accordNorm: Float32Array;
+  /** 1 / √(product i's notes), 0 for a product without notes */
+  noteScale: Float32Array;
+  /** product i's notes are noteIds[noteStart[i] .. noteStart[i + 1]), each once */
+  noteStart: Uint32Array;
+  noteIds: Uint32Array;
+  /** the note keys of these products, numbered */
+  noteNumber: ReadonlyMap<string, number>;
+}
+
+/** The positions of the prominent weights: the three strongest (equal weights: the earlier listed first) and any at 0.5 or more. */
+function prominentOf(weights: readonly number[]): number[] {
+  return weights
+    .map((_, s) => s)
+    .sort((a, b) => (weights[b] as number) - (weights[a] as number) || a - b)
+    .filter((s, r) => r < PROMINENT_RANK || (weights[s] as number) >= PROMINENT_WEIGHT);
 }
 
 const mask = (values: readonly string[], bits: Map<string, number>) => {
@@ -71,7 +91,14 @@ const wearerBits = (gender: string | null | undefined) =>
   gender === 'men' ? WEARER_BIT.men : gender === 'women' ? WEARER_BIT.women : WEARER_BIT.men | WEARER_BIT.women;
 
 export function buildProductMatrix(
-  products: readonly { profile: ScoringProfile; line: string; house: string; gender?: string | null }[],
+  products: readonly {
+    profile: ScoringProfile;
+    line: string;
+    house: string;
+    gender?: string | null;
+    /** the notes, as canonical keys (any tier): compared with a loved perfume's */
+    notes?: readonly string[];
+  }[],
 ): ProductMatrix {
   const n = products.length;
   const m: ProductMatrix = {
@@ -87,7 +114,14 @@ export function buildProductMatrix(
     wearer: new Uint8Array(n),
     lineKey: new Int32Array(n),
     houseKey: new Int32Array(n),
+    accordNorm: new Float32Array(n),
+    noteScale: new Float32Array(n),
+    noteStart: new Uint32Array(n + 1),
+    noteIds: new Uint32Array(0),
+    noteNumber: new Map(),
   };
+  const noteNumber = new Map<string, number>();
+  const noteIds: number[] = [];
   const lines = new Map<string, number>();
   const houses = new Map<string, number>();
   products.forEach((p, i) => {
@@ -103,18 +137,22 @@ export function buildProductMatrix(
       slot++;
     }
     m.weightSum[i] = sum;
-    // prominent: the three strongest (equal weights: the earlier listed first) and any at 0.5 or more
-    const order = Array.from({ length: slot }, (_, s) => s).sort(
-      (a, b) => (m.accordWeight[i * SLOTS + b] as number) - (m.accordWeight[i * SLOTS + a] as number) || a - b,
-    );
-    order.forEach((s, r) => {
-      const w = m.accordWeight[i * SLOTS + s] as number;
-      if (r < PROMINENT_RANK || w >= PROMINENT_WEIGHT) {
-        const idx = m.accordIndex[i * SLOTS + s] as number;
-        const word = i * ACCORD_WORDS + (idx >> 5);
-        m.prominent[word] = (m.prominent[word] as number) | (1 << (idx & 31));
-      }
-    });
+    let squares = 0;
+    for (let s = 0; s < slot; s++) squares += (m.accordWeight[i * SLOTS + s] as number) ** 2;
+    m.accordNorm[i] = Math.sqrt(squares);
+    const own = new Set<number>();
+    for (const note of p.notes ?? []) {
+      const id = noteNumber.get(note) ?? noteNumber.set(note, noteNumber.size).size - 1;
+      if (!own.has(id)) noteIds.push(id);
+      own.add(id);
+    }
+    m.noteStart[i + 1] = noteIds.length;
+    m.noteScale[i] = own.size ? 1 / Math.sqrt(own.size) : 0;
+    for (const s of prominentOf(Array.from(m.accordWeight.subarray(i * SLOTS, i * SLOTS + slot)))) {
+      const idx = m.accordIndex[i * SLOTS + s] as number;
+      const word = i * ACCORD_WORDS + (idx >> 5);
+      m.prominent[word] = (m.prominent[word] as number) | (1 << (idx & 31));
+    }
     m.familyMask[i] = mask(p.profile.families, FAMILY_BIT);
     m.seasonMask[i] = mask(p.profile.seasons, SEASON_BIT);
     m.timeMask[i] = mask(p.profile.times, TIME_BIT);
@@ -123,7 +161,23 @@ export function buildProductMatrix(
     m.lineKey[i] = lines.get(p.line) ?? lines.set(p.line, lines.size).size - 1;
     m.houseKey[i] = houses.get(p.house) ?? houses.set(p.house, houses.size).size - 1;
   });
+  m.noteIds = Uint32Array.from(noteIds);
+  m.noteNumber = noteNumber;
   return m;
+}
+
+/**
+ * A perfume the shopper named as loved or disliked (an extension of the
+ * interface's quiz): its profile, compared with each product's.
+ */
+export interface ReferencePerfume {
+  id: string;
+  name: string;
+  house: string;
+  families: readonly string[];
+  accords: readonly { name: string; weight: number }[];
+  /** canonical note keys, as the products' */
+  notes: readonly string[];
 }
 
 /** The shopper's taste: one value per accord in [-1, 1], and what the quiz asked for. */
@@ -138,6 +192,17 @@ export interface Taste {
   lovedBits: Uint32Array;
   /** some accord is rated love */
   anyLoved: boolean;
+  /** the perfumes the shopper loves (at most MAX_REFERENCE_PERFUMES) */
+  lovedPerfumes: readonly ReferencePerfume[];
+  /** their accord vectors, each of unit length, accord by accord: loved perfume k's weight of accord a at a × REFS + k */
+  lovedAccords: Float32Array;
+  /** per accord, the most it weighs in a loved perfume: what loving them says */
+  lovedLean: Float32Array;
+  dislikedPerfumes: readonly ReferencePerfume[];
+  /** the loved perfumes' families: not "other" families for also_explore */
+  lovedFamilyMask: number;
+  /** families were chosen or accords rated: the quiz says more than the loved perfumes */
+  answered: boolean;
   /** the shopper's wearer bit (1 men, 2 women), 0 for no preference */
   wearerBit: number;
   familyMask: number;
@@ -152,7 +217,13 @@ const FAMILY_SHARE = 0.6;
 const SEASON_SHARE = 0.3;
 const OCCASION_SHARE = 0.3;
 
-export function buildTaste(quiz: Quiz): Taste {
+/** The perfumes a quiz names, resolved to their profiles (by the caller: the engine knows no catalog). */
+export interface References {
+  loved?: readonly ReferencePerfume[];
+  disliked?: readonly ReferencePerfume[];
+}
+
+export function buildTaste(quiz: Quiz, references: References = {}): Taste {
   const values = new Float32Array(N_ACCORDS);
   const add = (accord: string, v: number) => {
     const i = ACCORD_INDEX.get(accord);
@@ -173,6 +244,32 @@ export function buildTaste(quiz: Quiz): Taste {
     if (rating === 'avoid') avoided[i] = 1;
     if (rating === 'love') loved[i] = 1;
   }
+  const lovedPerfumes = (references.loved ?? []).slice(0, MAX_REFERENCE_PERFUMES);
+  const dislikedPerfumes = (references.disliked ?? []).slice(0, MAX_REFERENCE_PERFUMES);
+  const lovedAccords = new Float32Array(N_ACCORDS * REFS);
+  const lovedLean = new Float32Array(N_ACCORDS);
+  const lovedProminent = new Set<string>();
+  lovedPerfumes.forEach((p, k) => {
+    const accords = p.accords.filter((a) => ACCORD_INDEX.has(a.name)).slice(0, SLOTS);
+    const norm = Math.sqrt(accords.reduce((s, a) => s + Math.max(0, Math.min(1, a.weight)) ** 2, 0)) || 1;
+    for (const a of accords) {
+      const i = ACCORD_INDEX.get(a.name) as number;
+      const w = Math.max(0, Math.min(1, a.weight));
+      lovedAccords[i * REFS + k] = w / norm;
+      lovedLean[i] = Math.max(lovedLean[i] as number, w);
+    }
+    for (const s of prominentOf(accords.map((a) => a.weight))) lovedProminent.add(accords[s]?.name as string);
+  });
+  // a disliked perfume's distinctive accords — prominent in it, in no loved perfume, not rated — count as disliked
+  const rated = new Set<string>(quiz.ratings.map(([a]) => a));
+  const dislike = RATING_WEIGHT.get('dislike') as number;
+  for (const p of dislikedPerfumes) {
+    const accords = p.accords.filter((a) => ACCORD_INDEX.has(a.name)).slice(0, SLOTS);
+    for (const s of prominentOf(accords.map((a) => a.weight))) {
+      const name = accords[s]?.name as string;
+      if (!lovedProminent.has(name) && !rated.has(name)) values[ACCORD_INDEX.get(name) as number] = dislike;
+    }
+  }
   const time = quiz.occasion ? OCCASION_TIME[quiz.occasion] : null;
   const bits = (flags: Uint8Array) => {
     const out = new Uint32Array(ACCORD_WORDS);
@@ -188,6 +285,15 @@ export function buildTaste(quiz: Quiz): Taste {
     avoidedBits: bits(avoided),
     lovedBits: bits(loved),
     anyLoved: loved.includes(1),
+    lovedPerfumes,
+    lovedAccords,
+    lovedLean,
+    dislikedPerfumes,
+    lovedFamilyMask: mask(
+      lovedPerfumes.flatMap((p) => p.families),
+      FAMILY_BIT,
+    ),
+    answered: quiz.families.length > 0 || quiz.ratings.length > 0,
     wearerBit: quiz.gender ? WEARER_BIT[quiz.gender] : 0,
     familyMask: mask(quiz.families, FAMILY_BIT),
     seasonBit: quiz.season ? (SEASON_BIT.get(quiz.season) ?? 0) : 0,
@@ -200,37 +306,115 @@ export function buildTaste(quiz: Quiz): Taste {
 export const DOMINANT_WEIGHT = 0.5;
 
 /**
- * Where a product stands before its score: 0 — a loved accord is prominent in
- * it, or nothing was loved; 1 — something was loved and none of it is
- * prominent here; 2 — never shown: an avoided accord is prominent here, or
- * it is made for the other wearer than the shopper asked for (men or women;
- * unisex products, and products whose wearer is not known, are for anyone).
+ * Where a product stands before its score: 0 — the very perfume the shopper
+ * loves; 1 — a loved accord is prominent in it, or nothing was loved; 2 —
+ * something was loved and none of it is prominent here; 3 — never shown: an
+ * avoided accord is prominent here, it is a perfume the shopper dislikes (or a
+ * version of one), or it is made for the other wearer than the shopper asked
+ * for (men or women; unisex products, and products whose wearer is not known,
+ * are for anyone).
  */
-export const TIER_LOVED = 0;
-export const TIER_OTHER = 1;
-export const TIER_NEVER_SHOWN = 2;
+export const TIER_SAME = 0;
+export const TIER_LOVED = 1;
+export const TIER_OTHER = 2;
+export const TIER_NEVER_SHOWN = 3;
+
+/** How a product stands to the perfumes a quiz names (the caller knows catalog identities; the engine does not). */
+export const REL_NONE = 0;
+/** the loved perfume itself */
+export const REL_SAME = 1;
+/** another concentration or a flanker of a loved perfume: near, not a discovery */
+export const REL_VERSION = 2;
+/** a disliked perfume, or a version of one: never shown */
+export const REL_DISLIKED = 3;
+
+export interface Relations {
+  /** per product: REL_NONE, REL_SAME, REL_VERSION or REL_DISLIKED */
+  relation: Uint8Array;
+  /** per product of REL_SAME or REL_VERSION: which loved perfume (its position in the taste) */
+  of: Uint8Array;
+  /** per product: its price where comparable with the prices to beat, NaN otherwise */
+  price?: Float64Array;
+  /** per loved perfume: the price an alternative "for less" must be under (NaN: none known or asked) */
+  forLessThan?: Float64Array;
+}
+
+/**
+ * Similarity to a loved perfume: the cosine of the accord vectors, and of the
+ * note sets (when both have notes), three parts to one. It counts toward the
+ * fit from SIMILARITY_ZERO (below it, two perfumes share what most do) and in
+ * full from SIMILARITY_FULL.
+ */
+export const SIMILARITY_ZERO = 0.35;
+export const SIMILARITY_FULL = 0.9;
+const NOTE_SHARE = 0.25;
+const SIMILARITY_SPAN = SIMILARITY_FULL - SIMILARITY_ZERO;
+/** An alternative "for less", and a recommendation said to be like a loved perfume, are at least this similar. */
+export const CLOSE_SIMILARITY = 0.6;
+
+export interface Scored {
+  scores: Uint8Array;
+  clash: Uint8Array;
+  tier: Uint8Array;
+  /** with loved perfumes: each product's similarity to the closest of them (0–100), and which one */
+  similarity: Uint8Array;
+  closest: Uint8Array;
+}
 
 /**
  * Scores every product: integers 0–100 (50 = indifferent), whether an
  * avoided accord dominates it (weighs 0.5 or more: the score's penalty), and
  * its tier (above). Each product's score and tier depend on that product and
- * the taste only.
+ * the taste only. With loved perfumes, the fit is the similarity to the
+ * closest of them; with families or ratings as well, half each.
  */
-export function scoreProducts(m: ProductMatrix, t: Taste): { scores: Uint8Array; clash: Uint8Array; tier: Uint8Array } {
+export function scoreProducts(m: ProductMatrix, t: Taste, rel?: Relations): Scored {
   const scores = new Uint8Array(m.size);
   const clash = new Uint8Array(m.size);
   const tier = new Uint8Array(m.size);
+  const similarity = new Uint8Array(m.size);
+  const closest = new Uint8Array(m.size);
   const v = t.values;
+  const refs = t.lovedPerfumes.length;
+  const la = t.lovedAccords;
+  // each note of these products: a bit per loved perfume holding it
+  const noteBits = new Uint8Array(refs ? m.noteNumber.size : 0);
+  // per loved perfume: NOTE_SHARE / √(its notes), 0 when it has none
+  const refScale = new Float64Array(REFS);
+  for (let k = 0; k < refs; k++) {
+    const notes = new Set((t.lovedPerfumes[k] as ReferencePerfume).notes);
+    refScale[k] = notes.size ? NOTE_SHARE / Math.sqrt(notes.size) : 0;
+    for (const note of notes) {
+      const id = m.noteNumber.get(note);
+      if (id !== undefined) noteBits[id] = (noteBits[id] as number) | (1 << k);
+    }
+  }
+  const sims = new Float64Array(REFS);
+  const relations = rel?.relation;
   for (let i = 0; i < m.size; i++) {
     const base = i * SLOTS;
     let liked = 0;
     let disliked = 0;
     let dominantAvoid = 0;
     let lovedHit = 0;
+    // the accord vector's dot product with each loved perfume's (all five at once: zeros past the last)
+    let d0 = 0;
+    let d1 = 0;
+    let d2 = 0;
+    let d3 = 0;
+    let d4 = 0;
     for (let s = 0; s < SLOTS; s++) {
       const idx = m.accordIndex[base + s] as number;
       if (idx === 255) break;
       const w = m.accordWeight[base + s] as number;
+      if (refs) {
+        const r = idx * REFS;
+        d0 += w * (la[r] as number);
+        d1 += w * (la[r + 1] as number);
+        d2 += w * (la[r + 2] as number);
+        d3 += w * (la[r + 3] as number);
+        d4 += w * (la[r + 4] as number);
+      }
       const tv = v[idx] as number;
       if (t.loved[idx] && w > lovedHit) lovedHit = w;
       if (tv > 0) liked += w * tv;
@@ -246,7 +430,48 @@ export function scoreProducts(m: ProductMatrix, t: Taste): { scores: Uint8Array;
     const season = t.seasonBit ? ((m.seasonMask[i] as number) & t.seasonBit ? 1 : 0) : 0.5;
     const occasion = t.occasionBit ? ((m.occasionMask[i] as number) & t.occasionBit ? 1 : 0) : 0.5;
     const time = t.timeBit && m.timeMask[i] ? ((m.timeMask[i] as number) & t.timeBit ? 0 : 0.05) : 0;
-    const fit = 0.4 * share + 0.2 * depth + 0.15 * lovedHit + 0.1 * family + 0.075 * season + 0.075 * occasion;
+    let fit = 0.4 * share + 0.2 * depth + 0.15 * lovedHit + 0.1 * family + 0.075 * season + 0.075 * occasion;
+    if (refs) {
+      // notes shared with each loved perfume
+      let n0 = 0;
+      let n1 = 0;
+      let n2 = 0;
+      let n3 = 0;
+      let n4 = 0;
+      const end = m.noteStart[i + 1] as number;
+      for (let j = m.noteStart[i] as number; j < end; j++) {
+        const b = noteBits[m.noteIds[j] as number] as number;
+        if (b !== 0) {
+          n0 += b & 1;
+          n1 += (b >> 1) & 1;
+          n2 += (b >> 2) & 1;
+          n3 += (b >> 3) & 1;
+          n4 += (b >> 4) & 1;
+        }
+      }
+      const inv = 1 / ((m.accordNorm[i] as number) || 1);
+      const notes = m.noteScale[i] as number;
+      // with notes on both sides, a quarter of the similarity is theirs
+      const accordShare = notes ? 1 - NOTE_SHARE : 1;
+      sims[0] = d0 * inv * (refScale[0] ? accordShare : 1) + n0 * notes * (refScale[0] as number);
+      sims[1] = d1 * inv * (refScale[1] ? accordShare : 1) + n1 * notes * (refScale[1] as number);
+      sims[2] = d2 * inv * (refScale[2] ? accordShare : 1) + n2 * notes * (refScale[2] as number);
+      sims[3] = d3 * inv * (refScale[3] ? accordShare : 1) + n3 * notes * (refScale[3] as number);
+      sims[4] = d4 * inv * (refScale[4] ? accordShare : 1) + n4 * notes * (refScale[4] as number);
+      let best = sims[0] as number;
+      let bestK = 0;
+      for (let k = 1; k < refs; k++) {
+        if ((sims[k] as number) > best) {
+          best = sims[k] as number;
+          bestK = k;
+        }
+      }
+      similarity[i] = Math.round(100 * (best >= 1 ? 1 : best));
+      closest[i] = bestK;
+      const close =
+        best <= SIMILARITY_ZERO ? 0 : best >= SIMILARITY_FULL ? 1 : (best - SIMILARITY_ZERO) / SIMILARITY_SPAN;
+      fit = t.answered ? 0.5 * fit + 0.5 * close : 0.85 * close + 0.075 * season + 0.075 * occasion;
+    }
     const against = Math.min(1, (1.5 * disliked) / sum + 0.5 * dominantAvoid + time);
     const score = 50 + 50 * fit - 60 * against;
     scores[i] = score <= 0 ? 0 : score >= 100 ? 100 : Math.round(score);
@@ -259,9 +484,17 @@ export function scoreProducts(m: ProductMatrix, t: Taste): { scores: Uint8Array;
       lovedHere |= p & (t.lovedBits[w] as number);
     }
     const otherWearer = t.wearerBit !== 0 && ((m.wearer[i] as number) & t.wearerBit) === 0;
-    tier[i] = avoidedHere || otherWearer ? TIER_NEVER_SHOWN : t.anyLoved && !lovedHere ? TIER_OTHER : TIER_LOVED;
+    const relation = relations ? (relations[i] as number) : REL_NONE;
+    tier[i] =
+      avoidedHere || otherWearer || relation === REL_DISLIKED
+        ? TIER_NEVER_SHOWN
+        : relation === REL_SAME
+          ? TIER_SAME
+          : t.anyLoved && !lovedHere
+            ? TIER_OTHER
+            : TIER_LOVED;
   }
-  return { scores, clash, tier };
+  return { scores, clash, tier, similarity, closest };
 }
 
 /** The accords that drove a product's score: its liked accords, strongest contribution first. */
@@ -270,7 +503,9 @@ export function matchAccords(m: ProductMatrix, t: Taste, i: number, max = 3): st
   for (let s = 0; s < SLOTS; s++) {
     const idx = m.accordIndex[i * SLOTS + s] as number;
     if (idx === 255) break;
-    const c = (m.accordWeight[i * SLOTS + s] as number) * (t.values[idx] as number);
+    // a loved perfume's accords drive a score too, unless the shopper rated them down
+    const tv = t.values[idx] as number;
+    const c = (m.accordWeight[i * SLOTS + s] as number) * (tv < 0 ? tv : Math.max(tv, t.lovedLean[idx] as number));
     if (c > 0) out.push([ACCORDS[idx]?.slug as string, c]);
   }
   return out
@@ -312,13 +547,22 @@ export function topK(scores: Uint8Array, tier: Uint8Array, k: number, skip?: (i:
   return top.map((i) => ({ index: i, score: scores[i] as number }));
 }
 
-/** Why a product is in also_explore: a fit from a family not chosen; a weaker fit when few fit; the closest when none does. */
-export type ExploreReason = 'other_family' | 'weaker_fit' | 'closest';
+/**
+ * Why a product is in also_explore: a close alternative to a loved perfume at
+ * a lower price; a fit from a family not chosen; a weaker fit when few fit;
+ * the closest when none does.
+ */
+export type ExploreReason = 'for_less' | 'other_family' | 'weaker_fit' | 'closest';
 
 export interface Ranking {
   recommendations: Ranked[];
   alsoExplore: (Ranked & { reason: ExploreReason })[];
+  /** the scoring behind the ranking: similarity to the loved perfumes, for the explanation */
+  scored: Scored;
 }
+
+/** Of each loved perfume, at most this many other versions (concentrations, flankers) among the recommendations. */
+export const VERSIONS_PER_LOVED = 1;
 
 /** The lowest match_score of a recommendation: 50 is indifferent, so a recommendation is clearly liked. */
 export const FIT_FLOOR = 60;
@@ -346,8 +590,22 @@ export const fitOf = (score: number): 'strong' | 'good' | 'weak' =>
  * fewer than `limit` fit, the best weaker products (score WEAK_FLOOR or more,
  * no avoided accord prominent), labelled as such — "closest" when none fits.
  */
-export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
-  const { scores, tier } = scoreProducts(m, t);
+export function rank(m: ProductMatrix, t: Taste, limit: number, rel?: Relations): Ranking {
+  const scored = scoreProducts(m, t, rel);
+  const { scores, tier } = scored;
+  const versions = new Uint8Array(MAX_REFERENCE_PERFUMES);
+  /** a version of a loved perfume past the first: near, so it takes no discovery's place */
+  const spareVersion = (i: number) =>
+    rel !== undefined &&
+    rel.relation[i] === REL_VERSION &&
+    (versions[rel.of[i] as number] as number) >= VERSIONS_PER_LOVED;
+  const pick = (r: Ranked) => {
+    picked.push(r);
+    if (rel && rel.relation[r.index] === REL_VERSION) {
+      const k = rel.of[r.index] as number;
+      versions[k] = (versions[k] as number) + 1;
+    }
+  };
   const fitting = (i: number) => (tier[i] as number) !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR;
   // the best limit × 6 + 20 of the products that fit (all of them when there are fewer)
   const pool = topK(scores, tier, limit * 6 + EXPLORE * 4 + 8, (i) => !fitting(i));
@@ -358,15 +616,15 @@ export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
     if (picked.length >= limit) break;
     const line = m.lineKey[r.index] as number;
     const house = m.houseKey[r.index] as number;
-    if (lines.has(line) || (houses.get(house) ?? 0) >= PER_HOUSE) continue;
-    picked.push(r);
+    if (lines.has(line) || (houses.get(house) ?? 0) >= PER_HOUSE || spareVersion(r.index)) continue;
+    pick(r);
     lines.add(line);
     houses.set(house, (houses.get(house) ?? 0) + 1);
   }
   // too few distinct products: the next fitting ones, twins included, rather than a shorter answer
   for (const r of pool) {
     if (picked.length >= limit) break;
-    if (!picked.includes(r)) picked.push(r);
+    if (!picked.includes(r) && !spareVersion(r.index)) pick(r);
   }
   picked.sort((a, b) =>
     before(a.score, tier[a.index] as number, a.index, b.score, tier[b.index] as number, b.index) ? -1 : 1,
@@ -375,10 +633,32 @@ export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
   // the lines shown: a recommended product is left out of also_explore with its line
   const usedLines = new Set(picked.map((r) => m.lineKey[r.index] as number));
   const alsoExplore: Ranking['alsoExplore'] = [];
+  const prices = rel?.price;
+  const beat = rel?.forLessThan;
+  if (prices && beat?.some((p) => p > 0)) {
+    // close alternatives to a loved perfume, under its price: never the perfume or a version of it
+    const cheaper = topK(
+      scores,
+      tier,
+      EXPLORE * 4,
+      (i) =>
+        !fitting(i) ||
+        rel.relation[i] !== REL_NONE ||
+        (scored.similarity[i] as number) < CLOSE_SIMILARITY * 100 ||
+        !((prices[i] as number) < (beat[scored.closest[i] as number] as number)),
+    );
+    for (const r of cheaper) {
+      if (alsoExplore.length >= EXPLORE) break;
+      if (usedLines.has(m.lineKey[r.index] as number)) continue;
+      alsoExplore.push({ ...r, reason: 'for_less' });
+      usedLines.add(m.lineKey[r.index] as number);
+    }
+  }
+  const discoveries = alsoExplore.length + EXPLORE;
   for (const r of pool) {
-    if (alsoExplore.length >= EXPLORE) break;
+    if (alsoExplore.length >= discoveries) break;
     const fam = m.familyMask[r.index] as number;
-    if (!fam || fam & t.familyMask || usedLines.has(m.lineKey[r.index] as number)) continue;
+    if (!fam || fam & (t.familyMask | t.lovedFamilyMask) || usedLines.has(m.lineKey[r.index] as number)) continue;
     alsoExplore.push({ ...r, reason: 'other_family' });
     usedLines.add(m.lineKey[r.index] as number);
   }
@@ -400,16 +680,18 @@ export function rank(m: ProductMatrix, t: Taste, limit: number): Ranking {
       added++;
     }
   }
-  return { recommendations: picked, alsoExplore };
+  return { recommendations: picked, alsoExplore, scored };
 }
 
 /**
  * Summary of the taste, as vocabulary slugs the widget shows with its
  * locale's labels. It reports the shopper: `top_accords` are the accords
  * loved, then liked (up to five); `dominant_families` the families chosen;
- * `avoid_accords` those avoided, then disliked. What the answers only imply
- * (the accords the chosen families, season and occasion lean to, the families
- * the taste leans to) is in `inferred`, present only when it holds something.
+ * `avoid_accords` those avoided, then disliked; `loved_perfumes` and
+ * `disliked_perfumes` the perfumes named, when any. What the answers only
+ * imply (the accords the loved perfumes, chosen families, season and occasion
+ * lean to, the families of the loved perfumes and those the taste leans to) is
+ * in `inferred`, present only when it holds something.
  */
 export function tasteSummary(quiz: Quiz, t: Taste) {
   const rated = new Set<string>(quiz.ratings.map(([a]) => a));
@@ -420,28 +702,36 @@ export function tasteSummary(quiz: Quiz, t: Taste) {
       .sort();
   const top = [...said('love'), ...said('like')].slice(0, 5);
   const families: string[] = quiz.families.slice(0, 3);
+  // what loving a perfume says counts with what the answers imply: the stronger of the two
   const leaning = [...t.values]
-    .map((v, i) => [ACCORDS[i]?.slug as string, v] as const)
+    .map((v, i) => [ACCORDS[i]?.slug as string, v >= 0 ? Math.max(v, t.lovedLean[i] as number) : v] as const)
     .filter(([a, v]) => v > 0 && !rated.has(a))
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, 5)
     .map(([a]) => a);
-  // families whose own accord the shopper leans to most, beyond the ones chosen
-  const inferredFamilies = FAMILIES.map(
-    (f) => [f.slug, t.values[ACCORD_INDEX.get(f.accords[0][0]) as number] as number] as const,
-  )
-    .filter(([slug, v]) => v > 0 && !families.includes(slug))
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, Math.max(0, 3 - families.length))
-    .map(([slug]) => slug);
+  // the loved perfumes' families, then those whose own accord the shopper leans to most, beyond the ones chosen
+  const lovedFamilies = [...new Set(t.lovedPerfumes.flatMap((p) => p.families))].filter(
+    (f) => FAMILY_BIT.has(f) && !families.includes(f),
+  );
+  const inferredFamilies = [
+    ...lovedFamilies,
+    ...FAMILIES.map((f) => [f.slug, t.values[ACCORD_INDEX.get(f.accords[0][0]) as number] as number] as const)
+      .filter(([slug, v]) => v > 0 && !families.includes(slug) && !lovedFamilies.includes(slug))
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([slug]) => slug),
+  ].slice(0, Math.max(0, 3 - families.length));
   const avoid = quiz.ratings
     .filter(([, r]) => r === 'avoid' || r === 'dislike')
     .sort((a, b) => (a[1] === b[1] ? (a[0] < b[0] ? -1 : 1) : a[1] === 'avoid' ? -1 : 1))
     .map(([a]) => a);
+  const named = (ps: readonly ReferencePerfume[]) =>
+    ps.map((p) => ({ sillage_perfume_id: p.id, name: p.name, house: p.house }));
   return {
     dominant_families: families,
     top_accords: top,
     avoid_accords: avoid,
+    ...(t.lovedPerfumes.length ? { loved_perfumes: named(t.lovedPerfumes) } : {}),
+    ...(t.dislikedPerfumes.length ? { disliked_perfumes: named(t.dislikedPerfumes) } : {}),
     ...(leaning.length || inferredFamilies.length
       ? { inferred: { families: inferredFamilies, accords: leaning } }
       : {}),

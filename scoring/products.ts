@@ -4,17 +4,26 @@
  * version is answered without scoring again.
  */
 
-import type { ProductProfile } from '../catalog/types.ts';
+import type { CatalogPerfume, ProductProfile } from '../catalog/types.ts';
 import type { AlsoExplore, Recommendation } from '../contracts/widget.ts';
 import { Cache } from '../lib/cache.ts';
 import { normalizeText } from '../lib/text.ts';
+import { noteKey, resolveNote } from '../vocabulary/notes.ts';
 import {
   buildProductMatrix,
   buildTaste,
+  CLOSE_SIMILARITY,
   fitOf,
   matchAccords,
   type ProductMatrix,
+  REL_DISLIKED,
+  REL_SAME,
+  REL_VERSION,
+  type ReferencePerfume,
+  type References,
+  type Relations,
   rank,
+  type Scored,
   tasteSummary,
 } from './engine.ts';
 import { type Quiz, quizKey } from './quiz.ts';
@@ -37,6 +46,43 @@ export interface ScoringProduct {
   line: string;
   lineHouse: string;
 }
+
+const noteKeys = new Map<string, string>();
+/** A note as the engine compares it: the notes knowledge base's name ("calabrian bergamot" is bergamot's), else its own key. */
+function canonicalNote(name: string): string {
+  let key = noteKeys.get(name);
+  if (key === undefined) {
+    key = resolveNote(name)?.slug ?? noteKey(name);
+    // names come from a bounded catalog and merchants' synced products; the map is capped all the same
+    if (noteKeys.size < 50_000) noteKeys.set(name, key);
+  }
+  return key;
+}
+
+/** A profile's notes (every tier), canonical and each once. */
+export function notesOf(notes: { top?: readonly string[]; heart?: readonly string[]; base?: readonly string[] }) {
+  return [...new Set([...(notes.top ?? []), ...(notes.heart ?? []), ...(notes.base ?? [])].map(canonicalNote))];
+}
+
+const references = new WeakMap<CatalogPerfume, ReferencePerfume>();
+/** A perfume of our catalog as a loved or disliked one (computed once per catalog record). */
+export function referenceOf(p: CatalogPerfume): ReferencePerfume {
+  let r = references.get(p);
+  if (!r) {
+    r = { id: p.id, name: p.name, house: p.house, families: p.families, accords: p.accords, notes: notesOf(p.notes) };
+    references.set(p, r);
+  }
+  return r;
+}
+
+/** The perfumes a quiz names, resolved from our catalog. */
+export interface QuizReferences {
+  loved: readonly ReferencePerfume[];
+  disliked: readonly ReferencePerfume[];
+}
+
+/** Names of one line: the same name (another concentration), or one the start of the other (a flanker: "Sauvage" and "Sauvage Elixir"). */
+const sameLine = (a: string, b: string) => a === b || a.startsWith(`${b} `) || b.startsWith(`${a} `);
 
 export interface ScoredAnswer {
   recommendations: Recommendation[];
@@ -79,18 +125,89 @@ export class CompiledProducts {
       a.merchantProductId < b.merchantProductId ? -1 : a.merchantProductId > b.merchantProductId ? 1 : 0,
     );
     this.matrix = buildProductMatrix(
-      this.products.map((p) => ({ profile: p.profile, line: p.line, house: p.lineHouse, gender: p.gender })),
+      this.products.map((p) => ({
+        profile: p.profile,
+        line: p.line,
+        house: p.lineHouse,
+        gender: p.gender,
+        notes: notesOf(p.profile.notes),
+      })),
     );
+    // products matched to our catalog, by their perfume's house: where a loved perfume's versions are
+    this.products.forEach((p, i) => {
+      if (!p.perfumeId) return;
+      const [house = '', name = ''] = p.line.split('|');
+      const list = this.byHouse.get(house) ?? [];
+      list.push(i);
+      this.byHouse.set(house, list);
+      this.lineName[i] = name;
+    });
+    const currencies = new Map<string, number>();
+    for (const p of this.products) currencies.set(p.currency, (currencies.get(p.currency) ?? 0) + 1);
+    this.mainCurrency = [...currencies].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'SAR';
   }
 
-  score(quiz: Quiz, limit: number): ScoredAnswer {
+  private readonly byHouse = new Map<string, number[]>();
+  private readonly lineName: string[] = [];
+  private readonly mainCurrency: string;
+
+  /**
+   * How each product stands to the perfumes the quiz names: the loved perfume
+   * itself (matched in full), a version of it (a sibling listing, another
+   * concentration or a flanker), or a disliked one; and the prices to beat.
+   */
+  private relationsOf(quiz: Quiz, refs: QuizReferences): Relations | undefined {
+    if (!refs.loved.length && !refs.disliked.length) return undefined;
+    const n = this.products.length;
+    const rel: Relations = { relation: new Uint8Array(n), of: new Uint8Array(n) };
+    const mark = (ref: ReferencePerfume, k: number, disliked: boolean) => {
+      const line = lineOf(ref.house, ref.name);
+      const [house = '', name = ''] = line.split('|');
+      for (const i of this.byHouse.get(house) ?? []) {
+        const p = this.products[i] as ScoringProduct;
+        const same = p.perfumeId === ref.id;
+        if (!same && !sameLine(this.lineName[i] as string, name)) continue;
+        if (disliked) rel.relation[i] = REL_DISLIKED;
+        else if (rel.relation[i] !== REL_DISLIKED && rel.relation[i] !== REL_SAME) {
+          rel.relation[i] = same && p.quality === 'full' ? REL_SAME : REL_VERSION;
+          rel.of[i] = k;
+        }
+      }
+    };
+    for (const [k, r] of refs.loved.entries()) mark(r, k, false);
+    for (const [k, r] of refs.disliked.entries()) mark(r, k, true);
+    if (refs.loved.length) {
+      // the prices to beat: the shop's own price of each loved perfume, and the shopper's, the lower
+      let currency: string | null = null;
+      const beat = new Float64Array(refs.loved.length).fill(quiz.forLessThan ?? Number.POSITIVE_INFINITY);
+      this.products.forEach((p, i) => {
+        if (rel.relation[i] !== REL_SAME || p.price === null) return;
+        currency ??= p.currency;
+        if (p.currency !== currency) return;
+        const k = rel.of[i] as number;
+        beat[k] = Math.min(beat[k] as number, p.price);
+      });
+      currency ??= this.mainCurrency;
+      if (beat.some(Number.isFinite)) {
+        rel.forLessThan = beat.map((b) => (Number.isFinite(b) ? b : Number.NaN));
+        rel.price = Float64Array.from(this.products, (p) =>
+          p.price !== null && p.currency === currency ? p.price : Number.NaN,
+        );
+      }
+    }
+    return rel;
+  }
+
+  score(quiz: Quiz, limit: number, refs: QuizReferences = NO_REFERENCES): ScoredAnswer {
     const key = `${limit}|${quizKey(quiz)}`;
     const hit = this.answers?.get(key);
     if (hit) return hit;
-    const taste = buildTaste(quiz);
-    const ranking = rank(this.matrix, taste, limit);
+    const taste = buildTaste(quiz, refs as References);
+    const relations = this.relationsOf(quiz, refs);
+    const ranking = rank(this.matrix, taste, limit, relations);
     const view = (i: number, score: number): Recommendation => {
       const p = this.products[i] as ScoringProduct;
+      const similar = similarTo(p, i, refs.loved, ranking.scored, relations);
       return {
         merchant_product_id: p.merchantProductId,
         sillage_perfume_id: p.perfumeId,
@@ -109,6 +226,7 @@ export class CompiledProducts {
           (this.imageBase
             ? `${this.imageBase}/widget/v1/scent.svg?${scentImageQuery({ accords: p.profile.accords, house: p.house, name: p.name })}`
             : null),
+        ...(similar ? { similar_to: similar } : {}),
       };
     };
     const answer: ScoredAnswer = {
@@ -119,6 +237,46 @@ export class CompiledProducts {
     this.answers?.set(key, answer);
     return answer;
   }
+}
+
+const NO_REFERENCES: QuizReferences = { loved: [], disliked: [] };
+
+/** What a product shares with the loved perfume it is closest to, when it is that perfume, a version of it, or like it. */
+function similarTo(
+  p: ScoringProduct,
+  i: number,
+  loved: readonly ReferencePerfume[],
+  scored: Scored,
+  rel: Relations | undefined,
+): Recommendation['similar_to'] {
+  if (!loved.length) return undefined;
+  const relation = rel?.relation[i];
+  const kind =
+    relation === REL_SAME
+      ? 'same'
+      : relation === REL_VERSION
+        ? 'version'
+        : (scored.similarity[i] as number) >= CLOSE_SIMILARITY * 100
+          ? 'similar'
+          : null;
+  if (!kind) return undefined;
+  const k = kind === 'similar' || !rel ? (scored.closest[i] as number) : (rel.of[i] as number);
+  const ref = loved[k] as ReferencePerfume;
+  const theirs = new Map(ref.accords.map((a) => [a.name, a.weight]));
+  const shared = p.profile.accords
+    .filter((a) => theirs.has(a.name))
+    .map((a) => [a.name, Math.min(a.weight, theirs.get(a.name) as number)] as const)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 3)
+    .map(([a]) => a);
+  return {
+    sillage_perfume_id: ref.id,
+    name: ref.name,
+    house: ref.house,
+    relation: kind,
+    similarity: scored.similarity[i] as number,
+    shared_accords: shared,
+  };
 }
 
 export const lineOf = (house: string, name: string) => `${normalizeText(house)}|${normalizeText(name)}`;

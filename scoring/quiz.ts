@@ -2,6 +2,7 @@
  * Quiz answers: validation against the vocabulary and a canonical form.
  * Pure; shared by the score route and (later) the widget.
  */
+import { MAX_REFERENCE_PERFUMES } from '../contracts/limits.ts';
 import { Cache } from '../lib/cache.ts';
 import {
   type AccordSlug,
@@ -20,6 +21,11 @@ export interface QuizInput {
   occasion?: string;
   /** for whom: men, women, or any (no preference); an extension of the interface's quiz */
   gender?: string;
+  /** our perfume ids (sillage_perfume_id): perfumes the shopper loves, and dislikes; extensions of the interface */
+  loved_perfumes?: string[];
+  disliked_perfumes?: string[];
+  /** with loved perfumes: the price close alternatives "for less" must be under */
+  for_less_than?: number;
 }
 
 /** For whom the perfume is: a product made for the other is never shown; unisex and unknown always may be. */
@@ -32,6 +38,10 @@ export interface Quiz {
   occasion: OccasionSlug | null;
   /** present only when the shopper said men or women */
   gender?: Wearer;
+  /** perfume ids, in the shopper's order, each once; present only when some are named */
+  loved?: string[];
+  disliked?: string[];
+  forLessThan?: number;
 }
 
 /** The words for "no preference" (any is the slug); men and women resolve through the vocabulary's gender terms. */
@@ -100,8 +110,35 @@ export function normalizeQuiz(input: QuizInput): { ok: true; quiz: Quiz } | { ok
         message: `unknown gender "${String(input.gender).slice(0, 40)}"; allowed: men, women, any`,
       });
   }
-  if (problems.length === 0 && families.length === 0 && ratings.size === 0) {
-    problems.push({ path: '/body/quiz', message: 'choose at least one family or rate at least one accord' });
+  const perfumes = (field: 'loved_perfumes' | 'disliked_perfumes') => {
+    const ids: string[] = [];
+    const given = input[field] ?? [];
+    if (given.length > MAX_REFERENCE_PERFUMES)
+      problems.push({ path: `/body/quiz/${field}`, message: `at most ${MAX_REFERENCE_PERFUMES} perfumes` });
+    for (const id of given.slice(0, MAX_REFERENCE_PERFUMES)) {
+      const trimmed = String(id).trim();
+      if (trimmed && !ids.includes(trimmed)) ids.push(trimmed);
+    }
+    return ids;
+  };
+  const loved = perfumes('loved_perfumes');
+  const disliked = perfumes('disliked_perfumes');
+  for (const [i, id] of disliked.entries())
+    if (loved.includes(id))
+      problems.push({
+        path: `/body/quiz/disliked_perfumes/${i}`,
+        message: `"${id.slice(0, 120)}" is among loved_perfumes too`,
+      });
+  const forLess = input.for_less_than;
+  if (forLess !== undefined && (typeof forLess !== 'number' || !(forLess > 0) || !Number.isFinite(forLess)))
+    problems.push({ path: '/body/quiz/for_less_than', message: 'must be a price above 0' });
+  else if (forLess !== undefined && loved.length === 0)
+    problems.push({ path: '/body/quiz/for_less_than', message: 'applies to loved_perfumes: name at least one' });
+  if (problems.length === 0 && families.length === 0 && ratings.size === 0 && loved.length === 0) {
+    problems.push({
+      path: '/body/quiz',
+      message: 'choose at least one family, rate at least one accord, or name a loved perfume',
+    });
   }
   if (problems.length) return { ok: false, problems };
   // canonical order, so equal quizzes are equal keys
@@ -113,6 +150,9 @@ export function normalizeQuiz(input: QuizInput): { ok: true; quiz: Quiz } | { ok
       season,
       occasion,
       ...(gender ? { gender } : {}),
+      ...(loved.length ? { loved } : {}),
+      ...(disliked.length ? { disliked } : {}),
+      ...(forLess !== undefined ? { forLessThan: forLess } : {}),
     },
   };
 }
@@ -149,6 +189,8 @@ export function normalizeQuizRemembered(input: QuizInput): ReturnType<typeof nor
     for (const r of q.ratings) Object.freeze(r);
     Object.freeze(q.ratings);
     Object.freeze(q.families);
+    if (q.loved) Object.freeze(q.loved);
+    if (q.disliked) Object.freeze(q.disliked);
     Object.freeze(q);
     recent.set(raw, q);
   }

@@ -133,7 +133,9 @@ describe('normalizeQuiz', () => {
   });
 
   it('needs a family or a rated accord; a season or occasion alone is not a quiz', () => {
-    const choose = [{ path: '/body/quiz', message: 'choose at least one family or rate at least one accord' }];
+    const choose = [
+      { path: '/body/quiz', message: 'choose at least one family, rate at least one accord, or name a loved perfume' },
+    ];
     expect(refused({})).toEqual(choose);
     expect(refused({ season: 'summer', occasion: 'daily' })).toEqual(choose);
     expect(accepted({ accord_ratings: { rose: 'love' } }).families).toEqual([]);

@@ -211,7 +211,7 @@ describe('POST /api/widget/score — the interface rules', () => {
 
   it('rule 6: an invalid quiz is 400 with a clear error', async () => {
     const cases: [object, RegExp][] = [
-      [{ quiz: {} }, /at least one family or rate/],
+      [{ quiz: {} }, /at least one family, rate at least one accord, or name a loved perfume/],
       [{ quiz: { families: [] } }, /at least one family/],
       [{ quiz: { families: ['citrusy-ish'] } }, /unknown family "citrusy-ish"; allowed: floral, woody/],
       [{ quiz: { accord_ratings: { unicorn: 'love' } } }, /unknown accord "unicorn"/],
@@ -244,6 +244,68 @@ describe('POST /api/widget/score — the interface rules', () => {
     expect((await score({ quiz }, {})).json().test_mode).toBe(false);
     const res = await app.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: testKey, quiz } });
     expect(res.json().test_mode).toBe(true);
+  });
+});
+
+describe('loved and disliked perfumes (an extension of the quiz)', () => {
+  it('a quiz of a loved perfume alone: the perfume first, its version labelled, the summary names it', async () => {
+    const res = await score({ quiz: { loved_perfumes: ['lattafa-khamrah-edp'] } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.recommendations[0]).toMatchObject({
+      merchant_product_id: 'sw-1',
+      similar_to: { sillage_perfume_id: 'lattafa-khamrah-edp', name: 'Khamrah', house: 'Lattafa', relation: 'same' },
+    });
+    const qahwa = body.recommendations.find((r: { merchant_product_id: string }) => r.merchant_product_id === 'sw-2');
+    expect(qahwa?.similar_to).toMatchObject({ relation: 'version', sillage_perfume_id: 'lattafa-khamrah-edp' });
+    expect(body.taste_summary.loved_perfumes).toEqual([
+      { sillage_perfume_id: 'lattafa-khamrah-edp', name: 'Khamrah', house: 'Lattafa' },
+    ]);
+  });
+
+  it('a disliked perfume the shop sells is never shown, nor its versions', async () => {
+    const res = await score({
+      quiz: { families: ['amber', 'gourmand'], disliked_perfumes: ['lattafa-khamrah-edp'] },
+      limit: 24,
+    });
+    expect(res.statusCode).toBe(200);
+    const shown = [...res.json().recommendations, ...res.json().also_explore].map(
+      (r: { merchant_product_id: string }) => r.merchant_product_id,
+    );
+    expect(shown).not.toContain('sw-1');
+    expect(shown).not.toContain('sw-2');
+  });
+
+  it('ids not in our catalog are 400 invalid_quiz naming each', async () => {
+    const res = await score({
+      quiz: { loved_perfumes: ['lattafa-khamrah-edp', 'no-such-perfume'], disliked_perfumes: ['nor-this'] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_quiz', error: expect.stringContaining('no-such-perfume') });
+    expect(res.json().details).toEqual([
+      { path: '/body/quiz/loved_perfumes/1', message: expect.stringContaining('"no-such-perfume"') },
+      { path: '/body/quiz/disliked_perfumes/0', message: expect.stringContaining('"nor-this"') },
+    ]);
+  });
+
+  it('refuses six loved perfumes, one both loved and disliked, and a price to beat with nothing loved', async () => {
+    const six = await score({ quiz: { loved_perfumes: ['a', 'b', 'c', 'd', 'e', 'f'] } });
+    expect(six.statusCode).toBe(400);
+    expect(six.json().details[0].path).toBe('/body/quiz/loved_perfumes');
+    const both = await score({
+      quiz: { loved_perfumes: ['lattafa-khamrah-edp'], disliked_perfumes: ['lattafa-khamrah-edp'] },
+    });
+    expect(both.statusCode).toBe(400);
+    expect(both.json()).toMatchObject({ code: 'invalid_quiz', details: [{ path: '/body/quiz/disliked_perfumes/0' }] });
+    const price = await score({ quiz: { families: ['oud'], for_less_than: 300 } });
+    expect(price.statusCode).toBe(400);
+    expect(price.json()).toMatchObject({ code: 'invalid_quiz', details: [{ path: '/body/quiz/for_less_than' }] });
+    const free = await score({ quiz: { loved_perfumes: ['lattafa-khamrah-edp'], for_less_than: 0 } });
+    expect(free.statusCode).toBe(400);
+    // a disliked perfume alone says too little to recommend from
+    const disliked = await score({ quiz: { disliked_perfumes: ['lattafa-khamrah-edp'] } });
+    expect(disliked.statusCode).toBe(400);
+    expect(disliked.json().code).toBe('invalid_quiz');
   });
 });
 

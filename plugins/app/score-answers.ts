@@ -3,7 +3,12 @@ import { JsonTemplates } from '../../http/json-template.ts';
 import { AppError } from '../../lib/errors.ts';
 import { scoringProductOf } from '../../matching/recognise.ts';
 import { poweredBy } from '../../scoring/powered-by.ts';
-import { CompiledProducts, type ScoredAnswer, type ScoringProduct } from '../../scoring/products.ts';
+import {
+  CompiledProducts,
+  type QuizReferences,
+  type ScoredAnswer,
+  type ScoringProduct,
+} from '../../scoring/products.ts';
 import type { Quiz } from '../../scoring/quiz.ts';
 import type { ResolvedKey } from '../../services/keys.ts';
 import { type RecordedAnswer, recordedAnswer } from './sessions.ts';
@@ -12,6 +17,8 @@ import { type RecordedAnswer, recordedAnswer } from './sessions.ts';
 export interface ScoreCall {
   key: ResolvedKey;
   quiz: Quiz;
+  /** the loved and disliked perfumes the quiz names, resolved from our catalog */
+  references?: QuizReferences;
   mode: 'synced' | 'inline';
   limit: number;
   locale: 'ar' | 'en';
@@ -120,7 +127,7 @@ export default fp(
       serialize: ((body: ScoreAnswerBody) => string) | undefined,
     ): Buffer | ScoreAnswerBody {
       const { key, quiz, mode, limit, locale, sessionId } = call;
-      const scored = products.score(quiz, limit);
+      const scored = products.score(quiz, limit, call.references);
       app.sessions.record({
         id: sessionId,
         merchantId: key.merchant.id,

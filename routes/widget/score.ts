@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import type { CatalogSnapshot } from '../../catalog/store.ts';
 import { errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
 import { SCORE_EXAMPLE } from '../../contracts/examples.ts';
 import {
@@ -15,22 +16,42 @@ import type { ScoreCall } from '../../plugins/app/score-answers.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 import { documentAs } from '../../plugins/external/swagger.ts';
-import type { CompiledProducts } from '../../scoring/products.ts';
-import { normalizeQuizRemembered } from '../../scoring/quiz.ts';
+import { type CompiledProducts, type QuizReferences, referenceOf } from '../../scoring/products.ts';
+import { normalizeQuizRemembered, type Quiz, type QuizProblem } from '../../scoring/quiz.ts';
 import type { ResolvedKey } from '../../services/keys.ts';
 
-/** The request, checked beyond its schema: a quiz of known terms, and inline products when inline. */
-function scoreCallOf(body: ScoreRequest, key: ResolvedKey): ScoreCall {
+const invalidQuiz = (problems: QuizProblem[]) => {
+  const first = problems[0];
+  return new AppError(
+    400,
+    'invalid_quiz',
+    `Invalid quiz: ${first?.path.replace('/body/quiz', 'quiz').replace(/^quiz\//, '')} ${first?.message}`,
+    problems,
+  );
+};
+
+/** The loved and disliked perfumes a quiz names, from our catalog; ids it lacks are a 400 naming each. */
+function referencesOf(quiz: Quiz, catalog: CatalogSnapshot): QuizReferences {
+  const problems: QuizProblem[] = [];
+  const resolve = (ids: readonly string[] | undefined, field: string) =>
+    (ids ?? []).flatMap((id, i) => {
+      const p = catalog.byId.get(id);
+      if (p) return [referenceOf(p)];
+      problems.push({
+        path: `/body/quiz/${field}/${i}`,
+        message: `unknown perfume "${id.slice(0, 120)}": not in our catalog (lookup gives sillage_perfume_id)`,
+      });
+      return [];
+    });
+  const refs = { loved: resolve(quiz.loved, 'loved_perfumes'), disliked: resolve(quiz.disliked, 'disliked_perfumes') };
+  if (problems.length) throw invalidQuiz(problems);
+  return refs;
+}
+
+/** The request, checked beyond its schema: a quiz of known terms and perfumes, and inline products when inline. */
+function scoreCallOf(body: ScoreRequest, key: ResolvedKey, catalog: CatalogSnapshot): ScoreCall {
   const normalized = normalizeQuizRemembered(body.quiz);
-  if (!normalized.ok) {
-    const first = normalized.problems[0];
-    throw new AppError(
-      400,
-      'invalid_quiz',
-      `Invalid quiz: ${first?.path.replace('/body/quiz', 'quiz').replace(/^quiz\//, '')} ${first?.message}`,
-      normalized.problems,
-    );
-  }
+  if (!normalized.ok) throw invalidQuiz(normalized.problems);
   const mode = body.catalog_mode ?? 'synced';
   if (mode === 'inline' && !body.inline_catalog) {
     throw new AppError(
@@ -43,6 +64,7 @@ function scoreCallOf(body: ScoreRequest, key: ResolvedKey): ScoreCall {
   return {
     key,
     quiz: normalized.quiz,
+    references: normalized.quiz.loved || normalized.quiz.disliked ? referencesOf(normalized.quiz, catalog) : undefined,
     mode,
     limit: body.limit ?? 6,
     locale: body.locale ?? 'ar',
@@ -91,7 +113,7 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
     // Not an async function: with the merchant's products already compiled here (nearly every
     // request) the answer is sent without a promise; only a first request waits for the load.
     (request, reply) => {
-      const call = scoreCallOf(request.body, widgetKeyOf(request));
+      const call = scoreCallOf(request.body, widgetKeyOf(request), app.catalog.current());
       const products = app.scoreAnswers.productsFor(call, request.body.inline_catalog);
       if (!(products instanceof Promise)) return send(call, products, reply);
       return products.then(async (loaded) => {
