@@ -300,6 +300,8 @@ export async function run(argv: string[], config: Config, database: Database): P
       print(out, a.loved_accords, a.loved_accords);
       process.stdout.write('\navoided accords\n');
       print(out, a.avoided_accords, a.avoided_accords);
+      process.stdout.write('\nloved perfumes\n');
+      print(out, a.loved_perfumes, a.loved_perfumes);
       return 0;
     }
     case 'analytics:reattribute': {

@@ -41,7 +41,7 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
   const answersInRange = sql`
     select ${widgetSessions.answerId} as answer_id, count(*) as n from ${widgetSessions}
     where ${sessionsInRange} group by 1`;
-  const [counts, sessions, attributed, purchased, shown, clicked, accords] = await Promise.all([
+  const [counts, sessions, attributed, purchased, shown, clicked, accords, loved] = await Promise.all([
     db.execute(
       sql`select ${events.type} as type, count(*) as n from ${events} where ${inRange} group by ${events.type}`,
     ),
@@ -72,6 +72,12 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
         cross join lateral json_array_elements(a.quiz->'ratings') as r(item)
       where r.item->>1 in ('love', 'avoid')
       group by 1, 2 order by 3 desc, 1`),
+    // the perfumes shoppers named as loved (quiz.loved_perfumes): what they already know they like
+    db.execute(sql`
+      select l.id as id, sum(c.n) as n
+      from (${answersInRange}) c join ${widgetAnswers} a on a.id = c.answer_id
+        cross join lateral json_array_elements_text(coalesce(a.quiz->'loved', '[]'::json)) as l(id)
+      group by 1 order by 2 desc, 1 limit 10`),
   ]);
 
   const byType = new Map(rowsOf<{ type: string; n: unknown }>(counts).map((r) => [r.type, num(r.n)]));
@@ -112,6 +118,10 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
     })),
     loved_accords: top('love'),
     avoided_accords: top('avoid'),
+    loved_perfumes: rowsOf<{ id: string; n: unknown }>(loved).map((r) => ({
+      sillage_perfume_id: r.id,
+      sessions: num(r.n),
+    })),
     attribution_window_days: o.attributionWindowDays,
   };
 }

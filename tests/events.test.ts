@@ -598,21 +598,26 @@ describe('attribution and analytics', () => {
       // an oud perfume: it fits both quizzes, so both sessions show it
       payload: { products: [{ merchant_product_id: 'K', name: 'Ameer Al Oudh Intense Oud', house: 'Lattafa' }] },
     });
-    for (const ratings of [{ oud: 'love', citrus: 'avoid' }, { oud: 'love' }]) {
-      await app.inject({
-        method: 'POST',
-        url: '/api/widget/score',
-        payload: { api_key: m.key, quiz: { accord_ratings: ratings } },
-      });
+    for (const quiz of [
+      { accord_ratings: { oud: 'love', citrus: 'avoid' } },
+      { accord_ratings: { oud: 'love' }, loved_perfumes: ['lattafa-ameer-al-oudh-intense-oud-edp'] },
+      { loved_perfumes: ['lattafa-khamrah-edp', 'lattafa-ameer-al-oudh-intense-oud-edp'] },
+    ]) {
+      const res = await app.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: m.key, quiz } });
+      expect(res.statusCode).toBe(200);
     }
     await app.sessions.flush();
     const a = (
       await app.inject({ method: 'GET', url: `/api/admin/merchants/${m.merchant.id}/analytics`, headers: adminHeaders })
     ).json();
-    expect(a.scored_sessions).toBe(2);
-    expect(a.top_recommended).toEqual([{ merchant_product_id: 'K', times: 2 }]);
+    expect(a.scored_sessions).toBe(3);
+    expect(a.top_recommended).toEqual([{ merchant_product_id: 'K', times: 3 }]);
     expect(a.loved_accords).toEqual([{ accord: 'oud', sessions: 2 }]);
     expect(a.avoided_accords).toEqual([{ accord: 'citrus', sessions: 1 }]);
+    expect(a.loved_perfumes).toEqual([
+      { sillage_perfume_id: 'lattafa-ameer-al-oudh-intense-oud-edp', sessions: 2 },
+      { sillage_perfume_id: 'lattafa-khamrah-edp', sessions: 1 },
+    ]);
   });
 
   it('400 for a period that ends before it starts, or is not a date', async () => {

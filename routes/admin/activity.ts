@@ -38,6 +38,9 @@ const AnalyticsSchema = Type.Object({
   top_clicked: Counted('clicks'),
   loved_accords: Type.Array(Type.Object({ accord: Type.String(), sessions: Type.Integer() })),
   avoided_accords: Type.Array(Type.Object({ accord: Type.String(), sessions: Type.Integer() })),
+  loved_perfumes: Type.Array(Type.Object({ sillage_perfume_id: Type.String(), sessions: Type.Integer() }), {
+    description: 'The perfumes shoppers named as loved (quiz.loved_perfumes), by scored sessions, at most ten',
+  }),
   attribution_window_days: Type.Integer(),
 });
 
