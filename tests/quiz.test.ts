@@ -142,7 +142,54 @@ describe('normalizeQuiz', () => {
   });
 });
 
+describe('normalizeQuiz: perfumes the shopper loves and dislikes', () => {
+  it('keeps the ids in the shopper’s order, trimmed, each once; none named, no field', () => {
+    const q = accepted({ loved_perfumes: [' b ', 'a', 'b', ''], disliked_perfumes: ['c'] });
+    expect(q.loved).toEqual(['b', 'a']);
+    expect(q.disliked).toEqual(['c']);
+    expect(q).not.toHaveProperty('forLessThan');
+    const plain = accepted({ families: ['oud'], loved_perfumes: [], disliked_perfumes: [] });
+    expect(Object.keys(plain)).toEqual(['families', 'ratings', 'season', 'occasion']);
+  });
+
+  it('a loved perfume alone is a quiz; a disliked one alone is not', () => {
+    expect(accepted({ loved_perfumes: ['a'] }).families).toEqual([]);
+    expect(refused({ disliked_perfumes: ['a'] })).toEqual([
+      { path: '/body/quiz', message: 'choose at least one family, rate at least one accord, or name a loved perfume' },
+    ]);
+  });
+
+  it('at most five of each; an id both loved and disliked is named at its place', () => {
+    const six = ['a', 'b', 'c', 'd', 'e', 'f'];
+    expect(refused({ loved_perfumes: six, disliked_perfumes: six.map((id) => `${id}2`) })).toEqual([
+      { path: '/body/quiz/loved_perfumes', message: 'at most 5 perfumes' },
+      { path: '/body/quiz/disliked_perfumes', message: 'at most 5 perfumes' },
+    ]);
+    expect(accepted({ loved_perfumes: ['a', 'b', 'c', 'd', 'e'] }).loved).toHaveLength(5);
+    expect(refused({ loved_perfumes: ['a', 'b'], disliked_perfumes: ['c', 'b'] })).toEqual([
+      { path: '/body/quiz/disliked_perfumes/1', message: '"b" is among loved_perfumes too' },
+    ]);
+  });
+
+  it('a price to beat: a number above 0, and only with a loved perfume', () => {
+    expect(accepted({ loved_perfumes: ['a'], for_less_than: 300 }).forLessThan).toBe(300);
+    const price = [{ path: '/body/quiz/for_less_than', message: 'must be a price above 0' }];
+    for (const bad of [0, -1, Number.POSITIVE_INFINITY, Number.NaN, '300' as unknown as number])
+      expect(refused({ loved_perfumes: ['a'], for_less_than: bad }), String(bad)).toEqual(price);
+    expect(refused({ families: ['oud'], for_less_than: 300 })).toEqual([
+      { path: '/body/quiz/for_less_than', message: 'applies to loved_perfumes: name at least one' },
+    ]);
+  });
+});
+
 describe('normalizeQuizRemembered', () => {
+  it('freezes the loved and disliked perfumes of the quiz it shares', () => {
+    const r = normalizeQuizRemembered({ loved_perfumes: ['a'], disliked_perfumes: ['b'] });
+    if (!r.ok) throw new Error('refused');
+    expect(Object.isFrozen(r.quiz.loved)).toBe(true);
+    expect(Object.isFrozen(r.quiz.disliked)).toBe(true);
+  });
+
   it('answers the same answers with the same frozen quiz, and refusals afresh', () => {
     const input = { families: ['oud'], accord_ratings: { rose: 'love' } };
     const a = normalizeQuizRemembered(input);
