@@ -243,7 +243,7 @@ export const QuizSchema = Type.Object(
         maxItems: MAX_REFERENCE_PERFUMES,
         description:
           'Perfumes the shopper dislikes (an extension of the interface): up to 5 `sillage_perfume_id`s. Their distinctive accords (prominent in them, in no loved perfume, not rated by the shopper) count as disliked; the perfumes and their other versions are never shown. An id may not be both loved and disliked',
-        examples: [['paco-rabanne-1-million-edt']],
+        examples: [['rabanne-1-million-edt']],
       }),
     ),
     for_less_than: Type.Optional(

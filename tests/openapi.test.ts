@@ -156,8 +156,18 @@ describe('OpenAPI and health', () => {
       ...quiz.accord_ratings.examples.map((accord_ratings: object) => ({ accord_ratings })),
       ...quiz.season.examples.map((season: string) => ({ families: ['oud'], season })),
       ...quiz.occasion.examples.map((occasion: string) => ({ families: ['oud'], occasion })),
+      // the perfumes named are in the catalog
+      ...quiz.loved_perfumes.examples.map((loved_perfumes: string[]) => ({ loved_perfumes })),
+      ...quiz.disliked_perfumes.examples.map((disliked_perfumes: string[]) => ({
+        families: ['oud'],
+        disliked_perfumes,
+      })),
+      ...quiz.for_less_than.examples.map((for_less_than: number) => ({
+        loved_perfumes: ['lattafa-khamrah-edp'],
+        for_less_than,
+      })),
     ];
-    expect(asked.length).toBeGreaterThanOrEqual(7);
+    expect(asked.length).toBeGreaterThanOrEqual(11);
     for (const q of asked) {
       const res = await app.inject({
         method: 'POST',
