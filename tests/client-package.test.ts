@@ -112,6 +112,7 @@ describe('the client package', () => {
   it('declarations that stand alone: no TypeBox, no import of the repository, nothing undeclared', () => {
     expect(dts).not.toMatch(/\bimport\b|\brequire\(|typebox|Static</);
     expect(dts).toContain('export declare function createSillageClient(options: ClientOptions): SillageClient;');
+    expect(dts).toContain("export declare function createPerfumeSuggester(client: Pick<SillageClient, 'lookup'>,");
     expect(checkDeclarations(dts)).toEqual([]);
     // the check itself notices a name the file does not declare
     expect(checkDeclarations(`${dts}\nexport type Leak = TObject;\n`).join('\n')).toContain(
@@ -122,11 +123,19 @@ describe('the client package', () => {
   it('type-checks in server code without the DOM library (Node 20 types only)', () => {
     writeFileSync(
       join(out, 'node-only.ts'),
-      `import { createSillageClient, type ScoreResponse } from './dist/index.js';
+      `import { createPerfumeSuggester, createSillageClient, type PerfumeResult, type ScoreResponse } from './dist/index.js';
 const client = createSillageClient({ baseUrl: 'https://reco.example', apiKey: 'pk_test_x', fetch: globalThis.fetch, sendBeacon: null });
 export async function picks(): Promise<ScoreResponse['recommendations']> {
-  const res = await client.score({ quiz: { families: ['oud'] }, locale: 'en' });
+  const res = await client.score({ quiz: { loved_perfumes: ['lattafa-khamrah-edp'] }, locale: 'en' });
   return res.ok ? res.data.recommendations : [];
+}
+export function suggest(text: string, show: (found: PerfumeResult[]) => void): void {
+  const suggester = createPerfumeSuggester(client, { onResults: (a) => show(a.results ?? []), minChars: 3 });
+  suggester.input(text);
+}
+export async function search(text: string, signal: AbortSignal): Promise<string[]> {
+  const res = await client.lookup({ query: text, limit: 5 }, { signal });
+  return res.ok ? res.data.results.map((p) => p.sillage_perfume_id) : [];
 }
 `,
     );

@@ -1,11 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  createPerfumeSuggester,
   createSillageClient,
   DEFAULT_TIMEOUT_MS,
   MAX_BATCH,
   parseRetryAfter,
   randomId,
+  SUGGEST_DEBOUNCE_MS,
+  type Suggestions,
   UNAVAILABLE,
   type WidgetEvent,
 } from '../widget/client.ts';
@@ -300,6 +303,130 @@ describe('headless client: time', () => {
   });
 });
 
+describe('headless client: the perfume type-ahead', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** a lookup answer naming each query's perfume after it */
+  const found = (call: Call) =>
+    json(200, {
+      results: [{ sillage_perfume_id: `id-${call.body.query}`, name: String(call.body.query) }],
+      not_found: [],
+      catalog_version: 1,
+    })();
+  function typeAhead(responders: ((call: Call) => Response | Promise<Response>)[], opts = {}) {
+    const f = fakeFetch(...responders);
+    const client = createSillageClient({ baseUrl: BASE, apiKey: KEY, fetch: f.fetch });
+    const answers: Suggestions[] = [];
+    const suggester = createPerfumeSuggester(client, { onResults: (a) => answers.push(a), ...opts });
+    const ids = () => answers.map((a) => a.results?.map((r) => r.sillage_perfume_id) ?? null);
+    return { f, suggester, answers, ids };
+  }
+
+  it('asks nothing under two characters, and once a pause in typing, for the latest text', async () => {
+    const { f, suggester, answers, ids } = typeAhead([found]);
+    suggester.input(' k ');
+    expect(answers).toEqual([{ query: ' k ', results: null }]);
+    for (const text of ['kh', 'kha', 'kham', 'khamrah']) {
+      suggester.input(text);
+      await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS - 50);
+    }
+    expect(f.calls).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(f.calls.map((c) => [c.url, c.body.query, c.body.limit])).toEqual([
+      ['https://reco.example.com/api/widget/lookup', 'khamrah', 8],
+    ]);
+    expect(answers.slice(1)).toEqual([
+      { query: 'khamrah', results: [{ sillage_perfume_id: 'id-khamrah', name: 'khamrah' }] },
+    ]);
+    expect(ids()).toEqual([null, ['id-khamrah']]);
+  });
+
+  it('answers a text it has answered from memory, at once: spaces and capitals aside, the least recently used forgotten first', async () => {
+    const { f, suggester, ids } = typeAhead([found], { cacheSize: 2 });
+    for (const text of ['sauvage', 'khamrah']) {
+      suggester.input(text);
+      await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS);
+    }
+    suggester.input('  SAUVAGE ');
+    expect(ids().at(-1)).toEqual(['id-sauvage']); // no pause, no request
+    expect(f.calls).toHaveLength(2);
+    // a third text: khamrah, the least recently used, is forgotten; sauvage is kept
+    suggester.input('yara');
+    await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS);
+    suggester.input('sauvage');
+    suggester.input('khamrah');
+    await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS);
+    expect(f.calls.map((c) => c.body.query)).toEqual(['sauvage', 'khamrah', 'yara', 'khamrah']);
+  });
+
+  it("never gives an older text's answer: the search it replaces is aborted, and an answer that still arrives is dropped", async () => {
+    const release: (() => void)[] = [];
+    /** answers only when released, whether aborted or not: a server that answers late */
+    const late = (call: Call) => new Promise<Response>((resolve) => release.push(() => resolve(found(call))));
+    const { f, suggester, answers, ids } = typeAhead([late]);
+    suggester.input('sauv');
+    await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS);
+    suggester.input('sauvage');
+    expect(f.calls[0]?.init.signal?.aborted).toBe(true);
+    await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS);
+    release[1]?.();
+    await vi.advanceTimersByTimeAsync(0);
+    release[0]?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ids()).toEqual([['id-sauvage']]);
+    expect(answers[0]?.query).toBe('sauvage');
+    // cancel: nothing waiting is asked, nothing under way is given
+    suggester.input('yara');
+    suggester.cancel();
+    suggester.input('oud wood');
+    await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS);
+    suggester.cancel();
+    release[2]?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(f.calls.map((c) => c.body.query)).toEqual(['sauv', 'sauvage', 'oud wood']);
+    expect(answers).toHaveLength(1);
+  });
+
+  it('says why when the search cannot be made, remembers no failure, and after a 429 asks nothing until Retry-After', async () => {
+    const { f, suggester, answers } = typeAhead([
+      json(429, { error: 'Rate limit exceeded', code: 'rate_limited' }, { 'retry-after': '5' }),
+      found,
+    ]);
+    suggester.input('khamrah');
+    await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS);
+    expect(answers[0]).toMatchObject({
+      query: 'khamrah',
+      results: [],
+      failure: { code: 'rate_limited', retryAfter: 5 },
+    });
+    suggester.input('khamrah');
+    await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS);
+    expect(f.calls).toHaveLength(1); // closed: the client answered itself
+    expect(answers[1]?.failure?.code).toBe('rate_limited');
+    await vi.advanceTimersByTimeAsync(5000);
+    suggester.input('khamrah');
+    await vi.advanceTimersByTimeAsync(SUGGEST_DEBOUNCE_MS);
+    expect(f.calls).toHaveLength(2);
+    expect(answers[2]).toEqual({ query: 'khamrah', results: [{ sillage_perfume_id: 'id-khamrah', name: 'khamrah' }] });
+  });
+
+  it("lookup takes a signal: aborted, it resolves 'aborted' (never rejects), and an aborted signal sends nothing", async () => {
+    const f = fakeFetch(hang);
+    const client = createSillageClient({ baseUrl: BASE, apiKey: KEY, fetch: f.fetch });
+    const controller = new AbortController();
+    const pending = client.lookup({ query: 'oud' }, { signal: controller.signal });
+    controller.abort();
+    expect(await pending).toEqual({ ok: false, status: 0, code: 'aborted', error: UNAVAILABLE });
+    expect(await client.lookup({ query: 'oud' }, { signal: controller.signal })).toMatchObject({ code: 'aborted' });
+    expect(f.calls).toHaveLength(1);
+  });
+});
+
 describe('headless client against the real service', () => {
   let app: TestApp;
   let key: string;
@@ -328,6 +455,11 @@ describe('headless client against the real service', () => {
 
     const l = await client.lookup({ query: 'sauvage' });
     expect(l.ok && l.data.results[0]?.house).toMatch(/Dior/);
+    // the type-ahead, on the real catalog: an Arabic name
+    const typed = await new Promise<Suggestions>((resolve) =>
+      createPerfumeSuggester(client, { onResults: resolve, debounceMs: 0 }).input('خمرة'),
+    );
+    expect(typed.results?.[0]).toMatchObject({ sillage_perfume_id: 'lattafa-khamrah-edp', name_ar: 'خمرة' });
 
     const s = await client.score({
       quiz,

@@ -1,6 +1,7 @@
 /**
  * The headless Sillage client: the four widget operations for browsers and
- * for Node 20 server code. No runtime dependencies; types come from the
+ * for Node 20 server code, and a type-ahead over lookup for the perfumes a
+ * shopper loves (the widget's own). No runtime dependencies; types come from the
  * server's own TypeBox contracts (type-only imports, erased at build).
  *
  * It never throws into the host page: every call resolves to a result that is
@@ -13,6 +14,7 @@ import type {
   EventAck,
   LookupRequest,
   LookupResponse,
+  PerfumeResult,
   PurchaseInput,
   ScoreRequest,
   ScoreResponse,
@@ -53,8 +55,8 @@ export const MAX_QUEUE = 100;
 export const UNAVAILABLE = 'The recommendation service is unavailable right now.';
 
 export type Operation = 'score' | 'event' | 'verify' | 'lookup';
-/** Codes the client itself answers with when no usable answer came. */
-export type ClientErrorCode = 'timeout' | 'network' | 'rate_limited' | 'unavailable';
+/** Codes the client itself answers with when no usable answer came (`aborted`: the caller's signal). */
+export type ClientErrorCode = 'timeout' | 'network' | 'rate_limited' | 'unavailable' | 'aborted';
 
 export interface Failure {
   ok: false;
@@ -62,7 +64,7 @@ export interface Failure {
   status: number;
   /** the server's `error` sentence, or a generic unavailability message */
   error: string;
-  /** the server's `code`, or `timeout` / `network` / `rate_limited` / `unavailable` (a newer server may add codes) */
+  /** the server's `code`, or `timeout` / `network` / `rate_limited` / `unavailable` / `aborted` (a newer server may add codes) */
   code: ServerErrorCode | ClientErrorCode | (string & {});
   /** seconds until the operation may be called again: after a 429, and after a 503 that says */
   retryAfter?: number;
@@ -125,8 +127,8 @@ export interface SillageClient {
   sessionId: string;
   /** Checks the key and the merchant's catalog readiness. */
   verify(): Promise<Result<VerifyResponse>>;
-  /** Searches the service's perfume catalog. */
-  lookup(req: Omit<LookupRequest, 'api_key'>): Promise<Result<LookupResponse>>;
+  /** Searches the service's perfume catalog; a `signal` abandons the call (it resolves `aborted`). */
+  lookup(req: Omit<LookupRequest, 'api_key'>, opts?: { signal?: AbortSignal }): Promise<Result<LookupResponse>>;
   /** Scores quiz answers; `session_id` defaults to the client's; `timeoutMs` overrides the client's for this call. */
   score(req: Omit<ScoreRequest, 'api_key'>, opts?: { timeoutMs?: number }): Promise<Result<ScoreResponse>>;
   /** Sends events now and resolves with the service's acknowledgement. */
@@ -140,6 +142,8 @@ export interface SillageClient {
   /** Reports an order (on the merchant's thank-you page) for the client's session. */
   trackPurchase(order: PurchaseInput): Promise<Result<EventAck>>;
 }
+
+const aborted = (): Failure => ({ ok: false, status: 0, code: 'aborted', error: UNAVAILABLE });
 
 export function createSillageClient(options: ClientOptions): SillageClient {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -178,7 +182,9 @@ export function createSillageClient(options: ClientOptions): SillageClient {
     body: Record<string, unknown>,
     keepalive = false,
     waitMs = timeoutMs,
+    signal?: AbortSignal,
   ): Promise<Result<T>> {
+    if (signal?.aborted) return aborted();
     const closed = blocked(op);
     if (closed) return closed;
     if (!doFetch) return { ok: false, status: 0, code: 'unavailable', error: UNAVAILABLE };
@@ -188,6 +194,8 @@ export function createSillageClient(options: ClientOptions): SillageClient {
       timedOut = true;
       controller?.abort();
     }, waitMs);
+    const abort = () => controller?.abort();
+    signal?.addEventListener('abort', abort);
     try {
       const res = await doFetch(`${base}/api/widget/${op}`, {
         method: 'POST',
@@ -221,11 +229,13 @@ export function createSillageClient(options: ClientOptions): SillageClient {
       }
       return failure;
     } catch {
+      if (signal?.aborted) return aborted();
       return timedOut
         ? { ok: false, status: 0, code: 'timeout', error: UNAVAILABLE }
         : { ok: false, status: 0, code: 'network', error: UNAVAILABLE };
     } finally {
       clearTimeout(timeout);
+      signal?.removeEventListener('abort', abort);
     }
   }
 
@@ -300,8 +310,9 @@ export function createSillageClient(options: ClientOptions): SillageClient {
     },
     /** Checks the key and the merchant's catalog readiness. */
     verify: () => call<VerifyResponse>('verify', {}),
-    /** Searches our perfume catalog. */
-    lookup: (req: Omit<LookupRequest, 'api_key'>) => call<LookupResponse>('lookup', req),
+    /** Searches our perfume catalog; a `signal` abandons the call. */
+    lookup: (req: Omit<LookupRequest, 'api_key'>, opts: { signal?: AbortSignal } = {}) =>
+      call<LookupResponse>('lookup', req, false, timeoutMs, opts.signal),
     /** Scores quiz answers; the session defaults to the client's; `timeoutMs` overrides the client's for this call. */
     score: (req: Omit<ScoreRequest, 'api_key'>, opts: { timeoutMs?: number } = {}) =>
       call<ScoreResponse>('score', { session_id: sessionId, ...req }, false, opts.timeoutMs ?? timeoutMs),
@@ -327,5 +338,114 @@ export function createSillageClient(options: ClientOptions): SillageClient {
         { events: [stamp({ type: 'purchase_completed', ...order, event_id: `purchase:${order.order_id}` })] },
         true,
       ),
+  };
+}
+
+/** The type-ahead's defaults: what the widget uses, and what a storefront gets unless it says otherwise. */
+export const SUGGEST_MIN_CHARS = 2;
+export const SUGGEST_DEBOUNCE_MS = 250;
+export const SUGGEST_LIMIT = 8;
+export const SUGGEST_CACHE_SIZE = 50;
+
+/** One answer of a suggester: always for the latest text it was given. */
+export interface Suggestions {
+  /** the text as it was given to `input` */
+  query: string;
+  /** the perfumes found, best first; null when the text is shorter than `minChars` (nothing was asked); empty when none was found or the search failed */
+  results: PerfumeResult[] | null;
+  /** why nothing was found, when the search could not be made (e.g. `rate_limited`, `network`) */
+  failure?: Failure;
+}
+
+export interface SuggesterOptions {
+  /** receives the answer to the latest text only: an answer to text typed before it is never given */
+  onResults: (answer: Suggestions) => void;
+  /** characters (leading and trailing spaces aside) before a search is made; default 2 */
+  minChars?: number;
+  /** how long typing must pause before a search is made; default 250 ms */
+  debounceMs?: number;
+  /** perfumes asked for per search; default 8 */
+  limit?: number;
+  /** answers kept in memory, by text; the least recently used go first; default 50 */
+  cacheSize?: number;
+}
+
+/** A type-ahead over lookup, for a "perfumes you love" field. */
+export interface PerfumeSuggester {
+  /** The field's text, on every keystroke: answered at once when short or known, else after the pause. */
+  input(text: string): void;
+  /** Drops the search waiting or under way (the field was cleared, or is going away). */
+  cancel(): void;
+}
+
+/**
+ * Suggests perfumes of the catalog as the shopper types: nothing below
+ * `minChars`, one search after typing pauses (`debounceMs`), answers kept by
+ * text (`cacheSize`) so going back over the same letters asks nothing, and
+ * only the latest text's answer delivered — the search it replaces is
+ * aborted, and an answer that still arrives is dropped. With the lookup limit
+ * at 300 a minute per key and shopper, a pause of 250 ms keeps even a fast
+ * typist far below it; after a 429 the client answers `rate_limited` itself
+ * until the Retry-After has passed.
+ */
+export function createPerfumeSuggester(
+  client: Pick<SillageClient, 'lookup'>,
+  options: SuggesterOptions,
+): PerfumeSuggester {
+  const minChars = options.minChars ?? SUGGEST_MIN_CHARS;
+  const debounceMs = options.debounceMs ?? SUGGEST_DEBOUNCE_MS;
+  const limit = options.limit ?? SUGGEST_LIMIT;
+  const cacheSize = options.cacheSize ?? SUGGEST_CACHE_SIZE;
+  const cache = new Map<string, PerfumeResult[]>();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let running: AbortController | null = null;
+  /** bumped by every text and cancel: an answer for an older one is not delivered */
+  let latest = 0;
+
+  function cancel() {
+    latest++;
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    running?.abort();
+    running = null;
+  }
+
+  async function search(query: string, key: string, mine: number) {
+    timer = null;
+    const controller = typeof AbortController === 'function' ? new AbortController() : null;
+    running = controller;
+    const res = await client.lookup({ query: key, limit }, { signal: controller?.signal });
+    if (mine !== latest) return;
+    running = null;
+    if (!res.ok) {
+      options.onResults({ query, results: [], failure: res });
+      return;
+    }
+    cache.set(key, res.data.results);
+    if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+    options.onResults({ query, results: res.data.results });
+  }
+
+  return {
+    input(text: string) {
+      cancel();
+      // one entry for "Khamrah", " khamrah" and "KHAMRAH"
+      const key = text.trim().replace(/\s+/g, ' ').toLowerCase();
+      if (key.length < minChars) {
+        options.onResults({ query: text, results: null });
+        return;
+      }
+      const known = cache.get(key);
+      if (known) {
+        // used again: the last to go
+        cache.delete(key);
+        cache.set(key, known);
+        options.onResults({ query: text, results: known });
+        return;
+      }
+      const mine = latest;
+      timer = setTimeout(() => void search(text, key, mine), debounceMs);
+    },
+    cancel,
   };
 }
