@@ -110,6 +110,7 @@ describe.skipIf(!CHROMIUM)('the lead form in Chromium', () => {
       for (const l of labels) await page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
     };
     const next = () => page.locator('sillage-quiz .actions .primary').click();
+    await next(); // no perfume they love
     await next(); // for whom: no preference
     await pick(a.families);
     await next();

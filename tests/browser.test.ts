@@ -127,6 +127,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       for (const l of labels) await page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
     };
     const next = () => page.locator('sillage-quiz .actions .primary').click();
+    await next(); // no perfume they love
     // who it is for: skipped (no preference) unless the test says
     if (answers.gender) await pick([answers.gender]);
     await next();
@@ -141,6 +142,17 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await pick([answers.occasion]);
     await next();
   }
+  /** the role of what has focus inside the widget */
+  const focusedRole = (page: Page) =>
+    page.evaluate("document.querySelector('sillage-quiz').shadowRoot.activeElement?.getAttribute('role') ?? null");
+  /** the lookups the page made, by their query */
+  const lookups = (page: Page) => {
+    const queries: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/widget/lookup')) queries.push(JSON.parse(r.postData() ?? '{}').query);
+    });
+    return queries;
+  };
   const ARABIC_OUD = {
     families: ['عود', 'عنبري'],
     love: ['عود', 'زعفران'],
@@ -288,6 +300,17 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       await check('intro');
       await page.locator('sillage-quiz .panel .primary').click();
       const next = () => page.locator('sillage-quiz .actions .primary').click();
+      await check('perfumes');
+      // the combobox open on its suggestions, one of them active, then a pick as a chip
+      const field = page.locator('sillage-quiz [role=combobox]');
+      await field.pressSequentially(lang === 'en' ? 'khamrah' : 'خمرة');
+      await page.locator('sillage-quiz [role=option]').first().waitFor({ timeout: 10_000 });
+      await field.press('ArrowDown');
+      await check('perfumes, suggestions');
+      await field.press('Enter');
+      await page.locator('sillage-quiz .pick').waitFor();
+      await check('perfumes, picked');
+      await next();
       await check('who for');
       await next();
       await page.locator('sillage-quiz .chip').first().click();
@@ -303,6 +326,197 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       await context.close();
     }
   }, 120_000);
+
+  it('a perfume the shopper loves, typed in Arabic and picked by keyboard, is enough: straight to what is like it (issue 23)', async () => {
+    const { page, context, errors, ready } = await open('/demo');
+    const asked = lookups(page);
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await launcher(page).focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter'); // start
+    expect(await page.locator('sillage-quiz .body h3').textContent()).toBe('ما العطور التي تحبها؟');
+    expect(await page.locator('sillage-quiz .progress').textContent()).toBe('الخطوة 1 من 7');
+    // no "see my matches" before a perfume is chosen
+    expect(await page.locator('sillage-quiz .actions .secondary').getByText('اعرض ما يناسبني').isVisible()).toBe(false);
+    await page.keyboard.press('Tab');
+    expect(await focusedRole(page)).toBe('combobox');
+    const field = page.locator('sillage-quiz [role=combobox]');
+    expect(await field.getAttribute('aria-expanded')).toBe('false');
+    // typed faster than the pause: one search, for the whole name
+    await page.keyboard.type('خمرة', { delay: 40 });
+    const options = page.locator('sillage-quiz [role=listbox] [role=option]');
+    await options.first().waitFor({ timeout: 10_000 });
+    expect(asked).toEqual(['خمرة']);
+    expect(await field.getAttribute('aria-expanded')).toBe('true');
+    expect(await field.getAttribute('aria-controls')).toBe(
+      await page.locator('sillage-quiz [role=listbox]').getAttribute('id'),
+    );
+    const count = await options.count();
+    expect(await page.locator('sillage-quiz [role=status]').textContent()).toBe(
+      ({ 1: 'عطر واحد', 2: 'عطران' } as Record<number, string>)[count] ?? `${count} عطور`,
+    );
+    // each suggestion: the Arabic name, the house and the concentration
+    expect(await options.first().textContent()).toBe('خمرة لطافة · أو دو بارفان');
+    await page.keyboard.press('ArrowDown');
+    const first = await options.first().getAttribute('id');
+    expect(await field.getAttribute('aria-activedescendant')).toBe(first);
+    expect(await options.first().getAttribute('aria-selected')).toBe('true');
+    await page.screenshot({ path: join(ARTIFACTS, 'widget-perfumes-ar.png') });
+    await page.keyboard.press('Enter');
+    const chip = page.locator('sillage-quiz .pick');
+    expect(await chip.getAttribute('aria-label')).toBe('احذف خمرة · أو دو بارفان');
+    expect(await field.getAttribute('aria-expanded')).toBe('false');
+    expect(await field.inputValue()).toBe('');
+    expect(await focusedRole(page)).toBe('combobox');
+    expect(await page.locator('sillage-quiz [role=status]').textContent()).toBe('تمت إضافة خمرة · أو دو بارفان');
+    // every step can now go straight to the results
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/widget/score'));
+    await page.locator('sillage-quiz .actions .secondary').getByText('اعرض ما يناسبني').press('Enter');
+    const response = await answer;
+    expect(JSON.parse(response.request().postData() ?? '{}').quiz).toEqual({
+      families: [],
+      accord_ratings: {},
+      loved_perfumes: ['lattafa-khamrah-edp'],
+    });
+    const cards = page.locator('sillage-quiz .cards').first().locator('.card');
+    await cards.first().waitFor({ timeout: 10_000 });
+    // the shop sells Khamrah: it comes first, said to be the perfume they love
+    expect(await cards.first().locator('.like').textContent()).toBe('العطر الذي تحبه');
+    const likes = await cards.locator('.like').allTextContents();
+    expect(likes).toContain('إصدار آخر من خمرة');
+    expect(likes).toContain('لأنك تحب خمرة');
+    const because = cards.filter({ has: page.locator('.like', { hasText: 'لأنك تحب خمرة' }) }).first();
+    expect(await because.locator('.accords').textContent()).toMatch(/^يشتركان في: \S/);
+    expect(await because.locator('.accords').textContent()).not.toMatch(/[a-z]/);
+    // the taste summary names the perfume they love
+    const summary = page.locator('sillage-quiz section dl');
+    expect(await summary.locator('dt').first().textContent()).toBe('عطور تحبها');
+    expect(await summary.locator('dd').first().textContent()).toBe('خمرة');
+    await page.screenshot({ path: join(ARTIFACTS, 'widget-loved-ar.png') });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('perfumes they love: five at most, a sixth refused and said; chips remove; Escape closes the list first; kept over a reload (issue 23)', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    const asked = lookups(page);
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await launcher(page).click();
+    await page.locator('sillage-quiz .panel .primary').click();
+    const field = page.locator('sillage-quiz [role=combobox]');
+    const options = page.locator('sillage-quiz [role=option]');
+    const status = page.locator('sillage-quiz [role=status]');
+    const chips = page.locator('sillage-quiz .pick');
+    // one letter asks nothing
+    await field.pressSequentially('s');
+    await page.waitForTimeout(400);
+    expect(asked).toEqual([]);
+    expect(await field.getAttribute('aria-expanded')).toBe('false');
+    await field.fill('');
+    // Sauvage in four concentrations: told apart by theirs
+    const pickFirst = async (query: string) => {
+      await field.fill(query);
+      await options.first().waitFor({ timeout: 10_000 });
+      const offered = await options.count();
+      await field.press('ArrowDown');
+      await field.press('Enter');
+      return offered;
+    };
+    const sauvages = await pickFirst('sauvage');
+    expect(await chips.first().textContent()).toMatch(/^Sauvage · Eau de (Toilette|Parfum)$/);
+    for (let i = 1; i < 4; i++) await pickFirst('sauvage');
+    expect(asked).toEqual(['sauvage']); // the same text again: answered from memory
+    expect(sauvages).toBeGreaterThanOrEqual(4);
+    // ArrowUp from the top goes to the last suggestion, Escape closes the list and leaves the dialog open
+    await field.fill('khamrah');
+    await options.first().waitFor({ timeout: 10_000 });
+    await field.press('ArrowUp');
+    expect(await field.getAttribute('aria-activedescendant')).toBe(await options.last().getAttribute('id'));
+    await field.press('Escape');
+    expect(await field.getAttribute('aria-expanded')).toBe('false');
+    expect(await field.getAttribute('aria-activedescendant')).toBeNull();
+    expect(await page.locator('sillage-quiz [role=dialog]').count()).toBe(1);
+    await field.press('ArrowDown');
+    expect(await field.getAttribute('aria-expanded')).toBe('true');
+    await field.press('Enter');
+    expect(await chips.count()).toBe(5);
+    expect(await chips.allTextContents()).toContain('Khamrah · Eau de Parfum');
+    // a sixth: not searched, and said
+    await field.pressSequentially('yara');
+    await page.waitForTimeout(400);
+    expect(asked).toEqual(['sauvage', 'khamrah']);
+    const full = 'You have chosen five perfumes, the most there can be. Remove one to add another.';
+    expect(await page.locator('sillage-quiz fieldset .note').textContent()).toBe(full);
+    expect(await status.textContent()).toBe(full);
+    expect(await options.count()).toBe(0);
+    expect(await field.getAttribute('aria-expanded')).toBe('false');
+    // a chip is a button that removes it; focus goes back to the field
+    await page.locator('sillage-quiz .pick[aria-label="Remove Khamrah · Eau de Parfum"]').press('Enter');
+    expect(await chips.count()).toBe(4);
+    expect(await focusedRole(page)).toBe('combobox');
+    expect(await page.locator('sillage-quiz fieldset .note').textContent()).toBe('');
+    // a name the catalog does not know
+    await field.fill('zzqx');
+    await status.getByText('No perfume found by that name.').waitFor({ timeout: 10_000 });
+    // kept with the answers: a reload brings the chips back, and families are optional with them
+    await page.locator('sillage-quiz .actions .primary').click();
+    await page.locator('sillage-quiz .actions .primary').click();
+    expect(await page.locator('sillage-quiz .hint').textContent()).toBe('Optional (up to three).');
+    await page.reload();
+    await page
+      .locator('sillage-quiz .body h3')
+      .getByText('Which scent families do you like?')
+      .waitFor({ timeout: 10_000 });
+    expect(await page.locator('sillage-quiz .actions .primary').isEnabled()).toBe(true);
+    await page.locator('sillage-quiz .actions .secondary').getByText('Back').click();
+    await page.locator('sillage-quiz .actions .secondary').getByText('Back').click();
+    expect(await chips.count()).toBe(4);
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/widget/score'));
+    await page.locator('sillage-quiz .actions .secondary').getByText('See my matches').click();
+    const sent = JSON.parse((await answer).request().postData() ?? '{}').quiz.loved_perfumes as string[];
+    expect(sent).toHaveLength(4);
+    expect(sent.every((id) => id.startsWith('dior-'))).toBe(true);
+    await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it('close alternatives for less are grouped under the loved perfume they are like (issue 23)', async () => {
+    const { page, context, errors, ready } = await open('/demo?lang=en');
+    // the demo shop sells nothing like Aventus that the score leaves out: two of its recommendations become alternatives for less
+    await page.route('**/api/widget/score', async (route: Route) => {
+      const real = await route.fetch();
+      const body = await real.json();
+      const similar = body.recommendations.filter(
+        (r: { similar_to?: { relation: string } }) => r.similar_to?.relation === 'similar',
+      );
+      body.recommendations = body.recommendations.filter((r: unknown) => !similar.includes(r));
+      body.also_explore = [...similar.map((r: object) => ({ ...r, reason: 'for_less' })), ...body.also_explore];
+      await route.fulfill({ response: real, json: body });
+    });
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await launcher(page).click();
+    await page.locator('sillage-quiz .panel .primary').click();
+    const field = page.locator('sillage-quiz [role=combobox]');
+    await field.fill('aventus');
+    await page.locator('sillage-quiz [role=option]').first().waitFor({ timeout: 10_000 });
+    await field.press('ArrowDown');
+    await field.press('Enter');
+    await page.locator('sillage-quiz .actions .secondary').getByText('See my matches').click();
+    const section = page
+      .locator('sillage-quiz section')
+      .filter({ has: page.locator('h3', { hasText: 'Like Aventus, for less' }) });
+    await section.waitFor({ timeout: 10_000 });
+    const cheaper = section.locator('.card');
+    expect(await cheaper.count()).toBeGreaterThan(0);
+    for (const like of await cheaper.locator('.like').allTextContents()) expect(like).toBe('Because you love Aventus');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
 
   it('the first Tab on the page reaches a skip link to the quiz, shown only while focused; Enter opens it', async () => {
     const { page, context, errors, ready } = await open('/demo?lang=en');
@@ -335,7 +549,12 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     const close = await page.locator('sillage-quiz header .icon').boundingBox();
     const title = await page.locator('sillage-quiz header h2').boundingBox();
     expect(close && title && close.x > title.x).toBe(true);
-    // Tab reaches the start button inside the dialog; Space on a chip ticks it
+    // Tab reaches the start button inside the dialog, then the perfume field, Back and Next; Space on a chip ticks it
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await focusedRole(page)).toBe('combobox');
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
@@ -458,7 +677,8 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
     await launcher(page).click();
     await page.locator('sillage-quiz .panel .primary').click();
-    // a chip not ticked (the first step's "no preference" is ticked from the start)
+    await page.locator('sillage-quiz .actions .primary').click(); // no perfume they love
+    // a chip not ticked (the "for whom" step's "no preference" is ticked from the start)
     const chip = page.locator('sillage-quiz .chip input:not(:checked) + span').first();
     expect(await chip.isVisible()).toBe(true);
     const style = await chip.evaluate((el) => {
@@ -514,9 +734,10 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(JSON.parse((await keptQuiz(page)) ?? '{}').answers).toMatchObject({ families: ['oud'], love: ['saffron'] });
     await page.locator('sillage-quiz .actions .secondary').getByText('Change my answers').click();
     expect(await ticked(page)).toEqual(['evening']);
-    await page.locator('sillage-quiz .actions .secondary').click(); // back
-    await page.locator('sillage-quiz .actions .secondary').click();
-    await page.locator('sillage-quiz .actions .secondary').click();
+    const back = page.locator('sillage-quiz .actions .secondary').getByText('Back');
+    await back.click();
+    await back.click();
+    await back.click();
     expect(await ticked(page)).toEqual(['saffron']);
     // the failed state again, and Try again recovers: the service answers at once now
     slowScore.times = 1;
@@ -538,6 +759,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.locator('sillage-quiz .panel .primary').click();
     const pick = (l: string) => page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
     const next = () => page.locator('sillage-quiz .actions .primary').click();
+    await next(); // no perfume they love
     await next(); // who it is for: no preference
     await pick('Woody');
     await pick('Amber');
@@ -547,9 +769,10 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.reload();
     // the dialog was open: it opens again where the shopper was
     await page.locator('sillage-quiz .body h3').getByText('Which notes do you avoid?').waitFor({ timeout: 10_000 });
-    await page.locator('sillage-quiz .actions .secondary').click();
+    const back = page.locator('sillage-quiz .actions .secondary').getByText('Back');
+    await back.click();
     expect(await ticked(page)).toEqual(['sandalwood']);
-    await page.locator('sillage-quiz .actions .secondary').click();
+    await back.click();
     expect((await ticked(page)).sort()).toEqual(['amber', 'woody']);
     // a closed dialog stays closed over a reload, and opens where it was left
     await page.keyboard.press('Escape');

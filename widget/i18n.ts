@@ -3,7 +3,7 @@
  * vocabulary (vocabulary/index.ts) with their own Arabic and English labels;
  * this file holds only the interface sentences.
  */
-import { ACCORDS, FAMILIES, OCCASIONS, SEASONS } from '../vocabulary/index.ts';
+import { ACCORDS, CONCENTRATIONS, FAMILIES, OCCASIONS, SEASONS } from '../vocabulary/index.ts';
 
 export type Locale = 'ar' | 'en';
 
@@ -21,8 +21,19 @@ const ar = {
   skip: 'تخطَّ',
   seeResults: 'أظهر النتائج',
   step: (n: number, of: number) => `الخطوة ${n} من ${of}`,
+  perfumesQ: 'ما العطور التي تحبها؟',
+  perfumesHint: 'اختياري. اكتب اسم عطر تحبه، بالعربية أو بالإنجليزية، واختر حتى خمسة عطور.',
+  perfumeName: 'اسم العطر',
+  found: (n: number) => (n === 1 ? 'عطر واحد' : n === 2 ? 'عطران' : `${n} عطور`),
+  noPerfume: 'لم نجد عطراً بهذا الاسم.',
+  searchFailed: 'تعذّر البحث الآن.',
+  perfumesFull: 'اخترت خمسة عطور، وهذا أقصى ما يمكن. احذف واحداً لتضيف غيره.',
+  added: (name: string) => `تمت إضافة ${name}`,
+  remove: (name: string) => `احذف ${name}`,
+  seeMatches: 'اعرض ما يناسبني',
   familiesQ: 'ما العائلات العطرية التي تحبها؟',
   familiesHint: 'اختر واحدة أو أكثر (حتى ثلاث).',
+  familiesOptional: 'اختياري (حتى ثلاث).',
   loveQ: 'ما النفحات التي تعشقها؟',
   avoidQ: 'ما النفحات التي تتجنبها؟',
   optionalHint: 'اختياري.',
@@ -42,6 +53,12 @@ const ar = {
   resultsCount: (n: number) => `وجدنا ${n} ترشيحات`,
   match: 'توافق',
   matched: 'نفحات مشتركة:',
+  lovedSame: 'العطر الذي تحبه',
+  lovedVersion: (name: string) => `إصدار آخر من ${name}`,
+  because: (name: string) => `لأنك تحب ${name}`,
+  inCommon: 'يشتركان في:',
+  forLess: (name: string) => `مثل ${name}، بسعر أقل`,
+  lovedPerfumes: 'عطور تحبها',
   view: 'عرض المنتج',
   tasteTitle: 'ذوقك العطري',
   families: 'العائلات',
@@ -94,8 +111,19 @@ const en: typeof ar = {
   skip: 'Skip',
   seeResults: 'Show my results',
   step: (n, of) => `Step ${n} of ${of}`,
+  perfumesQ: 'Which perfumes do you love?',
+  perfumesHint: 'Optional. Type the name of a perfume you love, in English or Arabic; choose up to five.',
+  perfumeName: 'Perfume name',
+  found: (n) => (n === 1 ? '1 perfume found' : `${n} perfumes found`),
+  noPerfume: 'No perfume found by that name.',
+  searchFailed: 'Search is unavailable right now.',
+  perfumesFull: 'You have chosen five perfumes, the most there can be. Remove one to add another.',
+  added: (name) => `${name} added`,
+  remove: (name) => `Remove ${name}`,
+  seeMatches: 'See my matches',
   familiesQ: 'Which scent families do you like?',
   familiesHint: 'Pick one or more (up to three).',
+  familiesOptional: 'Optional (up to three).',
   loveQ: 'Which notes do you love?',
   avoidQ: 'Which notes do you avoid?',
   optionalHint: 'Optional.',
@@ -114,6 +142,12 @@ const en: typeof ar = {
   resultsCount: (n) => `${n} recommendations`,
   match: 'match',
   matched: 'Shared notes:',
+  lovedSame: 'The perfume you love',
+  lovedVersion: (name) => `Another version of ${name}`,
+  because: (name) => `Because you love ${name}`,
+  inCommon: 'In common:',
+  forLess: (name) => `Like ${name}, for less`,
+  lovedPerfumes: 'Perfumes you love',
   view: 'View product',
   tasteTitle: 'Your scent profile',
   families: 'Families',
@@ -204,9 +238,10 @@ export function quizOptions(locale: Locale) {
   };
 }
 
-/** Label of any accord or family slug a response carries (the slug itself when unknown). */
-export function termLabel(kind: 'accord' | 'family', slug: string, locale: Locale): string {
-  const list: readonly { slug: string; en: string; ar: string }[] = kind === 'accord' ? ACCORDS : FAMILIES;
+/** Label of any accord, family or concentration slug a response carries (the slug itself when unknown). */
+export function termLabel(kind: 'accord' | 'family' | 'concentration', slug: string, locale: Locale): string {
+  const list: readonly { slug: string; en: string; ar: string }[] =
+    kind === 'accord' ? ACCORDS : kind === 'family' ? FAMILIES : CONCENTRATIONS;
   return list.find((t) => t.slug === slug)?.[locale] ?? slug;
 }
 

@@ -13,8 +13,16 @@
  * loses the shopper's answers: they are kept (sessionStorage, per key), and
  * the shopper is offered a retry, or waits out a Retry-After.
  */
-import type { Recommendation, ScoreResponse } from '../contracts/widget.ts';
-import type { Failure, SillageClient, WidgetEvent } from './client.ts';
+import { MAX_REFERENCE_PERFUMES } from '../contracts/limits.ts';
+import type { PerfumeResult, Recommendation, ScoreResponse } from '../contracts/widget.ts';
+import {
+  createPerfumeSuggester,
+  type Failure,
+  type PerfumeSuggester,
+  type SillageClient,
+  type Suggestions,
+  type WidgetEvent,
+} from './client.ts';
 import { explain, lastProblem, maskKey, onProblem, report, reportNetwork, watchCsp } from './diagnostics.ts';
 import {
   CONSENT_VERSION,
@@ -105,7 +113,32 @@ export function contrastText(color: string): string | null {
   return (1.05 / (lum + 0.05) >= (lum + 0.05) / 0.05 ? '#ffffff' : '#111111') as string;
 }
 
+/** A perfume the shopper loves, as lookup found it: kept with the answers, to show and to send. */
+type LovedPerfume = Pick<
+  PerfumeResult,
+  'sillage_perfume_id' | 'name' | 'name_ar' | 'house' | 'house_ar' | 'concentration'
+>;
+
+/** A loved perfume out of a lookup result or the kept answers (anything else is not one). */
+function lovedOf(v: unknown): LovedPerfume | null {
+  const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+  const text = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : null);
+  const [id, name, house] = [text('sillage_perfume_id'), text('name'), text('house')];
+  return id && name && house
+    ? {
+        sillage_perfume_id: id,
+        name,
+        name_ar: text('name_ar'),
+        house,
+        house_ar: text('house_ar'),
+        concentration: text('concentration'),
+      }
+    : null;
+}
+
 interface Answers {
+  /** the first, optional step: sent as loved_perfumes */
+  perfumes: LovedPerfume[];
   families: string[];
   love: string[];
   avoid: string[];
@@ -116,6 +149,7 @@ interface Answers {
 }
 type Step =
   | 'intro'
+  | 'perfumes'
   | 'gender'
   | 'families'
   | 'love'
@@ -125,9 +159,10 @@ type Step =
   | 'loading'
   | 'failed'
   | 'results';
-const QUIZ_STEPS: Step[] = ['gender', 'families', 'love', 'avoid', 'season', 'occasion'];
+const QUIZ_STEPS: Step[] = ['perfumes', 'gender', 'families', 'love', 'avoid', 'season', 'occasion'];
 const MAX_FAMILIES = 3;
 const MAX_ACCORDS = 5;
+const noAnswers = (): Answers => ({ perfumes: [], families: [], love: [], avoid: [], season: null, occasion: null });
 
 /** Progress shows after this much waiting for results: a quick answer never flickers. */
 export const PROGRESS_AFTER_MS = 1000;
@@ -157,7 +192,7 @@ export class SillageQuiz extends HTMLElement {
   private locale: Locale = 'ar';
   private t: Messages = MESSAGES.ar;
   private step: Step = 'intro';
-  private answers: Answers = { families: [], love: [], avoid: [], season: null, occasion: null };
+  private answers: Answers = noAnswers();
   private result: ScoreResponse | null = null;
   /** how many recommendations were asked for (the score's limit): fewer means fewer fit */
   private asked = 6;
@@ -182,6 +217,10 @@ export class SillageQuiz extends HTMLElement {
   private timers: ReturnType<typeof setTimeout>[] = [];
   private verified: VerifiedKey | null = null;
   private debugBox: HTMLElement | null = null;
+  /** the type-ahead of the perfumes step: one per element, so its answers stay cached from step to step */
+  private suggester: PerfumeSuggester | null = null;
+  /** where its answers go: the field on screen, when there is one */
+  private onSuggestions: ((s: Suggestions) => void) | null = null;
 
   private attr(name: string): string | null {
     return this.getAttribute(name) ?? this.getAttribute(`data-${name}`);
@@ -270,7 +309,13 @@ export class SillageQuiz extends HTMLElement {
     const a = this.answers as unknown as Record<string, unknown>;
     for (const [k, d] of Object.entries(a)) {
       const v = saved.answers[k];
-      if (Array.isArray(d)) {
+      if (k === 'perfumes') {
+        if (Array.isArray(v))
+          a[k] = v
+            .map(lovedOf)
+            .filter((p) => p !== null)
+            .slice(0, MAX_REFERENCE_PERFUMES);
+      } else if (Array.isArray(d)) {
         if (Array.isArray(v)) a[k] = v.filter((x): x is string => typeof x === 'string').slice(0, 24);
       } else if (v === null || typeof v === 'string') a[k] = v;
     }
@@ -466,8 +511,10 @@ export class SillageQuiz extends HTMLElement {
   }
 
   private buildPanel(): HTMLElement {
-    // the step's timers (progress, countdown) belong to the panel they update: a new panel starts its own
+    // the step's timers (progress, countdown) and searches belong to the panel they update: a new panel starts its own
     this.clearTimers();
+    this.suggester?.cancel();
+    this.onSuggestions = null;
     const t = this.t;
     const titleId = 'sillage-title';
     const panel = h('div', {
@@ -518,7 +565,7 @@ export class SillageQuiz extends HTMLElement {
       start.addEventListener('click', () => {
         if (this.mode === 'inline') this.track({ type: 'widget_opened' });
         this.track({ type: 'quiz_started' });
-        this.go('gender');
+        this.go(QUIZ_STEPS[0] as Step);
       });
       body.append(h('h3', { tabindex: '-1' }, t.title), h('p', { class: 'hint' }, t.intro), start);
       return;
@@ -550,7 +597,9 @@ export class SillageQuiz extends HTMLElement {
     const a = this.answers;
     body.append(h('p', { class: 'progress' }, t.step(index + 1, QUIZ_STEPS.length)));
     let canGoOn = () => true;
-    if (step === 'gender') {
+    if (step === 'perfumes') {
+      body.append(this.perfumePicker());
+    } else if (step === 'gender') {
       const g = this.t.genders;
       body.append(
         this.single(
@@ -567,8 +616,18 @@ export class SillageQuiz extends HTMLElement {
         ),
       );
     } else if (step === 'families') {
-      body.append(this.choices(t.familiesQ, t.familiesHint, options.families, a.families, MAX_FAMILIES));
-      canGoOn = () => a.families.length > 0;
+      // a loved perfume is enough of a quiz: families are then optional
+      const optional = a.perfumes.length > 0;
+      body.append(
+        this.choices(
+          t.familiesQ,
+          optional ? t.familiesOptional : t.familiesHint,
+          options.families,
+          a.families,
+          MAX_FAMILIES,
+        ),
+      );
+      canGoOn = () => a.families.length > 0 || a.perfumes.length > 0;
     } else if (step === 'love') {
       body.append(
         this.choices(
@@ -605,8 +664,16 @@ export class SillageQuiz extends HTMLElement {
     const last = index === QUIZ_STEPS.length - 1;
     const next = h('button', { class: 'primary', type: 'button' }, last ? t.seeResults : t.next) as HTMLButtonElement;
     next.disabled = !canGoOn();
+    // with a loved perfume the answers make a quiz already: every later step can be skipped
+    const matches = h(
+      'button',
+      { class: 'secondary', type: 'button', hidden: a.perfumes.length === 0 && '' },
+      t.seeMatches,
+    );
+    matches.addEventListener('click', () => void this.submit());
     body.addEventListener('change', () => {
       next.disabled = !canGoOn();
+      matches.hidden = a.perfumes.length === 0;
       this.persist();
     });
     next.addEventListener('click', () => {
@@ -616,7 +683,180 @@ export class SillageQuiz extends HTMLElement {
     });
     const back = h('button', { class: 'secondary', type: 'button' }, t.back);
     back.addEventListener('click', () => this.go(index === 0 ? 'intro' : (QUIZ_STEPS[index - 1] as Step)));
-    panel.insertBefore(h('div', { class: 'actions' }, back, next), this.live);
+    panel.insertBefore(h('div', { class: 'actions' }, back, !last && matches, next), this.live);
+  }
+
+  /** A perfume's name and house in the quiz's language (the catalog's Arabic ones when it has them), and its concentration. */
+  private named(p: LovedPerfume): { name: string; house: string; concentration: string } {
+    const ar = this.locale === 'ar';
+    return {
+      name: (ar && p.name_ar) || p.name,
+      house: (ar && p.house_ar) || p.house,
+      concentration: p.concentration ? termLabel('concentration', p.concentration, this.locale) : '',
+    };
+  }
+
+  /** What a chip says: the name, and the concentration that tells Sauvage EDT from Sauvage EDP. */
+  private chipLabel(p: LovedPerfume): string {
+    const { name, concentration } = this.named(p);
+    return concentration ? `${name} · ${concentration}` : name;
+  }
+
+  /** The name of a loved perfume a result refers to, in the quiz's language when the shopper's pick has it. */
+  private lovedName(ref: { sillage_perfume_id: string; name: string }): string {
+    const p = this.answers.perfumes.find((x) => x.sillage_perfume_id === ref.sillage_perfume_id);
+    return p ? this.named(p).name : ref.name;
+  }
+
+  /**
+   * The perfumes step: a type-ahead over lookup in the ARIA 1.2 combobox
+   * pattern — focus stays in the field, the arrows move through the list
+   * (aria-activedescendant), Enter picks, Escape closes the list, then clears
+   * the field, and only then the dialog; the live region says how many were
+   * found, or that none was — and the picks as buttons that remove them.
+   */
+  private perfumePicker(): HTMLElement {
+    const t = this.t;
+    const picked = this.answers.perfumes;
+    const listId = 'sillage-perfumes';
+    const input = h('input', {
+      type: 'text',
+      role: 'combobox',
+      'aria-autocomplete': 'list',
+      'aria-expanded': 'false',
+      'aria-controls': listId,
+      autocomplete: 'off',
+      spellcheck: 'false',
+    }) as HTMLInputElement;
+    const list = h('ul', { id: listId, role: 'listbox', class: 'options', 'aria-label': t.perfumeName, hidden: '' });
+    const chips = h('ul', { class: 'chips', role: 'list', 'aria-label': t.lovedPerfumes });
+    const note = h('p', { class: 'note' });
+    const fs = h(
+      'fieldset',
+      {},
+      h('legend', {}, h('h3', { tabindex: '-1' }, t.perfumesQ)),
+      h('p', { class: 'hint' }, t.perfumesHint),
+      h('label', { class: 'field' }, t.perfumeName, input),
+      list,
+      chips,
+      note,
+    );
+    let found: PerfumeResult[] = [];
+    let active = -1;
+    const say = (text: string) => {
+      if (this.live) this.live.textContent = text;
+    };
+    const full = () => picked.length >= MAX_REFERENCE_PERFUMES;
+    const setActive = (i: number) => {
+      active = i;
+      Array.from(list.children).forEach((li, j) => {
+        li.setAttribute('aria-selected', String(j === i));
+      });
+      const li = list.children[i];
+      if (li) {
+        input.setAttribute('aria-activedescendant', li.id);
+        li.scrollIntoView({ block: 'nearest' });
+      } else input.removeAttribute('aria-activedescendant');
+    };
+    const expand = (open: boolean) => {
+      list.hidden = !open;
+      input.setAttribute('aria-expanded', String(open));
+      if (!open) setActive(-1);
+    };
+    const forget = () => {
+      found = [];
+      list.replaceChildren();
+      expand(false);
+    };
+    const sync = () => {
+      chips.replaceChildren(
+        ...picked.map((p, i) => {
+          const label = this.chipLabel(p);
+          const remove = h('button', { type: 'button', class: 'pick', 'aria-label': t.remove(label) }, label);
+          remove.append(icon(CLOSE_PATH));
+          remove.addEventListener('click', () => {
+            picked.splice(i, 1);
+            sync();
+            input.focus();
+          });
+          return h('li', {}, remove);
+        }),
+      );
+      chips.hidden = picked.length === 0;
+      note.textContent = full() ? t.perfumesFull : '';
+      // the step's buttons and the kept answers follow the picks
+      fs.dispatchEvent(new Event('change', { bubbles: true }));
+    };
+    const pick = (r: PerfumeResult | undefined) => {
+      const p = lovedOf(r);
+      if (!p) return;
+      picked.push(p);
+      this.suggester?.cancel();
+      input.value = '';
+      forget();
+      sync();
+      say(t.added(this.chipLabel(p)));
+      input.focus();
+    };
+    this.onSuggestions = (s) => {
+      found = (s.results ?? []).filter((r) => !picked.some((p) => p.sillage_perfume_id === r.sillage_perfume_id));
+      list.replaceChildren(
+        ...found.map((r, i) => {
+          const { name, house, concentration } = this.named(r);
+          const li = h(
+            'li',
+            { id: `${listId}-${i}`, role: 'option', 'aria-selected': 'false' },
+            h('span', { class: 'name' }, name),
+            // a space between: the option's accessible name is its text
+            ' ',
+            h('span', { class: 'house' }, concentration ? `${house} · ${concentration}` : house),
+          );
+          // a click picks without taking focus from the field
+          li.addEventListener('mousedown', (e) => e.preventDefault());
+          li.addEventListener('click', () => pick(r));
+          return li;
+        }),
+      );
+      expand(found.length > 0);
+      const none = s.results && found.length === 0 ? (s.failure ? t.searchFailed : t.noPerfume) : '';
+      note.textContent = none;
+      if (s.results) say(none || t.found(found.length));
+    };
+    if (this.client)
+      this.suggester ??= createPerfumeSuggester(this.client, { onResults: (s) => this.onSuggestions?.(s) });
+    input.addEventListener('input', () => {
+      if (full()) {
+        // a sixth is not searched for: the shopper is told why
+        forget();
+        note.textContent = t.perfumesFull;
+        say(t.perfumesFull);
+        return;
+      }
+      this.suggester?.input(input.value);
+    });
+    input.addEventListener('keydown', (e) => {
+      const n = found.length;
+      if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && n > 0) {
+        e.preventDefault();
+        expand(true);
+        setActive(e.key === 'ArrowDown' ? (active + 1) % n : active > 0 ? active - 1 : n - 1);
+      } else if (e.key === 'Enter' && active >= 0) {
+        e.preventDefault();
+        pick(found[active]);
+      } else if (e.key === 'Escape' && (!list.hidden || input.value)) {
+        // the list first, then the text; only an empty field lets Escape close the dialog
+        e.preventDefault();
+        e.stopPropagation();
+        if (!list.hidden) expand(false);
+        else {
+          input.value = '';
+          this.suggester?.input('');
+        }
+      }
+    });
+    input.addEventListener('blur', () => expand(false));
+    sync();
+    return fs;
   }
 
   /** A group of checkboxes styled as chips; at most `max` can be ticked. */
@@ -680,7 +920,12 @@ export class SillageQuiz extends HTMLElement {
       this.autoRetries = 0;
       this.track({
         type: 'quiz_completed',
-        data: { families: a.families.length, loved: a.love.length, avoided: a.avoid.length },
+        data: {
+          perfumes: a.perfumes.length,
+          families: a.families.length,
+          loved: a.love.length,
+          avoided: a.avoid.length,
+        },
       });
     }
     this.go('loading');
@@ -696,6 +941,7 @@ export class SillageQuiz extends HTMLElement {
           ...(a.season ? { season: a.season } : {}),
           ...(a.occasion ? { occasion: a.occasion } : {}),
           ...(a.gender ? { gender: a.gender } : {}),
+          ...(a.perfumes.length ? { loved_perfumes: a.perfumes.map((p) => p.sillage_perfume_id) } : {}),
         },
         ...(Number.isInteger(limit) && limit > 0 ? { limit } : {}),
       },
@@ -739,6 +985,9 @@ export class SillageQuiz extends HTMLElement {
       if (slugs.length > 0)
         dl.append(h('dt', {}, label), h('dd', {}, slugs.map((x) => termLabel(kind, x, this.locale)).join(t.comma)));
     };
+    const loved = s.loved_perfumes ?? [];
+    if (loved.length > 0)
+      dl.append(h('dt', {}, t.lovedPerfumes), h('dd', {}, loved.map((p) => this.lovedName(p)).join(t.comma)));
     row(t.families, 'family', s.dominant_families);
     row(t.loves, 'accord', s.top_accords);
     row(t.avoids, 'accord', s.avoid_accords);
@@ -747,6 +996,17 @@ export class SillageQuiz extends HTMLElement {
     if (dl.childElementCount > 0)
       body.append(h('section', { 'aria-label': t.tasteTitle }, h('h3', {}, t.tasteTitle), dl));
 
+    // close alternatives priced under a loved perfume: a group for each loved perfume they are like
+    const cheaper = new Map<string, { name: string; items: Recommendation[] }>();
+    for (const p of explore('for_less')) {
+      const like = p.similar_to;
+      if (!like) continue;
+      const group = cheaper.get(like.sillage_perfume_id) ?? { name: this.lovedName(like), items: [] };
+      group.items.push(p);
+      cheaper.set(like.sillage_perfume_id, group);
+    }
+    for (const { name, items } of cheaper.values())
+      body.append(h('section', {}, h('h3', {}, t.forLess(name)), this.cards(items, 'also_explore_clicked')));
     for (const [reason, title] of [
       ['closest', t.closestTitle],
       ['weaker_fit', t.weakerTitle],
@@ -762,9 +1022,9 @@ export class SillageQuiz extends HTMLElement {
     retake.addEventListener('click', () => {
       const key = this.attr('key');
       if (key) clearQuiz(key);
-      this.answers = { families: [], love: [], avoid: [], season: null, occasion: null };
+      this.answers = noAnswers();
       this.track({ type: 'quiz_started' });
-      this.go('gender');
+      this.go(QUIZ_STEPS[0] as Step);
     });
     body.append(h('section', {}, retake));
 
@@ -899,11 +1159,25 @@ export class SillageQuiz extends HTMLElement {
       }
       const href = safeUrl(p.product_url);
       const price = formatPrice(p.price, p.currency, this.locale);
+      const like = p.similar_to;
+      // like a loved perfume: the accords they share say why, in place of those matched to the answers
+      const [accordsLabel, accords] =
+        like?.relation === 'similar' && like.shared_accords.length > 0
+          ? [t.inCommon, like.shared_accords]
+          : [t.matched, p.match_accords];
       const info = h(
         'div',
         {},
         h('h4', {}, p.name),
         h('p', { class: 'house' }, p.house),
+        like &&
+          h(
+            'p',
+            { class: 'like' },
+            like.relation === 'same'
+              ? t.lovedSame
+              : (like.relation === 'version' ? t.lovedVersion : t.because)(this.lovedName(like)),
+          ),
         h(
           'p',
           { class: 'meta' },
@@ -912,11 +1186,11 @@ export class SillageQuiz extends HTMLElement {
           h('span', { class: 'score' }, `${formatPercent(p.match_score, this.locale)} ${t.match}`),
           price && h('span', { class: 'price' }, price),
         ),
-        p.match_accords.length > 0 &&
+        accords.length > 0 &&
           h(
             'p',
             { class: 'accords' },
-            `${t.matched} ${p.match_accords.map((x) => termLabel('accord', x, this.locale)).join(t.comma)}`,
+            `${accordsLabel} ${accords.map((x) => termLabel('accord', x, this.locale)).join(t.comma)}`,
           ),
       );
       if (href) {

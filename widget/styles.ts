@@ -47,7 +47,15 @@ legend{padding:0}
 .chip input:checked+span{background:var(--a);border-color:var(--a);color:var(--at)}
 .chip input:focus-visible+span{outline:3px solid var(--a);outline-offset:2px}
 .chip input:disabled+span{opacity:.45}
-.actions{display:flex;gap:10px;justify-content:space-between;padding:14px 18px;border-block-start:1px solid #eee4da}
+ul.chips{list-style:none;margin:12px 0 0;padding:0}
+.pick{display:inline-flex;align-items:center;gap:6px;padding:7px 12px;border:1.5px solid var(--a);border-radius:999px;background:#fff;font-size:15px}
+.pick svg{width:14px;height:14px}
+.options{list-style:none;margin:6px 0 0;padding:4px;border:1.5px solid #cdbfb2;border-radius:10px;max-height:260px;overflow:auto}
+.options li{display:grid;padding:8px 10px;border-radius:8px;cursor:pointer}
+.options li:hover,.options [aria-selected=true]{background:#f4ede6}
+.options [aria-selected=true]{outline:2px solid var(--a);outline-offset:-2px}
+.actions{display:flex;flex-wrap:wrap;gap:10px;justify-content:space-between;padding:14px 18px;border-block-start:1px solid #eee4da}
+.actions .secondary+.secondary{margin-inline-start:auto}
 .primary{border:0;border-radius:10px;padding:11px 20px;background:var(--a);color:var(--at);font-weight:600}
 .primary:disabled{opacity:.5;cursor:default}
 .secondary{border:1.5px solid #cdbfb2;border-radius:10px;padding:10px 16px;background:#fff}
@@ -63,6 +71,7 @@ legend{padding:0}
 .fit{font-size:13px;font-weight:600;border-radius:6px;padding:1px 8px}.fit.strong{color:#1d5c2e;background:#e6f4ea}.fit.good{color:#1f4e79;background:#e7f0fa}.fit.weak{color:#5c4400;background:#fff3cd}
 .price{font-weight:600}
 .accords{margin:0 0 6px;font-size:13px;color:#5d534a}
+.like{margin:4px 0 0;font-size:14px;font-weight:600}
 .link{color:var(--a);font-weight:600;text-decoration:underline}
 section{margin-block-start:22px}
 section h3{font-size:17px}
@@ -71,10 +80,11 @@ dt{color:#5d534a}
 dd{margin:0}
 form{display:grid;gap:10px}
 label.field{display:grid;gap:4px;font-size:14px}
-input[type=email],input[type=tel]{border:1.5px solid #cdbfb2;border-radius:10px;padding:10px 12px;background:#fff;width:100%}
+input[type=text],input[type=email],input[type=tel]{border:1.5px solid #cdbfb2;border-radius:10px;padding:10px 12px;background:#fff;width:100%}
 .consent{display:flex;gap:8px;align-items:flex-start;font-size:13px}
 .consent input{margin-block-start:3px;width:18px;height:18px;flex:none}
 .note{font-size:14px;margin:0}
+fieldset .note{margin-block-start:8px}
 footer{padding:10px 18px;border-block-start:1px solid #eee4da;display:flex;justify-content:center}
 .powered{display:inline-flex;align-items:center;gap:6px;color:#5d534a;font-size:12px;text-decoration:none}
 .powered svg{width:16px;height:16px}
