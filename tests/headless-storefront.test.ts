@@ -2,9 +2,9 @@
  * The worked example of a headless storefront (examples/headless-storefront)
  * against the service: it type-checks against the client package's generated
  * declarations (and wrong calls do not), its server-rendered page shows the
- * recommendations of a real score made on the server, and its page reports
- * the impression and a click from a real browser in the session the server
- * scored with.
+ * recommendations of a real score made on the server, its page finds the
+ * perfumes a shopper loves as they type, and it reports the impression and a
+ * click from a real browser in the session the server scored with.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -56,7 +56,7 @@ function linkPackage() {
  * compiles only if the types loosened (an unused @ts-expect-error is an error).
  */
 const WRONG_CALLS = `
-import { createSillageClient, type Recommendation } from '@sillage/client';
+import { createPerfumeSuggester, createSillageClient, type Recommendation } from '@sillage/client';
 
 const s = createSillageClient({ baseUrl: 'https://reco.example', apiKey: 'pk_test_x' });
 
@@ -84,6 +84,10 @@ export async function wrongCalls(r: Recommendation): Promise<string> {
   void res.data.recommendations;
   // @ts-expect-error no such option
   createSillageClient({ baseUrl: 'https://reco.example', apiKey: 'pk_test_x', timeout: 5 });
+  // @ts-expect-error a type-ahead needs somewhere to send its answers
+  createPerfumeSuggester(s, { minChars: 3 });
+  // @ts-expect-error loved perfumes are ids, not names
+  await s.score({ quiz: { loved_perfumes: [{ name: 'Khamrah' }] } });
   return text;
 }
 `;
@@ -148,11 +152,11 @@ const productIds = (html: string, kind: string) =>
 const sessionOfPage = (html: string) => /data-session="([^"]+)"/.exec(html)?.[1];
 
 describe('the headless storefront example', () => {
-  it('type-checks against the package declarations, and the declarations refuse eleven wrong calls', () => {
+  it('type-checks against the package declarations, and the declarations refuse thirteen wrong calls', () => {
     const dir = join(ROOT, 'reports', 'headless-storefront');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'wrong-calls.ts'), WRONG_CALLS);
-    expect(WRONG_CALLS.match(/@ts-expect-error/g)).toHaveLength(11);
+    expect(WRONG_CALLS.match(/@ts-expect-error/g)).toHaveLength(13);
     const config = ts.getParsedCommandLineOfConfigFile(
       join(EXAMPLE, 'tsconfig.json'),
       {},
@@ -252,6 +256,34 @@ describe('the headless storefront example', () => {
     expect(sessionOfPage(await again.text())).toBe(session);
   });
 
+  it('scores the perfumes the shopper loves, fetched by id: named on the page, said on each card like them, an unknown id left out', async () => {
+    const res = await fetch(`${storeUrl}/?lang=en&perfume=lattafa-khamrah-edp&perfume=not-in-the-catalog`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const direct = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: { api_key: key, locale: 'en', limit: 6, quiz: { loved_perfumes: ['lattafa-khamrah-edp'] } },
+    });
+    expect(direct.statusCode).toBe(200);
+    const scored = direct.json() as {
+      recommendations: { merchant_product_id: string; similar_to?: { relation: string } }[];
+    };
+    expect(productIds(html, 'recommendation')).toEqual(scored.recommendations.map((r) => r.merchant_product_id));
+    // the loved perfume is a box the shopper can untick; the unknown id is not on the page
+    expect(html).toContain(
+      '<input type="checkbox" name="perfume" value="lattafa-khamrah-edp" checked> Khamrah</label>',
+    );
+    expect(html).not.toContain('not-in-the-catalog');
+    const likes = [...html.matchAll(/<p class="like">([^<]+)<\/p>/g)].map((m) => m[1]);
+    expect(likes[0]).toBe('The perfume you love');
+    expect(likes).toContain('Because you love Khamrah');
+    expect(likes).toHaveLength(scored.recommendations.filter((r) => r.similar_to).length);
+    // in Arabic, by its Arabic name
+    const ar = await (await fetch(`${storeUrl}/?perfume=lattafa-khamrah-edp`)).text();
+    expect(ar).toContain('<p class="like">لأنك تحب خمرة</p>');
+  });
+
   it('shows the form alone without answers, and its fallback (never an error page) when the service refuses', async () => {
     const form = await (await fetch(`${storeUrl}/?lang=en`)).text();
     expect(form).toContain('<form method="get" action="/">');
@@ -292,6 +324,40 @@ describe('the headless storefront example', () => {
         .from(events)
         .where(and(eq(events.sessionId, session), eq(events.type, type), eq(events.merchantId, merchantId)));
     }
+
+    it('finds a perfume the shopper loves as they type in Arabic, picked by keyboard, and scores it', async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('console', (m) => {
+        // the browser's own request for a favicon, after the form's navigation, is the example's 404 and no problem of the page
+        if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) problems.push(m.text());
+      });
+      try {
+        await page.goto(`${storeUrl}/`);
+        const field = page.locator('#sillage-perfumes [role=combobox]');
+        await field.pressSequentially('خمرة', { delay: 30 });
+        const options = page.locator('#sillage-options [role=option]');
+        await options.first().waitFor({ timeout: 10_000 });
+        expect(await field.getAttribute('aria-expanded')).toBe('true');
+        expect(await options.first().textContent()).toBe('خمرة — لطافة · EDP');
+        expect(await page.locator('#sillage-perfumes [role=status]').textContent()).toMatch(/عطور|عطران|عطر واحد/);
+        await field.press('ArrowDown');
+        expect(await field.getAttribute('aria-activedescendant')).toBe(await options.first().getAttribute('id'));
+        await field.press('Enter');
+        expect(await page.locator('input[name=perfume]:checked').getAttribute('value')).toBe('lattafa-khamrah-edp');
+        await Promise.all([
+          page.waitForURL(/perfume=lattafa-khamrah-edp/),
+          page.locator('form button[type=submit]').click(),
+        ]);
+        expect(await page.locator('.card .like').first().textContent()).toBe('العطر الذي تحبه');
+        expect(await page.locator('.card .like').allTextContents()).toContain('لأنك تحب خمرة');
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
 
     it('reports the impression and a click from the page, in the session the server scored with', async () => {
       const context = await browser.newContext();
