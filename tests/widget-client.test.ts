@@ -5,6 +5,7 @@ import {
   createSillageClient,
   DEFAULT_TIMEOUT_MS,
   MAX_BATCH,
+  moveHighlight,
   parseRetryAfter,
   randomId,
   SUGGEST_DEBOUNCE_MS,
@@ -490,5 +491,18 @@ describe('headless client against the real service', () => {
     expect(!bad.ok && bad.error).toMatch(/not-a-family/);
     const wrong = createSillageClient({ baseUrl: 'http://service.test', apiKey: 'pk_test_nope', fetch: injectFetch });
     expect(await wrong.verify()).toMatchObject({ ok: false, status: 401 });
+  });
+});
+
+describe('moveHighlight: the arrow keys in a list of suggestions', () => {
+  it('down to the next and round to the first; up to the previous, and from the first or none to the last', () => {
+    expect([-1, 0, 1, 2].map((a) => moveHighlight('ArrowDown', a, 3))).toEqual([0, 1, 2, 0]);
+    expect([-1, 0, 1, 2].map((a) => moveHighlight('ArrowUp', a, 3))).toEqual([2, 2, 0, 1]);
+  });
+
+  it('nothing for another key, or with no suggestions', () => {
+    expect(moveHighlight('Enter', 0, 3)).toBeNull();
+    expect(moveHighlight('ArrowDown', -1, 0)).toBeNull();
+    expect(moveHighlight('ArrowUp', -1, 0)).toBeNull();
   });
 });

@@ -379,6 +379,16 @@ export interface PerfumeSuggester {
 }
 
 /**
+ * The suggestion highlighted after an arrow key, as the ARIA combobox pattern
+ * moves it: down from the last comes back to the first, up from the first (or
+ * from none) goes to the last. Null for any other key, or with no suggestions.
+ */
+export function moveHighlight(key: string, active: number, count: number): number | null {
+  if (count === 0 || (key !== 'ArrowDown' && key !== 'ArrowUp')) return null;
+  return key === 'ArrowDown' ? (active + 1) % count : active > 0 ? active - 1 : count - 1;
+}
+
+/**
  * Suggests perfumes of the catalog as the shopper types: nothing below
  * `minChars`, one search after typing pauses (`debounceMs`), answers kept by
  * text (`cacheSize`) so going back over the same letters asks nothing, and

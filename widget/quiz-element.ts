@@ -18,6 +18,7 @@ import type { PerfumeResult, Recommendation, ScoreResponse } from '../contracts/
 import {
   createPerfumeSuggester,
   type Failure,
+  moveHighlight,
   type PerfumeSuggester,
   type SillageClient,
   type Suggestions,
@@ -835,11 +836,11 @@ export class SillageQuiz extends HTMLElement {
       this.suggester?.input(input.value);
     });
     input.addEventListener('keydown', (e) => {
-      const n = found.length;
-      if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && n > 0) {
+      const next = moveHighlight(e.key, active, found.length);
+      if (next !== null) {
         e.preventDefault();
         expand(true);
-        setActive(e.key === 'ArrowDown' ? (active + 1) % n : active > 0 ? active - 1 : n - 1);
+        setActive(next);
       } else if (e.key === 'Enter' && active >= 0) {
         e.preventDefault();
         pick(found[active]);

@@ -7,7 +7,7 @@
  * carries its id). The import map of the page points `@sillage/client` at the
  * package's module, served by the storefront itself.
  */
-import { createPerfumeSuggester, createSillageClient } from '@sillage/client';
+import { createPerfumeSuggester, createSillageClient, moveHighlight } from '@sillage/client';
 
 const WORDS = {
   ar: {
@@ -104,11 +104,11 @@ if (
     suggester.input(field.value);
   });
   field.addEventListener('keydown', (e) => {
-    const n = found.length;
-    if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && n > 0) {
+    const next = moveHighlight(e.key, active, found.length);
+    if (next !== null) {
       e.preventDefault();
       expand(true);
-      setActive(e.key === 'ArrowDown' ? (active + 1) % n : active > 0 ? active - 1 : n - 1);
+      setActive(next);
     } else if (e.key === 'Enter' && active >= 0) {
       // picks the perfume; Enter without one submits the form, as ever
       e.preventDefault();
