@@ -24,6 +24,7 @@ export const MUTATION_TESTS = [
   'tests/scoring.test.ts',
   'tests/compiled-products.test.ts',
   'tests/loved-engine.test.ts',
+  'tests/loved-products.test.ts',
   'tests/loved-perfumes.test.ts',
   'tests/search.test.ts',
   'tests/search-rules.test.ts',
