@@ -223,6 +223,9 @@ export interface References {
   disliked?: readonly ReferencePerfume[];
 }
 
+/** A named perfume's accords as a product's are scored: those the vocabulary knows, the first eight. */
+const scoredAccords = (p: ReferencePerfume) => p.accords.filter((a) => ACCORD_INDEX.has(a.name)).slice(0, SLOTS);
+
 export function buildTaste(quiz: Quiz, references: References = {}): Taste {
   const values = new Float32Array(N_ACCORDS);
   const add = (accord: string, v: number) => {
@@ -250,7 +253,7 @@ export function buildTaste(quiz: Quiz, references: References = {}): Taste {
   const lovedLean = new Float32Array(N_ACCORDS);
   const lovedProminent = new Set<string>();
   lovedPerfumes.forEach((p, k) => {
-    const accords = p.accords.filter((a) => ACCORD_INDEX.has(a.name)).slice(0, SLOTS);
+    const accords = scoredAccords(p);
     const norm = Math.sqrt(accords.reduce((s, a) => s + Math.max(0, Math.min(1, a.weight)) ** 2, 0)) || 1;
     for (const a of accords) {
       const i = ACCORD_INDEX.get(a.name) as number;
@@ -264,7 +267,7 @@ export function buildTaste(quiz: Quiz, references: References = {}): Taste {
   const rated = new Set<string>(quiz.ratings.map(([a]) => a));
   const dislike = RATING_WEIGHT.get('dislike') as number;
   for (const p of dislikedPerfumes) {
-    const accords = p.accords.filter((a) => ACCORD_INDEX.has(a.name)).slice(0, SLOTS);
+    const accords = scoredAccords(p);
     for (const s of prominentOf(accords.map((a) => a.weight))) {
       const name = accords[s]?.name as string;
       if (!lovedProminent.has(name) && !rated.has(name)) values[ACCORD_INDEX.get(name) as number] = dislike;
