@@ -27,6 +27,7 @@ import widgetKeyPlugin from './plugins/app/widget-key.ts';
 import rateLimitPlugin from './plugins/external/rate-limit.ts';
 import swaggerPlugin from './plugins/external/swagger.ts';
 import adminRoutes from './routes/admin/index.ts';
+import consoleRoutes from './routes/console/index.ts';
 import demoRoutes from './routes/demo/index.ts';
 import healthRoutes from './routes/health.ts';
 import widgetRoutes from './routes/widget/index.ts';
@@ -200,6 +201,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(widgetAssetRoutes);
   await app.register(adminRoutes, { prefix: '/api/admin' });
   await app.register(demoRoutes, { prefix: '/demo' });
+  await app.register(consoleRoutes, { prefix: '/console' });
 
   return app;
 }

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Db } from '../db/client.ts';
 import { Cache } from '../lib/cache.ts';
 import { databaseTimeout, withDeadline } from '../lib/deadline.ts';
-import { findKeyByHash, type ResolvedKey, touchKeys } from '../services/keys.ts';
+import { findKeyByHash, type KeySighting, type ResolvedKey, recordSightings, touchKeys } from '../services/keys.ts';
 
 /**
  * Resolves key hashes to keys with a short-lived cache, so a busy storefront
@@ -17,6 +17,13 @@ import { findKeyByHash, type ResolvedKey, touchKeys } from '../services/keys.ts'
 export const KEY_CACHE_TTL_MS = 1000;
 const KEY_CACHE_MAX = 10_000;
 const LAST_USED_FLUSH_MS = 60_000;
+/**
+ * Different (key, origin, widget version, outcome) sightings kept between two flushes; past it, new
+ * ones wait for the next minute. Origins are the client's to choose, so this bounds memory and rows.
+ */
+export const MAX_SIGHTINGS_PER_FLUSH = 1000;
+/** Longest origin stored for the install check; longer ones are cut. */
+const MAX_SIGHTED_ORIGIN = 200;
 export const KEY_INVALIDATION_CHANNEL = 'sillage:key-invalidated';
 /**
  * When the database does not answer a key lookup within this long (frozen,
@@ -69,6 +76,7 @@ export function createKeyStore(opts: {
   /** lookups under way, with when they started: one stuck longer than KEY_LOOKUP_RETRY_MS is started anew */
   const inflight = new Map<string, { promise: Promise<ResolvedKey | null>; at: number }>();
   const used = new Set<string>();
+  const sightings = new Map<string, KeySighting>();
   let subscriber: Redis | null = null;
 
   if (redis) {
@@ -104,12 +112,15 @@ export function createKeyStore(opts: {
   // one write at a time: a database that does not answer gets no pile of them
   let flushing = false;
   async function flushUsed() {
-    if (used.size === 0 || flushing) return;
+    if ((used.size === 0 && sightings.size === 0) || flushing) return;
     const ids = [...used];
+    const seen = [...sightings.values()];
     used.clear();
+    sightings.clear();
     flushing = true;
     try {
       await touchKeys(db, ids);
+      await recordSightings(db, seen);
     } catch (err) {
       log.warn({ err }, 'could not record key last-used times');
     } finally {
@@ -169,6 +180,24 @@ export function createKeyStore(opts: {
     cached,
     invalidate,
     markUsed: (keyId: string) => used.add(keyId),
+    /**
+     * Notes where a key was used from (origin, widget version) and whether it was let in, for the
+     * console's install check; written with the last-used times, at most MAX_SIGHTINGS_PER_FLUSH a minute.
+     */
+    sighted(keyId: string, origin: string | undefined, widgetVersion: string | undefined, outcome: string) {
+      const o = (origin ?? '').slice(0, MAX_SIGHTED_ORIGIN);
+      const v = (widgetVersion ?? '1').slice(0, 20);
+      const id = `${keyId}\n${o}\n${v}\n${outcome}`;
+      const known = sightings.get(id);
+      if (known) {
+        known.requests++;
+        known.lastSeenAt = new Date(clock());
+      } else if (sightings.size < MAX_SIGHTINGS_PER_FLUSH) {
+        sightings.set(id, { keyId, origin: o, widgetVersion: v, outcome, requests: 1, lastSeenAt: new Date(clock()) });
+      }
+    },
+    /** writes what is waiting now (tests, shutdown) */
+    flush: () => flushUsed(),
     async close() {
       clearInterval(flushTimer);
       await flushUsed();

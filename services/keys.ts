@@ -4,7 +4,7 @@ import { ANY_ORIGIN, normalizeOriginPattern } from '../auth/origins.ts';
 import type { DbOrTx } from '../db/client.ts';
 import { AppError, badRequest, notFound } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
-import { apiKeys, merchants } from '../schema/index.ts';
+import { apiKeys, keySightings, merchants } from '../schema/index.ts';
 import { getMerchant } from './merchants.ts';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -141,4 +141,36 @@ export async function findKeyByHash(db: DbOrTx, hash: string): Promise<ResolvedK
 export async function touchKeys(db: DbOrTx, keyIds: string[]): Promise<void> {
   if (keyIds.length === 0) return;
   await db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(inArray(apiKeys.id, keyIds));
+}
+
+/** One place a key was seen used from, as the key store gathers them (auth/key-store.ts). */
+export interface KeySighting {
+  keyId: string;
+  origin: string;
+  widgetVersion: string;
+  outcome: string;
+  requests: number;
+  lastSeenAt: Date;
+}
+
+/** Adds sightings to the install check's table; a key deleted since is skipped. */
+export async function recordSightings(db: DbOrTx, rows: readonly KeySighting[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.execute(sql`
+    insert into ${keySightings} (key_id, origin, widget_version, outcome, requests, last_seen_at)
+    select s.key_id, s.origin, s.widget_version, s.outcome, s.requests, s.last_seen_at
+    from json_to_recordset(${JSON.stringify(
+      rows.map((r) => ({
+        key_id: r.keyId,
+        origin: r.origin,
+        widget_version: r.widgetVersion,
+        outcome: r.outcome,
+        requests: r.requests,
+        last_seen_at: r.lastSeenAt.toISOString(),
+      })),
+    )}::json) as s(key_id uuid, origin text, widget_version text, outcome text, requests int, last_seen_at timestamptz)
+    where exists (select 1 from ${apiKeys} k where k.id = s.key_id)
+    on conflict (key_id, origin, widget_version, outcome) do update
+      set requests = least(${keySightings}.requests::bigint + excluded.requests, 2147483647),
+          last_seen_at = greatest(${keySightings}.last_seen_at, excluded.last_seen_at)`);
 }

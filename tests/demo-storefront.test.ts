@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escapeHtml } from '../routes/demo/html.ts';
+import { escapeHtml } from '../lib/html.ts';
 import { DEMO_CSP } from '../routes/demo/index.ts';
 import { formatPrice } from '../routes/demo/pages.ts';
 import { DEMO_SLUG, listDemoProducts } from '../services/demo.ts';

@@ -28,6 +28,15 @@ const FASTIFY_CODES: Record<string, { code: string; message?: string }> = {
   FST_ERR_BAD_URL: { code: 'bad_url', message: 'Malformed URL' },
   FST_ERR_MAX_PARAM_LENGTH: { code: 'uri_too_long', message: 'A path segment is longer than 200 characters' },
   FST_ERR_ASYNC_CONSTRAINT: { code: 'bad_request', message: 'Bad request' },
+  // the console's forms (@fastify/csrf-protection)
+  FST_CSRF_MISSING_SECRET: {
+    code: 'invalid_csrf_token',
+    message: 'The form did not come from a console page: reload the page and send it again',
+  },
+  FST_CSRF_INVALID_TOKEN: {
+    code: 'invalid_csrf_token',
+    message: 'The form has expired or did not come from a console page: reload the page and send it again',
+  },
 };
 
 const STATUS_CODES: Record<number, string> = {

@@ -38,9 +38,15 @@ export default fp(
     /** the checks on a resolved key; throws the refusal */
     function admit(request: FastifyRequest, resolved: ResolvedKey | null): void {
       if (!resolved) throw new AppError(401, 'invalid_api_key', 'The api_key is not a valid widget key');
-      if (resolved.revoked) throw new AppError(403, 'revoked_api_key', 'This api_key has been revoked');
       const origin = request.headers.origin;
+      const version = request.headers['x-widget-version'];
+      const widgetVersion = typeof version === 'string' ? version : undefined;
+      if (resolved.revoked) {
+        keyStore.sighted(resolved.id, origin, widgetVersion, 'revoked_api_key');
+        throw new AppError(403, 'revoked_api_key', 'This api_key has been revoked');
+      }
       if (origin !== undefined && !originAllowed(origin, resolved.allowedOrigins)) {
+        keyStore.sighted(resolved.id, origin, widgetVersion, 'origin_not_allowed');
         throw new AppError(
           403,
           'origin_not_allowed',
@@ -49,6 +55,7 @@ export default fp(
       }
       request.widgetKey = resolved;
       keyStore.markUsed(resolved.id);
+      keyStore.sighted(resolved.id, origin, widgetVersion, 'ok');
     }
 
     // A callback hook: a key this instance knows (nearly every request) is checked without a

@@ -6,8 +6,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { ANY_OPERATION, errorResponses } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
+import type { Html } from '../../lib/html.ts';
 import { type DemoInfo, findDemoProduct, listDemoProducts } from '../../services/demo.ts';
-import type { Html } from './html.ts';
 import { type DemoOrder, type Lang, notFoundPage, productPage, shopPage, thankYouPage } from './pages.ts';
 
 /**

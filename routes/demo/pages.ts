@@ -1,7 +1,7 @@
 import type { CatalogPerfume } from '../../catalog/types.ts';
+import { type Html, html } from '../../lib/html.ts';
 import type { ProductRow } from '../../services/products.ts';
 import { labelOf } from '../../vocabulary/index.ts';
-import { type Html, html } from './html.ts';
 
 export type Lang = 'ar' | 'en';
 

@@ -1,0 +1,37 @@
+import { type Lang, t } from './i18n.ts';
+
+/** What the install check knows of a merchant. */
+export interface InstallFacts {
+  keys: { prefix: string; mode: 'test' | 'live'; revoked: boolean }[];
+  sightings: { prefix: string; origin: string; outcome: string; lastSeenAt: Date }[];
+  /** when the merchant's newest event arrived, or null */
+  lastEventAt: Date | null;
+  products: { total: number; unmatched: number };
+  now: Date;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * What is wrong with a merchant's installation, most blocking first, in words a merchant acts on:
+ * no live key, no products, no request seen, requests refused (origin, revoked key), no events
+ * lately, much of the shelf unknown. Empty when all is well.
+ */
+export function installProblems(lang: Lang, f: InstallFacts): string[] {
+  const out: string[] = [];
+  if (!f.keys.some((k) => k.mode === 'live' && !k.revoked)) out.push(t(lang, 'noLiveKey'));
+  if (f.products.total === 0) out.push(t(lang, 'noProducts'));
+  const recent = f.sightings.filter((s) => f.now.getTime() - s.lastSeenAt.getTime() < 7 * DAY_MS);
+  if (f.sightings.length === 0) out.push(t(lang, 'notSeen'));
+  const refused = new Set(recent.filter((s) => s.outcome === 'origin_not_allowed').map((s) => s.origin || '—'));
+  for (const o of [...refused].slice(0, 5)) out.push(t(lang, 'refusedOrigin', { o }));
+  const revoked = new Set(recent.filter((s) => s.outcome === 'revoked_api_key').map((s) => s.prefix));
+  for (const k of [...revoked].slice(0, 5)) out.push(t(lang, 'revokedUsed', { k: `${k}…` }));
+  if (f.sightings.length > 0 && (!f.lastEventAt || f.now.getTime() - f.lastEventAt.getTime() > DAY_MS)) {
+    out.push(t(lang, 'noEvents'));
+  }
+  if (f.products.total > 0 && f.products.unmatched / f.products.total >= 0.25) {
+    out.push(t(lang, 'unmatchedShare', { n: f.products.unmatched, m: f.products.total }));
+  }
+  return out;
+}

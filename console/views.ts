@@ -1,0 +1,649 @@
+import { type Html, html } from '../lib/html.ts';
+import { labelOf, type VocabularyKind } from '../vocabulary/index.ts';
+import { formatDateTime, formatMoney, formatNumber, type Lang, type MessageKey, t } from './i18n.ts';
+
+/**
+ * The merchant console's pages, rendered on the server from plain data: no script is needed to use
+ * them (one small script of our own adds copy buttons and a confirmation), nothing is loaded from
+ * another origin, every value is escaped (lib/html.ts), and every form carries its CSRF token.
+ */
+
+export interface Viewer {
+  email: string;
+  role: 'operator' | 'owner' | 'staff';
+}
+
+export interface MerchantRef {
+  slug: string;
+  name: string;
+}
+
+export type Section = 'overview' | 'asks' | 'shelf' | 'install' | 'leads' | 'team';
+
+export interface PageContext {
+  lang: Lang;
+  /** the path of this page, without its query: the language link returns here */
+  path: string;
+  /** the query to keep when the language changes */
+  query?: string;
+  csrf: string;
+  viewer: Viewer | null;
+  merchant?: MerchantRef;
+  section?: Section;
+  /** a one-line confirmation or problem shown above the page */
+  flash?: { kind: 'ok' | 'error'; text: string } | null;
+}
+
+const SECTIONS: { id: Section; label: MessageKey; owner?: boolean }[] = [
+  { id: 'overview', label: 'overview' },
+  { id: 'asks', label: 'asks' },
+  { id: 'shelf', label: 'shelf' },
+  { id: 'install', label: 'install', owner: true },
+  { id: 'leads', label: 'leads', owner: true },
+  { id: 'team', label: 'team', owner: true },
+];
+
+/** Whether a viewer may see a section: staff see the figures and the shelf; owners and operators all. */
+export const mayOpen = (viewer: Viewer, section: Section) =>
+  viewer.role !== 'staff' || !SECTIONS.find((s) => s.id === section)?.owner;
+
+export const base = (m: MerchantRef) => `/console/m/${encodeURIComponent(m.slug)}`;
+
+const csrfField = (ctx: PageContext) => html`<input type="hidden" name="_csrf" value="${ctx.csrf}">`;
+
+function withLang(ctx: PageContext, lang: Lang) {
+  const q = new URLSearchParams(ctx.query ?? '');
+  q.set('lang', lang);
+  return `${ctx.path}?${q}`;
+}
+
+export function layout(ctx: PageContext, title: string, body: Html | Html[]): Html {
+  const { lang } = ctx;
+  const other: Lang = lang === 'ar' ? 'en' : 'ar';
+  const nav =
+    ctx.viewer && ctx.merchant
+      ? html`<nav aria-label="${ctx.merchant.name}"><ul class="tabs">${SECTIONS.filter((s) =>
+          mayOpen(ctx.viewer as Viewer, s.id),
+        ).map(
+          (s) =>
+            html`<li><a href="${base(ctx.merchant as MerchantRef)}/${s.id === 'overview' ? '' : s.id}"${
+              ctx.section === s.id ? html` aria-current="page"` : ''
+            }>${t(lang, s.label)}</a></li>`,
+        )}</ul></nav>`
+      : '';
+  return html`<!doctype html>
+<html lang="${lang}" dir="${lang === 'ar' ? 'rtl' : 'ltr'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · ${t(lang, 'console')}</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+<script src="/console/assets/console.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#content">${t(lang, 'skip')}</a>
+<header class="top">
+  <p class="brand"><a href="/console">${t(lang, 'console')}</a>${ctx.merchant ? html` · <span>${ctx.merchant.name}</span>` : ''}</p>
+  <div class="who">
+    <a href="${withLang(ctx, other)}" lang="${other}" hreflang="${other}">${t(lang, 'language')}</a>
+    ${
+      ctx.viewer
+        ? html`<span class="email">${ctx.viewer.email}</span>
+    <form method="post" action="/console/sign-out" class="inline">${csrfField(ctx)}<button type="submit" class="link">${t(lang, 'signOut')}</button></form>`
+        : ''
+    }
+  </div>
+</header>
+${nav}
+<main id="content" tabindex="-1">
+<h1>${title}</h1>
+${ctx.flash ? html`<p class="flash ${ctx.flash.kind}" role="${ctx.flash.kind === 'error' ? 'alert' : 'status'}">${ctx.flash.text}</p>` : ''}
+${body}
+</main>
+</body>
+</html>`;
+}
+
+// ---------- sign-in and first operator ----------
+
+export function signInPage(ctx: PageContext, email = ''): Html {
+  const { lang } = ctx;
+  return layout(
+    ctx,
+    t(lang, 'signIn'),
+    html`<form method="post" action="/console/sign-in" class="card narrow">
+${csrfField(ctx)}
+<label for="email">${t(lang, 'email')}</label>
+<input id="email" name="email" type="email" autocomplete="username" required maxlength="320" value="${email}" dir="ltr">
+<label for="password">${t(lang, 'password')}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200" dir="ltr">
+<button type="submit">${t(lang, 'signIn')}</button>
+</form>`,
+  );
+}
+
+export function setupPage(ctx: PageContext): Html {
+  const { lang } = ctx;
+  return layout(
+    ctx,
+    t(lang, 'setup'),
+    html`<p>${t(lang, 'setupIntro')}</p>
+<form method="post" action="/console/setup" class="card narrow">
+${csrfField(ctx)}
+<label for="token">${t(lang, 'adminToken')}</label>
+<input id="token" name="token" type="password" autocomplete="off" required maxlength="500" dir="ltr">
+<label for="email">${t(lang, 'email')}</label>
+<input id="email" name="email" type="email" autocomplete="username" required maxlength="320" dir="ltr">
+<label for="password">${t(lang, 'password')}</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="200" dir="ltr">
+<button type="submit">${t(lang, 'create')}</button>
+</form>`,
+  );
+}
+
+export function merchantsPage(ctx: PageContext, merchants: MerchantRef[]): Html {
+  return layout(
+    ctx,
+    t(ctx.lang, 'merchants'),
+    html`<ul class="list">${merchants.map((m) => html`<li><a href="${base(m)}/">${m.name}</a> <span class="muted" dir="ltr">${m.slug}</span></li>`)}</ul>`,
+  );
+}
+
+export function errorPage(ctx: PageContext, status: number, message: string): Html {
+  const title =
+    status === 404 ? t(ctx.lang, 'notFound') : status === 403 ? t(ctx.lang, 'forbidden') : t(ctx.lang, 'error');
+  return layout(
+    ctx,
+    title,
+    html`<p>${message}</p><p class="muted">${status}</p><p><a href="/console">${t(ctx.lang, 'home')}</a></p>`,
+  );
+}
+
+// ---------- overview ----------
+
+export interface OverviewData {
+  from: string;
+  to: string;
+  traffic: 'live' | 'test';
+  funnel: { key: MessageKey; count: number }[];
+  leads: number;
+  revenue: { currency: string; orders: number; revenue: number }[];
+  days: { day: string; quizzes: number; clicks: number; orders: number; revenue: number }[];
+  attributionWindowDays: number;
+}
+
+function periodForm(ctx: PageContext, d: { from: string; to: string; traffic: 'live' | 'test' }): Html {
+  const { lang } = ctx;
+  return html`<form method="get" action="${ctx.path}" class="period">
+<label>${t(lang, 'from')} <input type="date" name="from" value="${d.from}" required></label>
+<label>${t(lang, 'to')} <input type="date" name="to" value="${d.to}" required></label>
+<label>${t(lang, 'traffic')} <select name="traffic">
+  <option value="live"${d.traffic === 'live' ? html` selected` : ''}>${t(lang, 'live')}</option>
+  <option value="test"${d.traffic === 'test' ? html` selected` : ''}>${t(lang, 'test')}</option>
+</select></label>
+<button type="submit">${t(lang, 'show')}</button>
+</form>`;
+}
+
+/** Bars of quizzes completed per day, with orders as dots: an SVG the data table below repeats in words. */
+function chart(lang: Lang, days: OverviewData['days']): Html {
+  const W = 640;
+  const H = 160;
+  const n = Math.max(1, days.length);
+  const max = Math.max(1, ...days.map((d) => Math.max(d.quizzes, d.orders)));
+  const step = W / n;
+  const bar = Math.max(1, step * 0.7);
+  const y = (v: number) => H - (v / max) * (H - 10);
+  return html`<figure class="chart">
+<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-title" preserveAspectRatio="none" width="100%" height="${H}">
+<title id="chart-title">${t(lang, 'chart')}</title>
+${days.map((d, i) => {
+  const x = lang === 'ar' ? W - (i + 1) * step : i * step;
+  return html`<rect class="bar" x="${(x + (step - bar) / 2).toFixed(1)}" y="${y(d.quizzes).toFixed(1)}" width="${bar.toFixed(1)}" height="${(H - y(d.quizzes)).toFixed(1)}"></rect>${
+    d.orders > 0
+      ? html`<circle class="dot" cx="${(x + step / 2).toFixed(1)}" cy="${y(d.orders).toFixed(1)}" r="3"></circle>`
+      : ''
+  }`;
+})}
+</svg>
+<figcaption><span class="key bar-key"></span> ${t(lang, 'completions')} <span class="key dot-key"></span> ${t(lang, 'purchases')}</figcaption>
+</figure>`;
+}
+
+export function overviewPage(ctx: PageContext, d: OverviewData): Html {
+  const { lang } = ctx;
+  const revenue =
+    d.revenue.length === 0
+      ? t(lang, 'noRevenue')
+      : d.revenue.map((r) => formatMoney(lang, r.revenue, r.currency)).join(' · ');
+  const orders = d.revenue.reduce((a, r) => a + r.orders, 0);
+  const figure = (key: MessageKey, value: string, id: string) =>
+    html`<div class="figure"><dt>${t(lang, key)}</dt><dd data-figure="${id}">${value}</dd></div>`;
+  const count = (key: MessageKey) => d.funnel.find((f) => f.key === key)?.count ?? 0;
+  return layout(
+    ctx,
+    t(lang, 'overview'),
+    html`${periodForm(ctx, d)}
+<dl class="figures">
+${figure('views', formatNumber(lang, count('views')), 'views')}
+${figure('starts', formatNumber(lang, count('starts')), 'starts')}
+${figure('completions', formatNumber(lang, count('completions')), 'completions')}
+${figure('clicks', formatNumber(lang, count('clicks')), 'clicks')}
+${figure('leadsCount', formatNumber(lang, d.leads), 'leads')}
+${figure('purchases', formatNumber(lang, orders), 'orders')}
+${figure('revenue', revenue, 'revenue')}
+</dl>
+<p class="muted">${t(lang, 'attributionRule', { d: d.attributionWindowDays })}</p>
+<h2>${t(lang, 'funnel')}</h2>
+<table class="data">
+<thead><tr><th scope="col">${t(lang, 'step')}</th><th scope="col">${t(lang, 'count')}</th><th scope="col">${t(lang, 'ofPrevious')}</th></tr></thead>
+<tbody>${d.funnel.map((f, i) => {
+      const prev = i > 0 ? (d.funnel[i - 1] as { count: number }).count : 0;
+      return html`<tr><th scope="row">${t(lang, f.key)}</th><td>${formatNumber(lang, f.count)}</td><td>${
+        i > 0 && prev > 0 ? `${formatNumber(lang, (f.count / prev) * 100, 1)}%` : '—'
+      }</td></tr>`;
+    })}</tbody>
+</table>
+<h2>${t(lang, 'overTime')}</h2>
+${chart(lang, d.days)}
+<details><summary>${t(lang, 'overTime')}</summary>
+<table class="data">
+<thead><tr><th scope="col">${t(lang, 'day')}</th><th scope="col">${t(lang, 'completions')}</th><th scope="col">${t(lang, 'clicks')}</th><th scope="col">${t(lang, 'purchases')}</th></tr></thead>
+<tbody>${d.days.map((x) => html`<tr><th scope="row" dir="ltr">${x.day}</th><td>${formatNumber(lang, x.quizzes)}</td><td>${formatNumber(lang, x.clicks)}</td><td>${formatNumber(lang, x.orders)}</td></tr>`)}</tbody>
+</table></details>`,
+  );
+}
+
+// ---------- what shoppers ask for ----------
+
+export interface Counted {
+  label: string;
+  n: number;
+}
+
+export interface AsksData {
+  from: string;
+  to: string;
+  traffic: 'live' | 'test';
+  families: Counted[];
+  loved: Counted[];
+  avoided: Counted[];
+  seasons: Counted[];
+  occasions: Counted[];
+  lovedPerfumes: Counted[];
+  recommended: Counted[];
+  clicked: Counted[];
+  bought: Counted[];
+}
+
+/** A vocabulary slug in the page's language. */
+export const term = (lang: Lang, kind: VocabularyKind, slug: string) => labelOf(kind, slug, lang) ?? slug;
+
+function countedTable(lang: Lang, title: MessageKey, head: MessageKey, unit: MessageKey, rows: Counted[]): Html {
+  return html`<section class="card">
+<h2>${t(lang, title)}</h2>
+${
+  rows.length === 0
+    ? html`<p class="muted">${t(lang, 'nothingYet')}</p>`
+    : html`<table class="data"><thead><tr><th scope="col">${t(lang, head)}</th><th scope="col">${t(lang, unit)}</th></tr></thead>
+<tbody>${rows.map((r) => html`<tr><td>${r.label}</td><td>${formatNumber(lang, r.n)}</td></tr>`)}</tbody></table>`
+}
+</section>`;
+}
+
+export function asksPage(ctx: PageContext, d: AsksData): Html {
+  const { lang } = ctx;
+  return layout(
+    ctx,
+    t(lang, 'asks'),
+    html`${periodForm(ctx, d)}
+<div class="grid">
+${countedTable(lang, 'families', 'name', 'sessions', d.families)}
+${countedTable(lang, 'lovedAccords', 'name', 'sessions', d.loved)}
+${countedTable(lang, 'avoidedAccords', 'name', 'sessions', d.avoided)}
+${countedTable(lang, 'seasons', 'name', 'sessions', d.seasons)}
+${countedTable(lang, 'occasions', 'name', 'sessions', d.occasions)}
+${countedTable(lang, 'lovedPerfumes', 'perfume', 'sessions', d.lovedPerfumes)}
+${countedTable(lang, 'topRecommended', 'product', 'times', d.recommended)}
+${countedTable(lang, 'topClicked', 'product', 'clicks', d.clicked)}
+${countedTable(lang, 'topBought', 'product', 'quantity', d.bought)}
+</div>`,
+  );
+}
+
+// ---------- the shelf ----------
+
+export type ShelfFilter = 'all' | 'unmatched' | 'partial' | 'sibling' | 'low' | 'pinned';
+export const SHELF_FILTERS: { id: ShelfFilter; label: MessageKey }[] = [
+  { id: 'all', label: 'allProducts' },
+  { id: 'unmatched', label: 'unmatched' },
+  { id: 'partial', label: 'partial' },
+  { id: 'sibling', label: 'sibling' },
+  { id: 'low', label: 'lowConfidence' },
+  { id: 'pinned', label: 'pinnedFilter' },
+];
+
+export interface ShelfRow {
+  id: string;
+  name: string;
+  house: string;
+  status: string;
+  quality: 'full' | 'sibling' | 'partial' | null;
+  perfume: string | null;
+  confidence: number | null;
+  reason: string | null;
+  pinned: boolean;
+  /** the matcher's closest candidate, for a product not matched in full */
+  suggestion: { id: string; name: string; score: number } | null;
+}
+
+export interface ShelfData {
+  filter: ShelfFilter;
+  q: string;
+  counts: Record<ShelfFilter, number>;
+  rows: ShelfRow[];
+  page: number;
+  pages: number;
+}
+
+const qualityLabel = (lang: Lang, q: ShelfRow['quality']) =>
+  q === 'full'
+    ? t(lang, 'qualityFull')
+    : q === 'sibling'
+      ? t(lang, 'qualitySibling')
+      : q === 'partial'
+        ? t(lang, 'qualityPartial')
+        : t(lang, 'none');
+
+const pct = (lang: Lang, x: number | null) => (x === null ? '—' : `${formatNumber(lang, x * 100)}%`);
+
+export function shelfPage(ctx: PageContext, m: MerchantRef, d: ShelfData): Html {
+  const { lang } = ctx;
+  const link = (filter: ShelfFilter, page = 1) => {
+    const q = new URLSearchParams();
+    if (filter !== 'all') q.set('filter', filter);
+    if (d.q) q.set('q', d.q);
+    if (page > 1) q.set('page', String(page));
+    const s = q.toString();
+    return `${base(m)}/shelf${s ? `?${s}` : ''}`;
+  };
+  const suggestions = d.rows.filter((r) => r.suggestion && !r.pinned);
+  return layout(
+    ctx,
+    t(lang, 'shelf'),
+    html`<nav aria-label="${t(lang, 'shelf')}"><ul class="filters">${SHELF_FILTERS.map(
+      (f) =>
+        html`<li><a href="${link(f.id)}"${d.filter === f.id ? html` aria-current="page"` : ''}>${t(lang, f.label)} <span class="badge">${formatNumber(lang, d.counts[f.id])}</span></a></li>`,
+    )}</ul></nav>
+<form method="get" action="${base(m)}/shelf" class="search" role="search">
+${d.filter !== 'all' ? html`<input type="hidden" name="filter" value="${d.filter}">` : ''}
+<label for="shelf-q">${t(lang, 'searchShelf')}</label>
+<input id="shelf-q" name="q" type="search" value="${d.q}" maxlength="200">
+<button type="submit">${t(lang, 'search')}</button>
+</form>
+<form method="post" action="${base(m)}/shelf/accept">
+${csrfField(ctx)}
+<div class="scroll"><table class="data shelf">
+<thead><tr>${suggestions.length > 0 ? html`<th scope="col"><span class="sr">${t(lang, 'accept')}</span></th>` : ''}<th scope="col">${t(lang, 'product')}</th><th scope="col">${t(lang, 'perfume')}</th><th scope="col">${t(lang, 'quality')}</th><th scope="col">${t(lang, 'confidence')}</th><th scope="col">${t(lang, 'why')}</th><th scope="col">${t(lang, 'suggestion')}</th></tr></thead>
+<tbody>${d.rows.map((r) => {
+      const href = `${base(m)}/shelf/product?id=${encodeURIComponent(r.id)}`;
+      const offer = r.suggestion && !r.pinned ? r.suggestion : null;
+      return html`<tr data-product="${r.id}">${
+        suggestions.length > 0
+          ? html`<td>${
+              offer
+                ? html`<input type="checkbox" name="accept" value="${r.id}" id="acc-${r.id}" aria-label="${t(lang, 'accept')}: ${offer.name} → ${r.name}">`
+                : ''
+            }</td>`
+          : ''
+      }<td><a href="${href}">${r.name}</a><br><span class="muted">${r.house}</span></td>
+<td>${r.perfume ?? html`<span class="muted">${t(lang, 'none')}</span>`}${r.pinned ? html` <span class="badge">${t(lang, 'pinned')}</span>` : ''}</td>
+<td>${qualityLabel(lang, r.quality)}</td><td>${pct(lang, r.confidence)}</td><td class="why" dir="ltr">${r.reason ?? ''}</td>
+<td>${offer ? html`${offer.name} <span class="muted">${pct(lang, offer.score)}</span>` : ''} <a href="${href}">${t(lang, 'fix')}</a></td></tr>`;
+    })}</tbody></table></div>
+${suggestions.length > 0 ? html`<button type="submit">${t(lang, 'acceptSelected')}</button>` : ''}
+</form>
+<nav aria-label="${t(lang, 'page', { n: d.page, m: d.pages })}" class="pager">
+${d.page > 1 ? html`<a href="${link(d.filter, d.page - 1)}" rel="prev">${t(lang, 'previous')}</a>` : ''}
+<span>${t(lang, 'page', { n: d.page, m: d.pages })}</span>
+${d.page < d.pages ? html`<a href="${link(d.filter, d.page + 1)}" rel="next">${t(lang, 'next')}</a>` : ''}
+</nav>`,
+  );
+}
+
+export interface ProductData {
+  id: string;
+  name: string;
+  house: string;
+  status: string;
+  quality: ShelfRow['quality'];
+  perfume: { id: string; name: string; house: string } | null;
+  confidence: number | null;
+  reason: string | null;
+  pinned: boolean;
+  parsed: { words: string[]; concentration: string | null; house: string | null };
+  candidates: { id: string; name: string; score: number }[];
+  profile: { accords: string[]; families: string[] } | null;
+  q: string;
+  results: {
+    id: string;
+    name: string;
+    nameAr: string | null;
+    house: string;
+    concentration: string | null;
+    year: number | null;
+  }[];
+}
+
+export function productPage(ctx: PageContext, m: MerchantRef, d: ProductData): Html {
+  const { lang } = ctx;
+  const pinForm = (id: string, label: string) =>
+    html`<form method="post" action="${base(m)}/shelf/pin" class="inline">${csrfField(ctx)}<input type="hidden" name="product" value="${d.id}"><input type="hidden" name="perfume" value="${id}"><button type="submit" aria-label="${t(lang, 'pin')}: ${label}">${t(lang, 'pin')}</button></form>`;
+  return layout(
+    ctx,
+    d.name,
+    html`<p><a href="${base(m)}/shelf">${t(lang, 'back')}</a></p>
+<dl class="facts">
+<dt>${t(lang, 'house')}</dt><dd>${d.house}</dd>
+<dt>${t(lang, 'perfume')}</dt><dd data-perfume="${d.perfume?.id ?? ''}">${d.perfume ? `${d.perfume.name} — ${d.perfume.house}` : t(lang, 'none')}${d.pinned ? html` <span class="badge">${t(lang, 'pinned')}</span>` : ''}</dd>
+<dt>${t(lang, 'quality')}</dt><dd>${qualityLabel(lang, d.quality)}</dd>
+<dt>${t(lang, 'confidence')}</dt><dd>${pct(lang, d.confidence)}</dd>
+<dt>${t(lang, 'why')}</dt><dd dir="ltr">${d.reason ?? '—'}</dd>
+${d.profile ? html`<dt>${t(lang, 'profile')}</dt><dd>${d.profile.accords.map((a) => term(lang, 'accord', a)).join('، ')}</dd>` : ''}
+</dl>
+${d.pinned ? html`<form method="post" action="${base(m)}/shelf/unpin">${csrfField(ctx)}<input type="hidden" name="product" value="${d.id}"><button type="submit">${t(lang, 'unpin')}</button></form>` : ''}
+<section class="card"><h2>${t(lang, 'readAs')}</h2>
+<dl class="facts"><dt>${t(lang, 'words')}</dt><dd dir="auto">${d.parsed.words.join(' ')}</dd>
+<dt>${t(lang, 'house')}</dt><dd>${d.parsed.house ?? '—'}</dd>
+<dt>${t(lang, 'concentration')}</dt><dd>${d.parsed.concentration ?? '—'}</dd></dl>
+${
+  d.candidates.length > 0
+    ? html`<h3>${t(lang, 'candidates')}</h3><ul class="list">${d.candidates.map(
+        (c) => html`<li>${c.name} <span class="muted">${pct(lang, c.score)}</span> ${pinForm(c.id, c.name)}</li>`,
+      )}</ul>`
+    : ''
+}
+</section>
+<section class="card"><h2 id="find">${t(lang, 'findPerfume')}</h2>
+<form method="get" action="${base(m)}/shelf/product#find" role="search">
+<input type="hidden" name="id" value="${d.id}">
+<label for="perfume-q" class="sr">${t(lang, 'findPerfume')}</label>
+<input id="perfume-q" name="q" type="search" value="${d.q}" maxlength="200" dir="auto">
+<button type="submit">${t(lang, 'search')}</button>
+</form>
+${
+  d.q
+    ? d.results.length === 0
+      ? html`<p>${t(lang, 'noResults')}</p>`
+      : html`<ul class="list results">${d.results.map(
+          (r) =>
+            html`<li><span>${lang === 'ar' && r.nameAr ? r.nameAr : r.name}</span> <span class="muted">${r.house}${r.concentration ? ` · ${r.concentration}` : ''}${r.year ? ` · ${r.year}` : ''}</span> ${pinForm(r.id, r.name)}</li>`,
+        )}</ul>`
+    : ''
+}
+</section>`,
+  );
+}
+
+// ---------- install ----------
+
+export interface KeyView {
+  id: string;
+  prefix: string;
+  mode: 'test' | 'live';
+  origins: string[];
+  revoked: boolean;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface InstallData {
+  keys: KeyView[];
+  /** the plaintext of a key just created: shown once */
+  newKey: string | null;
+  scriptTag: string;
+  sightings: {
+    prefix: string;
+    mode: string;
+    origin: string;
+    widgetVersion: string;
+    outcome: string;
+    requests: number;
+    lastSeenAt: Date;
+  }[];
+  events: { type: string; test: boolean; occurredAt: Date }[];
+  problems: string[];
+}
+
+export function installPage(ctx: PageContext, m: MerchantRef, d: InstallData): Html {
+  const { lang } = ctx;
+  const when = (x: Date | null) => (x ? formatDateTime(lang, x) : t(lang, 'never'));
+  return layout(
+    ctx,
+    t(lang, 'install'),
+    html`${
+      d.newKey
+        ? html`<section class="card new-key"><h2>${t(lang, 'keyCreated')}</h2><p><code id="new-key" dir="ltr">${d.newKey}</code> <button type="button" class="copy" data-copy="new-key" data-copied="${t(lang, 'copied')}">${t(lang, 'copy')}</button></p></section>`
+        : ''
+    }
+<section class="card"><h2>${t(lang, 'scriptTag')}</h2>
+<pre id="script-tag" dir="ltr" tabindex="0">${d.scriptTag}</pre>
+<button type="button" class="copy" data-copy="script-tag" data-copied="${t(lang, 'copied')}">${t(lang, 'copy')}</button>
+</section>
+<section class="card"><h2>${t(lang, 'check')}</h2>
+${
+  d.problems.length === 0
+    ? html`<p class="flash ok">${t(lang, 'allGood')}</p>`
+    : html`<h3>${t(lang, 'problems')}</h3><ul class="problems">${d.problems.map((p) => html`<li>${p}</li>`)}</ul>`
+}
+<h3>${t(lang, 'seen')}</h3>
+${
+  d.sightings.length === 0
+    ? html`<p class="muted">${t(lang, 'nothingYet')}</p>`
+    : html`<div class="scroll"><table class="data"><thead><tr><th scope="col">${t(lang, 'origin')}</th><th scope="col">${t(lang, 'prefix')}</th><th scope="col">${t(lang, 'widgetVersion')}</th><th scope="col">${t(lang, 'outcome')}</th><th scope="col">${t(lang, 'requests')}</th><th scope="col">${t(lang, 'lastSeen')}</th></tr></thead>
+<tbody>${d.sightings.map((s) => html`<tr><td dir="ltr">${s.origin || '—'}</td><td dir="ltr">${s.prefix}… (${t(lang, s.mode === 'live' ? 'live' : 'test')})</td><td dir="ltr">${s.widgetVersion}</td><td dir="ltr">${s.outcome}</td><td>${formatNumber(lang, s.requests)}</td><td>${when(s.lastSeenAt)}</td></tr>`)}</tbody></table></div>`
+}
+<h3>${t(lang, 'lastEvents')}</h3>
+${
+  d.events.length === 0
+    ? html`<p class="muted">${t(lang, 'nothingYet')}</p>`
+    : html`<table class="data"><thead><tr><th scope="col">${t(lang, 'event')}</th><th scope="col">${t(lang, 'mode')}</th><th scope="col">${t(lang, 'at')}</th></tr></thead>
+<tbody>${d.events.map((e) => html`<tr><td dir="ltr">${e.type}</td><td>${t(lang, e.test ? 'test' : 'live')}</td><td>${when(e.occurredAt)}</td></tr>`)}</tbody></table>`
+}
+</section>
+<section class="card"><h2>${t(lang, 'keys')}</h2>
+<div class="scroll"><table class="data"><thead><tr><th scope="col">${t(lang, 'prefix')}</th><th scope="col">${t(lang, 'mode')}</th><th scope="col">${t(lang, 'origins')}</th><th scope="col">${t(lang, 'lastUsed')}</th><th scope="col">${t(lang, 'status')}</th><th scope="col"><span class="sr">${t(lang, 'revoke')}</span></th></tr></thead>
+<tbody>${d.keys.map(
+      (k) =>
+        html`<tr data-key="${k.id}"><td dir="ltr"><code>${k.prefix}…</code></td><td>${t(lang, k.mode === 'live' ? 'live' : 'test')}</td><td dir="ltr">${k.origins.length ? k.origins.join(', ') : t(lang, 'anyOrigin')}</td><td>${when(k.lastUsedAt)}</td><td>${t(lang, k.revoked ? 'revoked' : 'active')}</td><td>${
+          k.revoked
+            ? ''
+            : html`<form method="post" action="${base(m)}/keys/revoke" class="inline" data-confirm="${t(lang, 'revoke')} ${k.prefix}…?">${csrfField(ctx)}<input type="hidden" name="key" value="${k.id}"><button type="submit" class="danger" aria-label="${t(lang, 'revoke')} ${k.prefix}">${t(lang, 'revoke')}</button></form>`
+        }</td></tr>`,
+    )}</tbody></table></div>
+<h3>${t(lang, 'newKey')}</h3>
+<form method="post" action="${base(m)}/keys" class="stack">
+${csrfField(ctx)}
+<fieldset><legend>${t(lang, 'mode')}</legend>
+<label><input type="radio" name="mode" value="test" checked> ${t(lang, 'test')}</label>
+<label><input type="radio" name="mode" value="live"> ${t(lang, 'live')}</label>
+</fieldset>
+<label for="origins">${t(lang, 'origins')}</label>
+<textarea id="origins" name="origins" rows="3" dir="ltr" aria-describedby="origins-help" maxlength="5000"></textarea>
+<p id="origins-help" class="muted">${t(lang, 'originsHelp')}</p>
+<button type="submit">${t(lang, 'create')}</button>
+</form>
+</section>`,
+  );
+}
+
+// ---------- leads ----------
+
+export interface LeadsData {
+  q: string;
+  leads: { id: string; email: string | null; phone: string | null; test: boolean; picks: string[]; createdAt: Date }[];
+}
+
+export function leadsPage(ctx: PageContext, m: MerchantRef, d: LeadsData): Html {
+  const { lang } = ctx;
+  return layout(
+    ctx,
+    t(lang, 'leads'),
+    html`<p>${t(lang, 'leadsIntro')}</p>
+<form method="get" action="${base(m)}/leads" class="search" role="search">
+<label for="leads-q">${t(lang, 'searchLeads')}</label>
+<input id="leads-q" name="q" type="search" value="${d.q}" maxlength="200" dir="ltr">
+<button type="submit">${t(lang, 'search')}</button>
+</form>
+<p><a href="${base(m)}/leads.csv" download>${t(lang, 'exportCsv')}</a></p>
+${
+  d.leads.length === 0
+    ? html`<p class="muted">${t(lang, 'noLeads')}</p>`
+    : html`<div class="scroll"><table class="data"><thead><tr><th scope="col">${t(lang, 'email')}</th><th scope="col">${t(lang, 'phone')}</th><th scope="col">${t(lang, 'picks')}</th><th scope="col">${t(lang, 'consent')}</th><th scope="col">${t(lang, 'mode')}</th><th scope="col"><span class="sr">${t(lang, 'erase')}</span></th></tr></thead>
+<tbody>${d.leads.map(
+        (l) =>
+          html`<tr data-lead="${l.id}"><td dir="ltr">${l.email ?? '—'}</td><td dir="ltr">${l.phone ?? '—'}</td><td>${l.picks.join('، ')}</td><td>${formatDateTime(lang, l.createdAt)}</td><td>${t(lang, l.test ? 'test' : 'live')}</td><td><form method="post" action="${base(m)}/leads/erase" class="inline" data-confirm="${t(lang, 'confirmErase')}">${csrfField(ctx)}<input type="hidden" name="lead" value="${l.id}"><button type="submit" class="danger" aria-label="${t(lang, 'erase')} ${l.email ?? l.phone ?? ''}">${t(lang, 'erase')}</button></form></td></tr>`,
+      )}</tbody></table></div>`
+}`,
+  );
+}
+
+// ---------- team ----------
+
+export interface TeamData {
+  users: { id: string; email: string; role: 'operator' | 'owner' | 'staff'; lastSignInAt: Date | null }[];
+  /** whether the viewer may add and remove users */
+  manage: boolean;
+}
+
+export function teamPage(ctx: PageContext, m: MerchantRef, d: TeamData): Html {
+  const { lang } = ctx;
+  return layout(
+    ctx,
+    t(lang, 'team'),
+    html`<table class="data"><thead><tr><th scope="col">${t(lang, 'email')}</th><th scope="col">${t(lang, 'role')}</th><th scope="col">${t(lang, 'lastSignIn')}</th>${d.manage ? html`<th scope="col"><span class="sr">${t(lang, 'remove')}</span></th>` : ''}</tr></thead>
+<tbody>${d.users.map(
+      (u) =>
+        html`<tr><td dir="ltr">${u.email}</td><td>${t(lang, u.role)}</td><td>${u.lastSignInAt ? formatDateTime(lang, u.lastSignInAt) : t(lang, 'never')}</td>${
+          d.manage
+            ? html`<td><form method="post" action="${base(m)}/team/remove" class="inline" data-confirm="${t(lang, 'remove')} ${u.email}?">${csrfField(ctx)}<input type="hidden" name="user" value="${u.id}"><button type="submit" class="danger" aria-label="${t(lang, 'remove')} ${u.email}">${t(lang, 'remove')}</button></form></td>`
+            : ''
+        }</tr>`,
+    )}</tbody></table>
+${
+  d.manage
+    ? html`<h2>${t(lang, 'addStaff')}</h2>
+<form method="post" action="${base(m)}/team" class="card narrow">
+${csrfField(ctx)}
+<label for="new-email">${t(lang, 'email')}</label>
+<input id="new-email" name="email" type="email" required maxlength="320" dir="ltr" autocomplete="off">
+<label for="new-password">${t(lang, 'password')}</label>
+<input id="new-password" name="password" type="password" required minlength="10" maxlength="200" dir="ltr" autocomplete="new-password">
+<label for="new-role">${t(lang, 'role')}</label>
+<select id="new-role" name="role"><option value="staff">${t(lang, 'staff')}</option><option value="owner">${t(lang, 'owner')}</option></select>
+<button type="submit">${t(lang, 'create')}</button>
+</form>`
+    : ''
+}`,
+  );
+}

@@ -1,0 +1,681 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { search } from '../../catalog/search.ts';
+import type { CatalogSnapshot } from '../../catalog/store.ts';
+import { type MessageKey, t } from '../../console/i18n.ts';
+import { installProblems } from '../../console/install-check.ts';
+import {
+  asksPage,
+  base,
+  type Counted,
+  installPage,
+  leadsPage,
+  type MerchantRef,
+  mayOpen,
+  overviewPage,
+  productPage,
+  type Section,
+  SHELF_FILTERS,
+  type ShelfFilter,
+  type ShelfRow,
+  shelfPage,
+  teamPage,
+  term,
+} from '../../console/views.ts';
+import { AppError, badRequest, notFound } from '../../lib/errors.ts';
+import { merchantAnalytics } from '../../services/analytics.ts';
+import {
+  askedFor,
+  dailyActivity,
+  eraseLead,
+  findProductRow,
+  keySightingsOf,
+  lastEvents,
+  leadCount,
+  listLeads,
+  type Period,
+  productNames,
+  shelfHealth,
+  shelfProducts,
+} from '../../services/console-data.ts';
+import { createConsoleUser, listMerchantUsers, removeMerchantUser } from '../../services/console-users.ts';
+import { createKey, listKeys, revokeKey } from '../../services/keys.ts';
+import { exportLeads, leadsCsv } from '../../services/leads.ts';
+import { findMerchant, type Merchant } from '../../services/merchants.ts';
+import { pinMatch, productView, unpinMatch } from '../../services/products.ts';
+import { pageContext, sendPage } from './page.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the merchant a console page is about, once the viewer may see it */
+    consoleMerchant: Merchant | null;
+  }
+}
+
+const DAY = 86_400_000;
+/** Longest period a page reads, and products a shelf page lists. */
+export const MAX_PERIOD_DAYS = 366;
+export const SHELF_PAGE_SIZE = 50;
+/** Products one bulk accept may pin. */
+export const MAX_BULK_ACCEPT = 100;
+
+const csrf = Type.Optional(Type.String({ maxLength: 200 }));
+const DateText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
+const PeriodQuery = Type.Object({
+  from: Type.Optional(DateText),
+  to: Type.Optional(DateText),
+  traffic: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+  lang: Type.Optional(Type.String({ maxLength: 5 })),
+});
+const Params = Type.Object({ merchant: Type.String({ minLength: 1, maxLength: 64 }) });
+const DONE: Record<string, MessageKey> = {
+  pinned: 'pinnedTo',
+  unpinned: 'unpinned',
+  revoked: 'revokedDone',
+  erased: 'erased',
+  added: 'userAdded',
+  removed: 'userRemoved',
+  accepted: 'acceptedN',
+};
+
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/** The period a page shows: whole UTC days, `to` included; the last 30 days by default. */
+function periodOf(
+  merchantId: string,
+  q: { from?: string; to?: string; traffic?: 'live' | 'test' },
+): Period & {
+  fromDay: string;
+  toDay: string;
+} {
+  const today = isoDay(new Date());
+  const toDay = q.to ?? today;
+  const toEnd = new Date(`${toDay}T00:00:00Z`).getTime() + DAY;
+  const fromDay = q.from ?? isoDay(new Date(toEnd - 30 * DAY));
+  const from = new Date(`${fromDay}T00:00:00Z`);
+  if (Number.isNaN(from.getTime()) || Number.isNaN(toEnd))
+    throw badRequest('invalid_period', 'Give dates as YYYY-MM-DD');
+  if (from.getTime() >= toEnd) throw badRequest('invalid_period', 'from must be before to');
+  if (toEnd - from.getTime() > MAX_PERIOD_DAYS * DAY) {
+    throw badRequest('invalid_period', `A period is at most ${MAX_PERIOD_DAYS} days`);
+  }
+  return { merchantId, from, to: new Date(toEnd), test: q.traffic === 'test', fromDay, toDay };
+}
+
+const merchantRef = (m: Merchant): MerchantRef => ({ slug: m.slug, name: m.name });
+
+/** A confirmation carried by the redirect after a change (?done=…). */
+function flashOf(request: FastifyRequest, vars: Record<string, string | number> = {}) {
+  const done = (request.query as { done?: unknown }).done;
+  const key = typeof done === 'string' ? DONE[done] : undefined;
+  return key ? { kind: 'ok' as const, text: t(request.consoleLang, key, vars) } : null;
+}
+
+function ctxFor(request: FastifyRequest, reply: FastifyReply, section: Section, extra = {}) {
+  return pageContext(request, reply, {
+    merchant: merchantRef(request.consoleMerchant as Merchant),
+    section,
+    ...extra,
+  });
+}
+
+/** The matcher's closest candidate for a product not matched in full: what "accept" pins it to. */
+function suggestionOf(view: ReturnType<typeof productView>) {
+  if (view.pinned || view.quality === 'full') return null;
+  const c = view.explanation.candidates[0];
+  return c && c.sillage_perfume_id !== view.sillage_perfume_id
+    ? { id: c.sillage_perfume_id, name: c.concentration ? `${c.name} (${c.concentration})` : c.name, score: c.score }
+    : null;
+}
+
+const perfumeLabel = (snapshot: CatalogSnapshot, id: string) => {
+  const p = snapshot.byId.get(id);
+  return p ? `${p.name} — ${p.house}` : id;
+};
+
+/**
+ * A merchant's console pages. The viewer must be signed in and may see this merchant (an operator
+ * every merchant; an owner or staff member only theirs: any other is answered 404, as if it did
+ * not exist); staff see the figures and the shelf, owners and operators everything.
+ */
+const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
+  app.decorateRequest('consoleMerchant', null);
+
+  app.addHook('preHandler', async (request, reply) => {
+    const user = request.consoleUser;
+    if (!user) {
+      if (request.method === 'GET') return reply.redirect('/console/sign-in', 303);
+      throw new AppError(401, 'not_signed_in', t(request.consoleLang, 'sessionExpired'));
+    }
+    const slug = (request.params as { merchant: string }).merchant;
+    const m = await findMerchant(app.db, slug);
+    if (!m || (user.role !== 'operator' && user.merchantId !== m.id)) {
+      throw notFound('merchant_not_found', t(request.consoleLang, 'notFound'));
+    }
+    request.consoleMerchant = m;
+  });
+
+  /** Owner-only sections refuse staff. */
+  const only = (section: Section) => async (request: FastifyRequest) => {
+    const user = request.consoleUser;
+    if (user && !mayOpen({ email: user.email, role: user.role }, section)) {
+      throw new AppError(403, 'forbidden', t(request.consoleLang, 'forbidden'));
+    }
+  };
+  const merchantOf = (request: FastifyRequest) => request.consoleMerchant as Merchant;
+  const back = (request: FastifyRequest, reply: FastifyReply, path: string, done: string, extra = '') =>
+    reply.redirect(`${base(merchantRef(merchantOf(request)))}/${path}?done=${done}${extra}`, 303);
+
+  // ---------- overview ----------
+  app.get('/', { schema: { hide: true, params: Params, querystring: PeriodQuery } }, async (request, reply) => {
+    const m = merchantOf(request);
+    const p = periodOf(m.id, request.query);
+    const [a, leads, days] = await Promise.all([
+      merchantAnalytics(app.db, m.id, { ...p, attributionWindowDays: app.config.attributionWindowDays }),
+      leadCount(app.db, p),
+      dailyActivity(app.db, p),
+    ]);
+    const f = a.funnel;
+    const funnel: { key: MessageKey; count: number }[] = [
+      { key: 'views', count: f.widget_loaded },
+      { key: 'opened', count: f.widget_opened },
+      { key: 'starts', count: f.quiz_started },
+      { key: 'completions', count: f.quiz_completed },
+      { key: 'results', count: f.results_viewed },
+      { key: 'clicks', count: f.recommendation_clicked },
+      { key: 'purchases', count: f.purchased },
+    ];
+    return sendPage(
+      reply,
+      overviewPage(ctxFor(request, reply, 'overview'), {
+        from: p.fromDay,
+        to: p.toDay,
+        traffic: p.test ? 'test' : 'live',
+        funnel,
+        leads,
+        revenue: a.attributed_revenue,
+        days,
+        attributionWindowDays: app.config.attributionWindowDays,
+      }),
+    );
+  });
+
+  // ---------- what shoppers ask for ----------
+  app.get('/asks', { schema: { hide: true, params: Params, querystring: PeriodQuery } }, async (request, reply) => {
+    const m = merchantOf(request);
+    const lang = request.consoleLang;
+    const p = periodOf(m.id, request.query);
+    const [a, asked] = await Promise.all([
+      merchantAnalytics(app.db, m.id, { ...p, attributionWindowDays: app.config.attributionWindowDays }),
+      askedFor(app.db, p),
+    ]);
+    const names = await productNames(app.db, m.id, [
+      ...a.top_recommended.map((r) => r.merchant_product_id),
+      ...a.top_clicked.map((r) => r.merchant_product_id),
+      ...asked.bought.map((r) => r.merchant_product_id),
+    ]);
+    const name = (id: string) => names.get(id) ?? id;
+    const snapshot = app.catalog.current();
+    const counted = <T>(rows: T[], label: (r: T) => string, n: (r: T) => number): Counted[] =>
+      rows.map((r) => ({ label: label(r), n: n(r) }));
+    return sendPage(
+      reply,
+      asksPage(ctxFor(request, reply, 'asks'), {
+        from: p.fromDay,
+        to: p.toDay,
+        traffic: p.test ? 'test' : 'live',
+        families: counted(
+          asked.families,
+          (r) => term(lang, 'family', r.value),
+          (r) => r.sessions,
+        ),
+        loved: counted(
+          a.loved_accords,
+          (r) => term(lang, 'accord', r.accord),
+          (r) => r.sessions,
+        ),
+        avoided: counted(
+          a.avoided_accords,
+          (r) => term(lang, 'accord', r.accord),
+          (r) => r.sessions,
+        ),
+        seasons: counted(
+          asked.seasons,
+          (r) => term(lang, 'season', r.value),
+          (r) => r.sessions,
+        ),
+        occasions: counted(
+          asked.occasions,
+          (r) => term(lang, 'occasion', r.value),
+          (r) => r.sessions,
+        ),
+        lovedPerfumes: counted(
+          a.loved_perfumes,
+          (r) => perfumeLabel(snapshot, r.sillage_perfume_id),
+          (r) => r.sessions,
+        ),
+        recommended: counted(
+          a.top_recommended,
+          (r) => name(r.merchant_product_id),
+          (r) => r.times,
+        ),
+        clicked: counted(
+          a.top_clicked,
+          (r) => name(r.merchant_product_id),
+          (r) => r.clicks,
+        ),
+        bought: counted(
+          asked.bought,
+          (r) => name(r.merchant_product_id),
+          (r) => r.quantity,
+        ),
+      }),
+    );
+  });
+
+  // ---------- the shelf ----------
+  const ShelfQuery = Type.Object({
+    filter: Type.Optional(Type.Union(SHELF_FILTERS.map((f) => Type.Literal(f.id)))),
+    q: Type.Optional(Type.String({ maxLength: 200 })),
+    page: Type.Optional(Type.String({ pattern: '^[1-9]\\d{0,5}$' })),
+    done: Type.Optional(Type.String({ maxLength: 20 })),
+    n: Type.Optional(Type.String({ pattern: '^\\d{1,3}$' })),
+    lang: Type.Optional(Type.String({ maxLength: 5 })),
+  });
+  app.get('/shelf', { schema: { hide: true, params: Params, querystring: ShelfQuery } }, async (request, reply) => {
+    const m = merchantOf(request);
+    const filter: ShelfFilter = request.query.filter ?? 'all';
+    const q = request.query.q ?? '';
+    const page = Number(request.query.page ?? 1);
+    const { rows, counts } = await shelfProducts(app.db, m.id, {
+      filter,
+      q,
+      limit: SHELF_PAGE_SIZE,
+      offset: (page - 1) * SHELF_PAGE_SIZE,
+    });
+    const snapshot = app.catalog.current();
+    const shelfRows: ShelfRow[] = rows.map((row) => {
+      const v = productView(row, snapshot);
+      return {
+        id: v.merchant_product_id,
+        name: v.name,
+        house: v.house,
+        status: v.status,
+        quality: v.quality,
+        perfume: v.matched_perfume ? `${v.matched_perfume.name} — ${v.matched_perfume.house}` : null,
+        confidence: v.confidence,
+        reason: v.reason,
+        pinned: v.pinned,
+        suggestion: suggestionOf(v),
+      };
+    });
+    return sendPage(
+      reply,
+      shelfPage(
+        ctxFor(request, reply, 'shelf', { flash: flashOf(request, { n: request.query.n ?? 0 }) }),
+        merchantRef(m),
+        { filter, q, counts, rows: shelfRows, page, pages: Math.max(1, Math.ceil(counts[filter] / SHELF_PAGE_SIZE)) },
+      ),
+    );
+  });
+
+  const ProductQuery = Type.Object({
+    id: Type.String({ minLength: 1, maxLength: 200 }),
+    q: Type.Optional(Type.String({ maxLength: 200 })),
+    done: Type.Optional(Type.String({ maxLength: 20 })),
+    lang: Type.Optional(Type.String({ maxLength: 5 })),
+  });
+  app.get(
+    '/shelf/product',
+    { schema: { hide: true, params: Params, querystring: ProductQuery } },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      const row = await findProductRow(app.db, m.id, request.query.id);
+      if (!row) throw notFound('product_not_found', t(request.consoleLang, 'notFound'));
+      const snapshot = app.catalog.current();
+      const v = productView(row, snapshot);
+      const q = (request.query.q ?? '').trim();
+      const hits = q ? search(snapshot.index, q, { limit: 10 }) : [];
+      const perfume = v.sillage_perfume_id ? snapshot.byId.get(v.sillage_perfume_id) : undefined;
+      const flash = flashOf(request, { p: perfume ? `${perfume.name} — ${perfume.house}` : '' });
+      return sendPage(
+        reply,
+        productPage(ctxFor(request, reply, 'shelf', { flash }), merchantRef(m), {
+          id: v.merchant_product_id,
+          name: v.name,
+          house: v.house,
+          status: v.status,
+          quality: v.quality,
+          perfume: perfume ? { id: perfume.id, name: perfume.name, house: perfume.house } : null,
+          confidence: v.confidence,
+          reason: v.reason,
+          pinned: v.pinned,
+          parsed: {
+            words: v.explanation.parsed.words,
+            concentration: v.explanation.parsed.concentration,
+            house: v.explanation.house.name,
+          },
+          candidates: v.explanation.candidates.map((c) => ({
+            id: c.sillage_perfume_id,
+            name: c.concentration ? `${c.name} (${c.concentration})` : c.name,
+            score: c.score,
+          })),
+          profile: v.profile ? { accords: v.profile.accords.map((a) => a.name), families: v.profile.families } : null,
+          q,
+          results: hits.map((h) => {
+            const p = snapshot.perfumes[h.doc];
+            return {
+              id: h.id,
+              name: p?.name ?? h.id,
+              nameAr: p?.nameAr ?? null,
+              house: p?.house ?? '',
+              concentration: p?.concentration ?? null,
+              year: p?.year ?? null,
+            };
+          }),
+        }),
+      );
+    },
+  );
+
+  const productLink = (id: string) => `shelf/product`.concat(`?id=${encodeURIComponent(id)}&done=`);
+  const PinBody = Type.Object({
+    _csrf: csrf,
+    product: Type.String({ minLength: 1, maxLength: 200 }),
+    perfume: Type.String({ minLength: 1, maxLength: 200 }),
+  });
+  app.post(
+    '/shelf/pin',
+    { schema: { hide: true, params: Params, body: PinBody }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      await pinMatch(app.db, app.catalog.current(), m.id, request.body.product, request.body.perfume);
+      app.merchantProducts.invalidate(m.id);
+      return reply.redirect(`${base(merchantRef(m))}/${productLink(request.body.product)}pinned`, 303);
+    },
+  );
+
+  const UnpinBody = Type.Object({ _csrf: csrf, product: Type.String({ minLength: 1, maxLength: 200 }) });
+  app.post(
+    '/shelf/unpin',
+    { schema: { hide: true, params: Params, body: UnpinBody }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      await unpinMatch(app.db, app.catalog.current(), m.id, request.body.product);
+      app.merchantProducts.invalidate(m.id);
+      return reply.redirect(`${base(merchantRef(m))}/${productLink(request.body.product)}unpinned`, 303);
+    },
+  );
+
+  const AcceptBody = Type.Object({
+    _csrf: csrf,
+    accept: Type.Optional(
+      Type.Union([
+        Type.String({ minLength: 1, maxLength: 200 }),
+        Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: MAX_BULK_ACCEPT }),
+      ]),
+    ),
+  });
+  app.post(
+    '/shelf/accept',
+    { schema: { hide: true, params: Params, body: AcceptBody }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      const ids = [...new Set(([] as string[]).concat(request.body.accept ?? []))];
+      const snapshot = app.catalog.current();
+      let pinned = 0;
+      for (const id of ids) {
+        const row = await findProductRow(app.db, m.id, id);
+        if (!row) continue;
+        // the suggestion as it stands now, not as the page showed it: a product matched since is left alone
+        const s = suggestionOf(productView(row, snapshot));
+        if (!s) continue;
+        await pinMatch(app.db, snapshot, m.id, id, s.id);
+        pinned++;
+      }
+      if (pinned > 0) app.merchantProducts.invalidate(m.id);
+      return back(request, reply, 'shelf', 'accepted', `&n=${pinned}`);
+    },
+  );
+
+  // ---------- install ----------
+  const installData = async (request: FastifyRequest, newKey: string | null) => {
+    const m = merchantOf(request);
+    const [keys, sightings, events, products] = await Promise.all([
+      listKeys(app.db, m.id),
+      keySightingsOf(app.db, m.id),
+      lastEvents(app.db, m.id),
+      shelfHealth(app.db, m.id),
+    ]);
+    const live = keys.find((k) => k.mode === 'live' && !k.revoked) ?? keys.find((k) => !k.revoked);
+    const shownKey = newKey ?? (live ? `${live.prefix}…` : 'pk_live_…');
+    const scriptTag = `<script src="${app.config.publicBaseUrl}/widget/v1/sillage.js"\n        data-key="${shownKey}" data-locale="ar" async></script>`;
+    return {
+      keys: keys.map((k) => ({
+        id: k.id,
+        prefix: k.prefix,
+        mode: k.mode,
+        origins: k.allowed_origins,
+        revoked: k.revoked,
+        createdAt: new Date(k.created_at),
+        lastUsedAt: k.last_used_at ? new Date(k.last_used_at) : null,
+      })),
+      newKey,
+      scriptTag,
+      sightings,
+      events,
+      problems: installProblems(request.consoleLang, {
+        keys: keys.map((k) => ({ prefix: k.prefix, mode: k.mode, revoked: k.revoked })),
+        sightings,
+        lastEventAt: events[0]?.receivedAt ?? null,
+        products,
+        now: new Date(),
+      }),
+    };
+  };
+  const installOnly = only('install');
+  app.get(
+    '/install',
+    {
+      schema: {
+        hide: true,
+        params: Params,
+        querystring: Type.Object({
+          done: Type.Optional(Type.String({ maxLength: 20 })),
+          lang: Type.Optional(Type.String({ maxLength: 5 })),
+        }),
+      },
+      preHandler: installOnly,
+    },
+    async (request, reply) =>
+      sendPage(
+        reply,
+        installPage(
+          ctxFor(request, reply, 'install', { flash: flashOf(request) }),
+          merchantRef(merchantOf(request)),
+          await installData(request, null),
+        ),
+      ),
+  );
+
+  const KeyBody = Type.Object({
+    _csrf: csrf,
+    mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+    origins: Type.Optional(Type.String({ maxLength: 5000 })),
+  });
+  app.post(
+    '/keys',
+    { schema: { hide: true, params: Params, body: KeyBody }, preHandler: [installOnly, app.csrfProtection] },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      const origins = (request.body.origins ?? '')
+        .split(/[\s,]+/)
+        .map((o) => o.trim())
+        .filter(Boolean);
+      try {
+        const key = await createKey(app.db, m.id, { mode: request.body.mode, allowedOrigins: origins });
+        return sendPage(
+          reply,
+          installPage(ctxFor(request, reply, 'install'), merchantRef(m), await installData(request, key.key)),
+        );
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode !== 400) throw err;
+        const details = err.details?.map((d) => d.message).join('; ');
+        const ctx = ctxFor(request, reply, 'install', {
+          flash: { kind: 'error', text: details ? `${err.message}: ${details}` : err.message },
+        });
+        return sendPage(reply, installPage(ctx, merchantRef(m), await installData(request, null)), 400);
+      }
+    },
+  );
+
+  const RevokeBody = Type.Object({ _csrf: csrf, key: Type.String({ minLength: 1, maxLength: 64 }) });
+  app.post(
+    '/keys/revoke',
+    { schema: { hide: true, params: Params, body: RevokeBody }, preHandler: [installOnly, app.csrfProtection] },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      // only this merchant's keys: another's id is answered as not found
+      const mine = (await listKeys(app.db, m.id)).some((k) => k.id === request.body.key);
+      if (!mine) throw notFound('key_not_found', t(request.consoleLang, 'notFound'));
+      const { hash } = await revokeKey(app.db, request.body.key);
+      await app.keyStore.invalidate(hash);
+      return back(request, reply, 'install', 'revoked');
+    },
+  );
+
+  // ---------- leads ----------
+  const leadsOnly = only('leads');
+  app.get(
+    '/leads',
+    {
+      schema: {
+        hide: true,
+        params: Params,
+        querystring: Type.Object({
+          q: Type.Optional(Type.String({ maxLength: 200 })),
+          done: Type.Optional(Type.String({ maxLength: 20 })),
+          lang: Type.Optional(Type.String({ maxLength: 5 })),
+        }),
+      },
+      preHandler: leadsOnly,
+    },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      const q = request.query.q ?? '';
+      const leads = await listLeads(app.db, app.leadCipher, m.id, q);
+      return sendPage(
+        reply,
+        leadsPage(ctxFor(request, reply, 'leads', { flash: flashOf(request) }), merchantRef(m), {
+          q,
+          leads: leads.map((l) => ({
+            id: l.id,
+            email: l.email,
+            phone: l.phone,
+            test: l.test,
+            picks: l.picks.map((p) => p.name ?? p.merchant_product_id),
+            createdAt: l.createdAt,
+          })),
+        }),
+      );
+    },
+  );
+
+  app.get('/leads.csv', { schema: { hide: true, params: Params }, preHandler: leadsOnly }, async (request, reply) => {
+    const m = merchantOf(request);
+    const rows = await exportLeads(app.db, app.leadCipher, m.id);
+    request.log.info({ merchant: m.id, leads: rows.length, user: request.consoleUser?.id }, 'leads exported');
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="leads-${m.slug}.csv"`)
+      .header('cache-control', 'no-store')
+      .send(leadsCsv(rows));
+  });
+
+  const EraseBody = Type.Object({ _csrf: csrf, lead: Type.String({ format: 'uuid' }) });
+  app.post(
+    '/leads/erase',
+    { schema: { hide: true, params: Params, body: EraseBody }, preHandler: [leadsOnly, app.csrfProtection] },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      if (!(await eraseLead(app.db, m.id, request.body.lead))) {
+        throw notFound('lead_not_found', t(request.consoleLang, 'notFound'));
+      }
+      request.log.info({ merchant: m.id, user: request.consoleUser?.id }, 'lead erased');
+      return back(request, reply, 'leads', 'erased');
+    },
+  );
+
+  // ---------- team ----------
+  const teamOnly = only('team');
+  app.get(
+    '/team',
+    {
+      schema: {
+        hide: true,
+        params: Params,
+        querystring: Type.Object({
+          done: Type.Optional(Type.String({ maxLength: 20 })),
+          lang: Type.Optional(Type.String({ maxLength: 5 })),
+        }),
+      },
+      preHandler: teamOnly,
+    },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      const users = await listMerchantUsers(app.db, m.id);
+      return sendPage(
+        reply,
+        teamPage(ctxFor(request, reply, 'team', { flash: flashOf(request) }), merchantRef(m), {
+          users: users.map((u) => ({ id: u.id, email: u.email, role: u.role, lastSignInAt: u.lastSignInAt })),
+          manage: true,
+        }),
+      );
+    },
+  );
+
+  const TeamBody = Type.Object({
+    _csrf: csrf,
+    email: Type.String({ minLength: 3, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 200 }),
+    role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]),
+  });
+  app.post(
+    '/team',
+    { schema: { hide: true, params: Params, body: TeamBody }, preHandler: [teamOnly, app.csrfProtection] },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      try {
+        await createConsoleUser(app.db, { ...request.body, merchant: m.id });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
+        const users = await listMerchantUsers(app.db, m.id);
+        return sendPage(
+          reply,
+          teamPage(ctxFor(request, reply, 'team', { flash: { kind: 'error', text: err.message } }), merchantRef(m), {
+            users: users.map((u) => ({ id: u.id, email: u.email, role: u.role, lastSignInAt: u.lastSignInAt })),
+            manage: true,
+          }),
+          err.statusCode,
+        );
+      }
+      return back(request, reply, 'team', 'added');
+    },
+  );
+
+  const RemoveBody = Type.Object({ _csrf: csrf, user: Type.String({ format: 'uuid' }) });
+  app.post(
+    '/team/remove',
+    { schema: { hide: true, params: Params, body: RemoveBody }, preHandler: [teamOnly, app.csrfProtection] },
+    async (request, reply) => {
+      if (request.body.user === request.consoleUser?.id) {
+        throw new AppError(400, 'cannot_remove_self', t(request.consoleLang, 'forbidden'));
+      }
+      await removeMerchantUser(app.db, merchantOf(request).id, request.body.user);
+      return back(request, reply, 'team', 'removed');
+    },
+  );
+};
+
+export default merchantPages;

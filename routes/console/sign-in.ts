@@ -1,0 +1,137 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { t } from '../../console/i18n.ts';
+import { base, merchantsPage, setupPage, signInPage } from '../../console/views.ts';
+import { AppError } from '../../lib/errors.ts';
+import { createWindowCounter } from '../../lib/window-counter.ts';
+import { countOperators, createConsoleUser, normaliseEmail, signInUser } from '../../services/console-users.ts';
+import { findMerchant, listMerchants } from '../../services/merchants.ts';
+import { pageContext, sendPage } from './page.ts';
+
+/** Failed sign-ins one address may make in SIGN_IN_WINDOW_MS, per instance; then 429 until the window ends. */
+export const SIGN_IN_FAILURES_PER_ADDRESS = 10;
+/** Failed sign-ins one email may get in SIGN_IN_WINDOW_MS, per instance, from any address. */
+export const SIGN_IN_FAILURES_PER_EMAIL = 5;
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+const SignInBody = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  email: Type.String({ minLength: 1, maxLength: 320 }),
+  password: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+const SetupBody = Type.Object({
+  _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+  token: Type.String({ minLength: 1, maxLength: 500 }),
+  email: Type.String({ minLength: 1, maxLength: 320 }),
+  password: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+const signIn: FastifyPluginAsyncTypebox = async (app) => {
+  const byAddress = createWindowCounter({ name: 'console-sign-in-address', max: 10_000, windowMs: SIGN_IN_WINDOW_MS });
+  const byEmail = createWindowCounter({ name: 'console-sign-in-email', max: 10_000, windowMs: SIGN_IN_WINDOW_MS });
+  const adminToken = app.config.adminToken;
+
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const user = request.consoleUser;
+    if (!user) {
+      const first = adminToken !== null && (await countOperators(app.db)) === 0;
+      return reply.redirect(first ? '/console/setup' : '/console/sign-in', 303);
+    }
+    if (user.role !== 'operator') {
+      const m = user.merchantId ? await findMerchant(app.db, user.merchantId) : undefined;
+      if (!m) throw new AppError(404, 'merchant_not_found', t(request.consoleLang, 'notFound'));
+      return reply.redirect(`${base(m)}/`, 303);
+    }
+    const merchants = await listMerchants(app.db);
+    return sendPage(reply, merchantsPage(pageContext(request, reply), merchants));
+  });
+
+  app.get('/sign-in', { schema: { hide: true } }, async (request, reply) => {
+    if (request.consoleUser) return reply.redirect('/console', 303);
+    return sendPage(reply, signInPage(pageContext(request, reply)));
+  });
+
+  app.post(
+    '/sign-in',
+    { schema: { hide: true, body: SignInBody }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const lang = request.consoleLang;
+      const email = normaliseEmail(request.body.email);
+      const seenAddress = byAddress.peek(request.ip);
+      const seenEmail = byEmail.peek(email);
+      if (seenAddress.count >= SIGN_IN_FAILURES_PER_ADDRESS || seenEmail.count >= SIGN_IN_FAILURES_PER_EMAIL) {
+        const wait = Math.max(
+          seenAddress.count >= SIGN_IN_FAILURES_PER_ADDRESS ? seenAddress.retryAfter : 0,
+          seenEmail.count >= SIGN_IN_FAILURES_PER_EMAIL ? seenEmail.retryAfter : 0,
+        );
+        reply.header('retry-after', String(wait));
+        const ctx = pageContext(request, reply, { flash: { kind: 'error', text: t(lang, 'throttled', { s: wait }) } });
+        return sendPage(reply, signInPage(ctx, request.body.email), 429);
+      }
+      const user = await signInUser(app.db, email, request.body.password);
+      if (!user) {
+        byAddress.add(request.ip);
+        byEmail.add(email);
+        request.log.info({ event: 'console_sign_in_failed' }, 'console sign-in failed');
+        const ctx = pageContext(request, reply, { flash: { kind: 'error', text: t(lang, 'signInFailed') } });
+        return sendPage(reply, signInPage(ctx, request.body.email), 401);
+      }
+      // a new session id at sign-in: an id planted before it is worth nothing after
+      await request.session.regenerate();
+      request.session.userId = user.id;
+      await request.session.save();
+      request.log.info({ event: 'console_sign_in', user: user.id }, 'console sign-in');
+      return reply.redirect('/console', 303);
+    },
+  );
+
+  app.post('/sign-out', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request, reply) => {
+    await request.session.destroy();
+    return reply.redirect('/console/sign-in', 303);
+  });
+
+  /** The first operator, made by whoever holds ADMIN_TOKEN; closed once an operator exists. */
+  const setupOpen = async () => adminToken !== null && (await countOperators(app.db)) === 0;
+
+  app.get('/setup', { schema: { hide: true } }, async (request, reply) => {
+    if (!(await setupOpen())) return reply.redirect('/console/sign-in', 303);
+    return sendPage(reply, setupPage(pageContext(request, reply)));
+  });
+
+  app.post(
+    '/setup',
+    { schema: { hide: true, body: SetupBody }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      if (!(await setupOpen())) return reply.redirect('/console/sign-in', 303);
+      const lang = request.consoleLang;
+      const seen = byAddress.peek(request.ip);
+      if (seen.count >= SIGN_IN_FAILURES_PER_ADDRESS) {
+        reply.header('retry-after', String(seen.retryAfter));
+        const ctx = pageContext(request, reply, {
+          flash: { kind: 'error', text: t(lang, 'throttled', { s: seen.retryAfter }) },
+        });
+        return sendPage(reply, setupPage(ctx), 429);
+      }
+      if (!timingSafeEqual(digest(request.body.token), digest(adminToken as string))) {
+        byAddress.add(request.ip);
+        const ctx = pageContext(request, reply, { flash: { kind: 'error', text: t(lang, 'setupWrongToken') } });
+        return sendPage(reply, setupPage(ctx), 401);
+      }
+      const user = await createConsoleUser(app.db, {
+        email: request.body.email,
+        password: request.body.password,
+        role: 'operator',
+      });
+      await request.session.regenerate();
+      request.session.userId = user.id;
+      await request.session.save();
+      return reply.redirect('/console', 303);
+    },
+  );
+};
+
+export default signIn;

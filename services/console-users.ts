@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client.ts';
+import { AppError, badRequest, notFound } from '../lib/errors.ts';
+import { consoleSessions, consoleUsers } from '../schema/index.ts';
+import { getMerchant } from './merchants.ts';
+
+export type ConsoleRole = 'operator' | 'owner' | 'staff';
+export const CONSOLE_ROLES: readonly ConsoleRole[] = ['operator', 'owner', 'staff'];
+
+export interface ConsoleUser {
+  id: string;
+  email: string;
+  role: ConsoleRole;
+  /** null for an operator */
+  merchantId: string | null;
+}
+
+/** Shortest and longest password accepted: long enough to resist guessing, short enough to bound hashing. */
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 200;
+
+/**
+ * Argon2id with OWASP's second recommended setting (19 MiB, 2 passes, 1 lane): a guess costs an
+ * attacker memory as well as time, and a sign-in costs the server about 20 ms.
+ */
+const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+/** A well-formed hash of a password nobody has: a sign-in with an unknown email costs what a real one does. */
+let decoyHash: Promise<string> | null = null;
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/;
+
+export function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    throw badRequest('invalid_password', `A password is ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`);
+  }
+}
+
+const view = (r: typeof consoleUsers.$inferSelect): ConsoleUser => ({
+  id: r.id,
+  email: r.email,
+  role: r.role,
+  merchantId: r.merchantId,
+});
+
+/** Creates a console user; an owner or staff member belongs to one merchant (id or slug). */
+export async function createConsoleUser(
+  db: DbOrTx,
+  input: { email: string; password: string; role: ConsoleRole; merchant?: string | null },
+): Promise<ConsoleUser> {
+  const email = normaliseEmail(input.email);
+  if (!EMAIL_RE.test(email)) throw badRequest('invalid_email', 'Give a valid email address');
+  if (!CONSOLE_ROLES.includes(input.role)) throw badRequest('invalid_role', 'The role is operator, owner or staff');
+  checkPassword(input.password);
+  let merchantId: string | null = null;
+  if (input.role !== 'operator') {
+    if (!input.merchant) throw badRequest('merchant_required', 'An owner or staff member belongs to a merchant');
+    merchantId = (await getMerchant(db, input.merchant)).id;
+  }
+  const passwordHash = await hash(input.password, ARGON2);
+  const [row] = await db
+    .insert(consoleUsers)
+    .values({ email, passwordHash, role: input.role, merchantId })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) throw new AppError(409, 'email_taken', 'A console user with this email already exists');
+  return view(row);
+}
+
+/** The user whose email and password these are, or null: the same work whether or not the email exists. */
+export async function signInUser(db: DbOrTx, email: string, password: string): Promise<ConsoleUser | null> {
+  if (password.length > PASSWORD_MAX) return null;
+  const [row] = await db
+    .select()
+    .from(consoleUsers)
+    .where(eq(consoleUsers.email, normaliseEmail(email).slice(0, 320)))
+    .limit(1);
+  if (!row) {
+    decoyHash ??= hash('no user has this password', ARGON2);
+    await verify(await decoyHash, password).catch(() => false);
+    return null;
+  }
+  const ok = await verify(row.passwordHash, password).catch(() => false);
+  if (!ok) return null;
+  await db.update(consoleUsers).set({ lastSignInAt: new Date() }).where(eq(consoleUsers.id, row.id));
+  return view(row);
+}
+
+export async function getConsoleUser(db: DbOrTx, id: string): Promise<ConsoleUser | null> {
+  const [row] = await db.select().from(consoleUsers).where(eq(consoleUsers.id, id)).limit(1);
+  return row ? view(row) : null;
+}
+
+export async function countOperators(db: DbOrTx): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(consoleUsers)
+    .where(eq(consoleUsers.role, 'operator'));
+  return Number(row?.n ?? 0);
+}
+
+/** A merchant's console users (owner and staff), for its team page. */
+export async function listMerchantUsers(db: DbOrTx, merchantId: string) {
+  const rows = await db
+    .select()
+    .from(consoleUsers)
+    .where(eq(consoleUsers.merchantId, merchantId))
+    .orderBy(asc(consoleUsers.createdAt));
+  return rows.map((r) => ({ ...view(r), createdAt: r.createdAt, lastSignInAt: r.lastSignInAt }));
+}
+
+/** Removes a merchant's user (their sessions go with them). */
+export async function removeMerchantUser(db: DbOrTx, merchantId: string, userId: string): Promise<void> {
+  const gone = await db
+    .delete(consoleUsers)
+    .where(and(eq(consoleUsers.id, userId), eq(consoleUsers.merchantId, merchantId)))
+    .returning({ id: consoleUsers.id });
+  if (gone.length === 0) throw notFound('user_not_found', 'This merchant has no such user');
+}
+
+// ---- sessions (the store behind @fastify/session) ----
+
+/** The session id as stored: its SHA-256, so the table holds no cookie anyone could send. */
+const idHash = (sessionId: string) => createHash('sha256').update(sessionId).digest('hex');
+
+export async function loadConsoleSession(db: DbOrTx, sessionId: string): Promise<Record<string, unknown> | null> {
+  const [row] = await db
+    .select({ data: consoleSessions.data })
+    .from(consoleSessions)
+    .where(and(eq(consoleSessions.idHash, idHash(sessionId)), gt(consoleSessions.expiresAt, new Date())))
+    .limit(1);
+  return (row?.data as Record<string, unknown> | undefined) ?? null;
+}
+
+export async function saveConsoleSession(
+  db: DbOrTx,
+  sessionId: string,
+  userId: string,
+  data: Record<string, unknown>,
+  expiresAt: Date,
+): Promise<void> {
+  await db
+    .insert(consoleSessions)
+    .values({ idHash: idHash(sessionId), userId, data, expiresAt })
+    .onConflictDoUpdate({ target: consoleSessions.idHash, set: { data, expiresAt } });
+}
+
+export async function destroyConsoleSession(db: DbOrTx, sessionId: string): Promise<void> {
+  await db.delete(consoleSessions).where(eq(consoleSessions.idHash, idHash(sessionId)));
+}
+
+/** Removes expired sessions; how many. */
+export async function purgeConsoleSessions(db: DbOrTx, now = new Date()): Promise<number> {
+  const gone = await db
+    .delete(consoleSessions)
+    .where(lt(consoleSessions.expiresAt, now))
+    .returning({ id: consoleSessions.idHash });
+  return gone.length;
+}
