@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../db/client.ts';
 import { consoleSessions, leads } from '../schema/index.ts';
-import { createConsoleUser } from '../services/console-users.ts';
+import { createConsoleUser, purgeConsoleSessions } from '../services/console-users.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
 import {
@@ -162,6 +162,9 @@ describe('sign-in', () => {
     expect((await b.get('/console/m/expiry-shop/')).statusCode).toBe(200);
     await app.db.update(consoleSessions).set({ expiresAt: new Date(Date.now() - 1000) });
     expect((await b.get('/console/m/expiry-shop/')).headers.location).toBe('/console/sign-in');
+    // the retention purge frees the expired rows
+    expect(await purgeConsoleSessions(app.db)).toBeGreaterThan(0);
+    expect(await app.db.select().from(consoleSessions)).toHaveLength(0);
   });
 
   it('signs out: the session is gone from the store, and its cookie opens nothing', async () => {

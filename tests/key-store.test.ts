@@ -1,8 +1,8 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore, KEY_CACHE_TTL_MS, KEY_LOOKUP_RETRY_MS } from '../auth/key-store.ts';
+import { createKeyStore, KEY_CACHE_TTL_MS, KEY_LOOKUP_RETRY_MS, MAX_SIGHTINGS_PER_FLUSH } from '../auth/key-store.ts';
 import { parseKey } from '../auth/keys.ts';
-import { apiKeys } from '../schema/index.ts';
+import { apiKeys, keySightings } from '../schema/index.ts';
 import { revokeKey } from '../services/keys.ts';
 import { buildTestApp, closeTestApp, createMerchantWithKey, TEST_REDIS_URL, type TestApp } from './helper.ts';
 
@@ -88,6 +88,37 @@ describe('key store', () => {
     await store.close();
     expect(await lastUsed(used.keyId)).toBeInstanceOf(Date);
     expect(await lastUsed(idle.keyId)).toBeNull();
+  });
+
+  it(`notes where a key is used from, adding up repeats, and keeps at most ${MAX_SIGHTINGS_PER_FLUSH} different sightings a minute`, async () => {
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log });
+    const k = await createMerchantWithKey(app);
+    store.sighted(k.keyId, 'https://shop.example', '2', 'ok');
+    store.sighted(k.keyId, 'https://shop.example', '2', 'ok');
+    store.sighted(k.keyId, 'https://other.example', undefined, 'origin_not_allowed');
+    // a client choosing a new origin on every request: the rows it can make are bounded
+    for (let i = 0; i < MAX_SIGHTINGS_PER_FLUSH + 500; i++)
+      store.sighted(k.keyId, `https://x${i}.example`, '2', 'origin_not_allowed');
+    await store.flush();
+    const rows = await app.db.select().from(keySightings).where(eq(keySightings.keyId, k.keyId));
+    expect(rows).toHaveLength(MAX_SIGHTINGS_PER_FLUSH);
+    expect(rows.find((r) => r.origin === 'https://shop.example')).toMatchObject({
+      requests: 2,
+      widgetVersion: '2',
+      outcome: 'ok',
+    });
+    expect(rows.find((r) => r.origin === 'https://other.example')).toMatchObject({
+      widgetVersion: '1',
+      outcome: 'origin_not_allowed',
+    });
+    // the next minute adds to what is stored
+    store.sighted(k.keyId, 'https://shop.example', '2', 'ok');
+    await store.close();
+    const [again] = await app.db
+      .select()
+      .from(keySightings)
+      .where(and(eq(keySightings.keyId, k.keyId), eq(keySightings.origin, 'https://shop.example')));
+    expect(again?.requests).toBe(3);
   });
 
   it(`a lookup that has hung ${KEY_LOOKUP_RETRY_MS} ms is started anew; before that, callers share the one in flight`, async () => {

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { purgeConsoleSessions } from '../../services/console-users.ts';
 import { purgeExpiredEvents } from '../../services/events.ts';
 import { purgeExpiredLeads } from '../../services/leads.ts';
 
@@ -7,13 +8,15 @@ const PURGE_EVERY_MS = 6 * 3600 * 1000;
 /**
  * Retention: leads older than LEAD_RETENTION_DAYS and widget events older than
  * EVENT_RETENTION_DAYS are deleted when the instance starts and every 6 hours
- * after (on every instance: a purge finds nothing the second time).
+ * after (on every instance: a purge finds nothing the second time); so are
+ * console sessions past their expiry (already refused: this only frees the rows).
  */
 export default fp(
   async (app) => {
     const purges = [
       ['leads', () => purgeExpiredLeads(app.db, app.config.leadRetentionDays), app.config.leadRetentionDays],
       ['events', () => purgeExpiredEvents(app.db, app.config.eventRetentionDays), app.config.eventRetentionDays],
+      ['console sessions', () => purgeConsoleSessions(app.db), 0],
     ] as const;
     const purge = async () => {
       for (const [what, run, retentionDays] of purges) {

@@ -1,0 +1,135 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MESSAGES, t } from '../console/i18n.ts';
+import { type InstallFacts, installProblems } from '../console/install-check.ts';
+import { layout, mayOpen, type PageContext, signInPage } from '../console/views.ts';
+import { html } from '../lib/html.ts';
+
+const NOW = new Date('2026-11-27T12:00:00Z');
+const HOUR = 3600_000;
+const healthy: InstallFacts = {
+  keys: [{ prefix: 'pk_live_abcd', mode: 'live', revoked: false }],
+  sightings: [
+    {
+      prefix: 'pk_live_abcd',
+      origin: 'https://shop.example',
+      outcome: 'ok',
+      lastSeenAt: new Date(NOW.getTime() - HOUR),
+    },
+  ],
+  lastEventAt: new Date(NOW.getTime() - HOUR),
+  products: { total: 100, unmatched: 5 },
+  now: NOW,
+};
+
+describe('console words', () => {
+  it('exist in Arabic and English for every key, with the same placeholders', () => {
+    const keys = Object.keys(MESSAGES.en);
+    expect(Object.keys(MESSAGES.ar).sort()).toEqual([...keys].sort());
+    for (const k of keys as (keyof typeof MESSAGES.en)[]) {
+      const vars = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+      expect(vars(MESSAGES.ar[k]), k).toEqual(vars(MESSAGES.en[k]));
+      expect(MESSAGES.ar[k].trim(), k).not.toBe('');
+    }
+    expect(t('en', 'throttled', { s: 30 })).toBe('Too many attempts. Try again in 30 seconds.');
+  });
+});
+
+describe('the install check', () => {
+  it('finds nothing wrong with a live key seen lately, events today and a recognised shelf', () => {
+    expect(installProblems('en', healthy)).toEqual([]);
+  });
+
+  it('names each problem a merchant can act on', () => {
+    expect(
+      installProblems('en', { ...healthy, keys: [{ prefix: 'pk_test_x', mode: 'test', revoked: false }] }),
+    ).toEqual([t('en', 'noLiveKey')]);
+    expect(
+      installProblems('en', { ...healthy, keys: [{ ...healthy.keys[0], revoked: true } as InstallFacts['keys'][0]] }),
+    ).toContain(t('en', 'noLiveKey'));
+    expect(installProblems('en', { ...healthy, products: { total: 0, unmatched: 0 } })).toEqual([
+      t('en', 'noProducts'),
+    ]);
+    expect(installProblems('en', { ...healthy, sightings: [], lastEventAt: null })).toEqual([t('en', 'notSeen')]);
+    const refused = installProblems('en', {
+      ...healthy,
+      sightings: [
+        ...healthy.sightings,
+        { prefix: 'pk_live_abcd', origin: 'https://www.shop.example', outcome: 'origin_not_allowed', lastSeenAt: NOW },
+      ],
+    });
+    expect(refused).toEqual([t('en', 'refusedOrigin', { o: 'https://www.shop.example' })]);
+    const revoked = installProblems('en', {
+      ...healthy,
+      sightings: [
+        ...healthy.sightings,
+        { prefix: 'pk_live_old0', origin: 'https://shop.example', outcome: 'revoked_api_key', lastSeenAt: NOW },
+      ],
+    });
+    expect(revoked).toEqual([t('en', 'revokedUsed', { k: 'pk_live_old0…' })]);
+    expect(installProblems('en', { ...healthy, lastEventAt: new Date(NOW.getTime() - 25 * HOUR) })).toEqual([
+      t('en', 'noEvents'),
+    ]);
+    expect(installProblems('en', { ...healthy, products: { total: 100, unmatched: 25 } })).toEqual([
+      t('en', 'unmatchedShare', { n: 25, m: 100 }),
+    ]);
+  });
+
+  it('forgets refusals older than a week, and lists at most five refused origins however many there were', () => {
+    const old = {
+      prefix: 'pk_live_abcd',
+      origin: 'https://gone.example',
+      outcome: 'origin_not_allowed',
+      lastSeenAt: new Date(NOW.getTime() - 8 * 24 * HOUR),
+    };
+    expect(installProblems('en', { ...healthy, sightings: [...healthy.sightings, old] })).toEqual([]);
+    fc.assert(
+      fc.property(fc.array(fc.webUrl(), { maxLength: 40 }), (origins) => {
+        const out = installProblems('en', {
+          ...healthy,
+          sightings: [
+            ...healthy.sightings,
+            ...origins.map((o) => ({
+              prefix: 'pk_live_abcd',
+              origin: o,
+              outcome: 'origin_not_allowed',
+              lastSeenAt: NOW,
+            })),
+          ],
+        });
+        return out.length <= 5 && out.length === Math.min(5, new Set(origins).size);
+      }),
+    );
+  });
+});
+
+describe('console pages', () => {
+  const ctx: PageContext = { lang: 'ar', path: '/console/sign-in', csrf: 'tok"en', viewer: null };
+  it('are right-to-left in Arabic and left-to-right in English, with a link to the other language', () => {
+    expect(signInPage(ctx).value).toContain('<html lang="ar" dir="rtl">');
+    expect(signInPage(ctx).value).toContain('href="/console/sign-in?lang=en"');
+    expect(signInPage({ ...ctx, lang: 'en' }).value).toContain('<html lang="en" dir="ltr">');
+  });
+
+  it('escape every value, the CSRF token and a merchant name included', () => {
+    const page = layout(
+      {
+        ...ctx,
+        viewer: { email: 'a@b.co', role: 'owner' },
+        merchant: { slug: 's', name: '<img src=x onerror=alert(1)>' },
+      },
+      'T',
+      html`<p>x</p>`,
+    ).value;
+    expect(page).not.toContain('<img src=x');
+    expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(signInPage(ctx).value).toContain('value="tok&quot;en"');
+  });
+
+  it('keep staff out of keys, leads and the team only', () => {
+    const staff = { email: 's@x.co', role: 'staff' as const };
+    expect(['overview', 'asks', 'shelf'].every((s) => mayOpen(staff, s as never))).toBe(true);
+    expect(['install', 'leads', 'team'].some((s) => mayOpen(staff, s as never))).toBe(false);
+    expect(['install', 'leads', 'team'].every((s) => mayOpen({ ...staff, role: 'owner' }, s as never))).toBe(true);
+  });
+});
