@@ -18,6 +18,9 @@ export const EnvSchema = Type.Object({
   ),
   PGLITE_DATA_DIR: Type.String({ minLength: 1, default: './.data/pglite' }),
   ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 24, description: 'at least 24 characters' })),
+  ADMIN_URL: Type.Optional(
+    Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', description: 'http(s)://host:port of a running server' }),
+  ),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' })),
@@ -77,6 +80,8 @@ export interface Config {
   /** embedded PGlite (on disk, or in memory when dataDir is null) or PostgreSQL, from DATABASE_URL */
   database: { kind: 'pglite'; dataDir: string | null } | { kind: 'postgres'; url: string };
   adminToken: string | null;
+  /** the running server the admin CLI talks to (ADMIN_URL); null: the local one at PORT, when it answers */
+  adminUrl: string | null;
   redisUrl: string | null;
   /** addresses/CIDRs of trusted reverse proxies; empty = trust none */
   trustProxy: string[];
@@ -202,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     database,
     adminToken: e.ADMIN_TOKEN ?? null,
+    adminUrl: e.ADMIN_URL?.replace(/\/+$/, '') ?? null,
     redisUrl: e.REDIS_URL ?? null,
     trustProxy,
     publicBaseUrl,

@@ -1,28 +1,11 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
-import { KEY_INVALIDATION_CHANNEL } from '../auth/key-store.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
-import { createDatabase, type Database } from '../db/client.ts';
+import type { Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
-import { createLeadCipher } from '../privacy/lead-crypto.ts';
-import { resolveLeadKey } from '../privacy/lead-key.ts';
-import { merchantAnalytics } from '../services/analytics.ts';
-import { loadSnapshot } from '../services/catalog.ts';
 import { importCatalog, readRows } from '../services/catalog-import.ts';
-import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
-import { eraseLeads, exportLeads, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
-import { createMerchant, getMerchant, listMerchants, merchantView } from '../services/merchants.ts';
 import { readProductFeed } from '../services/product-feed.ts';
-import {
-  listProducts,
-  pinMatch,
-  productView,
-  rematchProducts,
-  syncProducts,
-  unpinMatch,
-} from '../services/products.ts';
-import { attributePurchases } from '../services/purchase-attribution.ts';
+import { connect } from './admin-client.ts';
 import { table } from './format.ts';
 
 const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
@@ -52,9 +35,14 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   catalog:import <file.json|file.jsonl|file.csv>
                                              adds or updates perfumes by id (format: docs/catalog.md)
 
-  --json   print JSON instead of a table
-It uses DATABASE_URL (and REDIS_URL, to tell running instances about revoked keys).
-On the embedded database, stop the server first or use the admin API instead.`;
+  --json            print JSON instead of a table
+  --server <url>    the running server to talk to (default: ADMIN_URL, else http://127.0.0.1:PORT when it answers)
+  --direct          work on the database (DATABASE_URL) even when a server is running
+
+With a server running, commands go through its admin API (ADMIN_TOKEN, the server's); otherwise
+to the database (DATABASE_URL, and REDIS_URL to tell running instances about revoked keys).
+migrate and catalog:import always work on the database: on the embedded one, stop the server
+first (it applies migrations itself when it starts).`;
 
 type Out = { json: boolean };
 
@@ -99,28 +87,39 @@ function progressBar(label: string) {
   };
 }
 
-/** The lead key as the service uses it (configured, or the embedded database's local one). */
-function leadCipherFor(config: Config) {
-  const key = resolveLeadKey(config, false);
-  if (!key) throw new AppError(400, 'usage', 'no lead key: set LEAD_ENCRYPTION_KEY (the one the service uses)');
-  return createLeadCipher(key);
-}
+/** --limit: 1 to 1000, 100 when absent or not a positive number */
+const limitOf = (given: string | undefined) => {
+  const n = Math.trunc(Number(given ?? 100));
+  return n >= 1 ? Math.min(1000, n) : 100;
+};
 
-/** Tells running instances to drop a changed key from their caches. */
-async function broadcastKeyChange(config: Config, hash: string) {
-  if (!config.redisUrl) return;
-  const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
-  try {
-    await redis.connect();
-    await redis.publish(KEY_INVALIDATION_CHANNEL, hash);
-  } catch {
-    process.stderr.write('warning: could not reach Redis; running instances notice within a second anyway\n');
-  } finally {
-    redis.disconnect();
-  }
-}
+const COMMANDS = new Set([
+  'migrate',
+  'merchants:create',
+  'merchants:list',
+  'keys:create',
+  'keys:list',
+  'keys:revoke',
+  'keys:origins',
+  'products:sync',
+  'products:list',
+  'products:rematch',
+  'products:pin',
+  'products:unpin',
+  'analytics',
+  'analytics:reattribute',
+  'leads:export',
+  'leads:erase',
+  'leads:purge',
+  'catalog:import',
+]);
 
-export async function run(argv: string[], config: Config, database: Database): Promise<number> {
+/**
+ * Runs one command, through a running server's admin API or on the database
+ * (cli/admin-client.ts decides); `database`, when given, is the one to use
+ * unless a server is named (--server, ADMIN_URL).
+ */
+export async function run(argv: string[], config: Config, database?: Database): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -139,243 +138,240 @@ export async function run(argv: string[], config: Config, database: Database): P
       csv: { type: 'boolean', default: false },
       email: { type: 'string' },
       phone: { type: 'string' },
+      server: { type: 'string' },
+      direct: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const [command, ...args] = positionals;
+  if (command === undefined || command === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return command ? 0 : values.help ? 0 : 1;
+  }
+  if (!COMMANDS.has(command)) throw new AppError(400, 'usage', `unknown command "${command}"\n\n${HELP}`);
+  if (values.server !== undefined && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(values.server)) {
+    throw new AppError(400, 'usage', '--server must be an http(s) URL, like http://127.0.0.1:3000');
+  }
   const out = { json: values.json ?? false };
-  const db = database.db;
   const need = (value: string | undefined, what: string) => {
     if (!value) throw new AppError(400, 'usage', `missing ${what}\n\n${HELP}`);
     return value;
   };
-
-  switch (command) {
-    case 'migrate':
-      await database.migrate();
-      process.stdout.write('migrations applied\n');
-      return 0;
-    case 'merchants:create': {
-      const m = await createMerchant(db, { name: need(values.name, '--name'), slug: need(values.slug, '--slug') });
-      print(out, merchantView(m), [merchantView(m)]);
-      return 0;
-    }
-    case 'merchants:list': {
-      const list = (await listMerchants(db)).map(merchantView);
-      print(out, list, list, ['id', 'slug', 'name', 'created_at']);
-      return 0;
-    }
-    case 'keys:create': {
-      const mode = need(values.mode, '--mode test|live');
-      if (mode !== 'test' && mode !== 'live') throw new AppError(400, 'usage', '--mode must be test or live');
-      const k = await createKey(db, need(args[0], '<merchant>'), { mode, allowedOrigins: values.origin ?? [] });
-      if (out.json) print(out, k);
-      else {
-        process.stdout.write(`key: ${k.key}\n(shown once: store it now)\n\n`);
-        print(out, k, [k], ['id', 'prefix', 'mode', 'allowed_origins']);
-      }
-      return 0;
-    }
-    case 'keys:list': {
-      const list = await listKeys(db, need(args[0], '<merchant>'));
-      print(out, list, list, ['id', 'prefix', 'mode', 'allowed_origins', 'revoked', 'created_at', 'last_used_at']);
-      return 0;
-    }
-    case 'keys:revoke': {
-      const { key, hash } = await revokeKey(db, need(args[0], '<key-id>'));
-      await broadcastKeyChange(config, hash);
-      print(out, key, [key], ['id', 'prefix', 'mode', 'revoked_at']);
-      return 0;
-    }
-    case 'keys:origins': {
-      const { key, hash } = await updateKeyOrigins(db, need(args[0], '<key-id>'), values.origin ?? []);
-      await broadcastKeyChange(config, hash);
-      print(out, key, [key], ['id', 'prefix', 'mode', 'allowed_origins']);
-      return 0;
-    }
-    case 'products:sync': {
-      const merchant = need(args[0], '<merchant>');
-      const feed = await readProductFeed(need(args[1], '<file>'));
-      const summary = await syncProducts(db, await loadSnapshot(db), merchant, feed, { replace: values.replace });
-      if (out.json) print(out, summary);
-      else {
-        const { rejections, ...counts } = summary;
-        print(out, summary, [counts]);
-        for (const r of rejections.slice(0, 50)) {
-          process.stdout.write(
-            `  row ${r.index + 1}${r.merchant_product_id ? ` (${r.merchant_product_id})` : ''}: ${r.reason}\n`,
-          );
-        }
-        if (summary.rejected > 50)
-          process.stdout.write(`  … and ${summary.rejected - 50} more rejected rows (--json lists 1,000)\n`);
-      }
-      return summary.rejected ? 2 : 0;
-    }
-    case 'products:list': {
-      const status = values.status as 'matched' | 'partial' | 'unmatched' | 'pending' | undefined;
-      if (status && !['matched', 'partial', 'unmatched', 'pending'].includes(status)) {
-        throw new AppError(400, 'usage', '--status must be matched, partial, unmatched or pending');
-      }
-      const { rows, total } = await listProducts(db, need(args[0], '<merchant>'), {
-        status,
-        limit: Math.min(1000, Number(values.limit ?? 100) || 100),
-        offset: 0,
-      });
-      const snapshot = await loadSnapshot(db);
-      const views = rows.map((r) => productView(r, snapshot));
-      if (out.json) print(out, { products: views, total });
-      else {
-        print(out, views, views, [
-          'merchant_product_id',
-          'name',
-          'house',
-          'status',
-          'sillage_perfume_id',
-          'confidence',
-          'pinned',
-          'reason',
-        ]);
-        process.stdout.write(`${views.length} of ${total}\n`);
-      }
-      return 0;
-    }
-    case 'products:rematch': {
-      const summary = await rematchProducts(db, await loadSnapshot(db), need(args[0], '<merchant>'));
-      print(out, summary, [{ ...summary }]);
-      return 0;
-    }
-    case 'products:pin': {
-      const row = await pinMatch(
-        db,
-        await loadSnapshot(db),
-        need(args[0], '<merchant>'),
-        need(args[1], '<merchant-product-id>'),
-        need(args[2], '<perfume-id>'),
-      );
-      const view = productView(row, await loadSnapshot(db));
-      print(out, view, [view], ['merchant_product_id', 'name', 'status', 'sillage_perfume_id', 'pinned', 'reason']);
-      return 0;
-    }
-    case 'products:unpin': {
-      const snapshot = await loadSnapshot(db);
-      const row = await unpinMatch(db, snapshot, need(args[0], '<merchant>'), need(args[1], '<merchant-product-id>'));
-      const view = productView(row, snapshot);
-      print(out, view, [view], ['merchant_product_id', 'name', 'status', 'sillage_perfume_id', 'pinned', 'reason']);
-      return 0;
-    }
-    case 'analytics': {
-      const to = values.to ? new Date(values.to) : new Date();
-      const from = values.from ? new Date(values.from) : new Date(to.getTime() - 30 * 24 * 3600 * 1000);
-      if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from >= to) {
-        throw new AppError(400, 'usage', '--from and --to must be dates, from before to');
-      }
-      const a = await merchantAnalytics(db, need(args[0], '<merchant>'), {
-        from,
-        to,
-        test: values.test ?? false,
-        attributionWindowDays: config.attributionWindowDays,
-      });
-      if (out.json) {
-        print(out, a);
+  const admin = await connect(config, {
+    command,
+    server: values.server,
+    direct: values.direct ?? false,
+    database,
+    note: (line) => process.stderr.write(`${line}\n`),
+  });
+  try {
+    switch (command) {
+      case 'migrate':
+        await admin.database().migrate();
+        process.stdout.write('migrations applied\n');
+        return 0;
+      case 'merchants:create': {
+        const m = await admin.createMerchant({ name: need(values.name, '--name'), slug: need(values.slug, '--slug') });
+        print(out, m, [m]);
         return 0;
       }
-      const pct = (r: number | null) => (r === null ? '-' : `${(r * 100).toFixed(1)}%`);
-      process.stdout.write(
-        `${a.merchant.name} (${a.merchant.slug}), ${a.traffic} traffic, ${a.from.slice(0, 10)} to ${a.to.slice(0, 10)}\n\n`,
-      );
-      print(
-        out,
-        a.funnel,
-        Object.entries(a.funnel).map(([step, count]) => ({ step, count })),
-      );
-      process.stdout.write(
-        `\nclick-through ${pct(a.click_through_rate)}, conversion ${pct(a.conversion_rate)}; orders ${a.orders.total}, attributed ${a.orders.attributed} (window ${a.attribution_window_days} days)\n\n`,
-      );
-      print(out, a.attributed_revenue, a.attributed_revenue, ['currency', 'orders', 'revenue']);
-      process.stdout.write('\ntop recommended\n');
-      print(out, a.top_recommended, a.top_recommended);
-      process.stdout.write('\ntop clicked\n');
-      print(out, a.top_clicked, a.top_clicked);
-      process.stdout.write('\nloved accords\n');
-      print(out, a.loved_accords, a.loved_accords);
-      process.stdout.write('\navoided accords\n');
-      print(out, a.avoided_accords, a.avoided_accords);
-      process.stdout.write('\nloved perfumes\n');
-      print(out, a.loved_perfumes, a.loved_perfumes);
-      return 0;
-    }
-    case 'analytics:reattribute': {
-      const merchant = await getMerchant(db, need(args[0], '<merchant>'));
-      await attributePurchases(db, merchant.id, null, config.attributionWindowDays);
-      process.stdout.write(
-        `purchases of ${merchant.slug} re-attributed with a ${config.attributionWindowDays}-day window\n`,
-      );
-      return 0;
-    }
-    case 'leads:export': {
-      const rows = await exportLeads(db, leadCipherFor(config), need(args[0], '<merchant>'));
-      if (values.csv) process.stdout.write(leadsCsv(rows));
-      else
-        print(out, rows, rows as unknown as Record<string, unknown>[], [
-          'email',
-          'phone',
-          'consent_at',
-          'consent_version',
-          'test',
-        ]);
-      return 0;
-    }
-    case 'leads:erase': {
-      if (!values.email && !values.phone)
-        throw new AppError(400, 'usage', `leads:erase needs --email or --phone\n\n${HELP}`);
-      const deleted = await eraseLeads(db, leadCipherFor(config), need(args[0], '<merchant>'), {
-        email: values.email,
-        phone: values.phone,
-      });
-      process.stdout.write(`${deleted} lead(s) erased\n`);
-      return 0;
-    }
-    case 'leads:purge': {
-      const purged = await purgeExpiredLeads(db, config.leadRetentionDays);
-      process.stdout.write(`${purged} lead(s) older than ${config.leadRetentionDays} days purged\n`);
-      return 0;
-    }
-    case 'catalog:import': {
-      const file = need(args[0], '<file>');
-      const bar = progressBar('importing');
-      const summary = await importCatalog(db, readRows(file, bar.update), {
-        onBatch: (s) => bar.rows(s.read),
-      });
-      bar.done();
-      if (out.json) {
-        print(out, summary);
-        return summary.rejected.length ? 2 : 0;
+      case 'merchants:list': {
+        const list = await admin.listMerchants();
+        print(out, list, list, ['id', 'slug', 'name', 'created_at']);
+        return 0;
       }
-      process.stdout.write(
-        `read ${summary.read} rows: ${summary.added} added, ${summary.updated} updated, ${summary.rejected.length} rejected` +
-          `${summary.housesCreated.length ? `; new houses: ${summary.housesCreated.join(', ')}` : ''}\n`,
-      );
-      const shown = summary.rejected.slice(0, 50);
-      for (const r of shown) process.stdout.write(`  row ${r.row}${r.id ? ` (${r.id})` : ''}: ${r.reason}\n`);
-      if (summary.rejected.length > shown.length) {
-        const report = `${file}.rejected.txt`;
-        writeFileSync(
-          report,
-          summary.rejected.map((r) => `row ${r.row}${r.id ? ` (${r.id})` : ''}: ${r.reason}`).join('\n'),
+      case 'keys:create': {
+        const mode = need(values.mode, '--mode test|live');
+        if (mode !== 'test' && mode !== 'live') throw new AppError(400, 'usage', '--mode must be test or live');
+        const k = await admin.createKey(need(args[0], '<merchant>'), { mode, allowed_origins: values.origin ?? [] });
+        if (out.json) print(out, k);
+        else {
+          process.stdout.write(`key: ${k.key}\n(shown once: store it now)\n\n`);
+          print(out, k, [k], ['id', 'prefix', 'mode', 'allowed_origins']);
+        }
+        return 0;
+      }
+      case 'keys:list': {
+        const list = await admin.listKeys(need(args[0], '<merchant>'));
+        print(out, list, list, ['id', 'prefix', 'mode', 'allowed_origins', 'revoked', 'created_at', 'last_used_at']);
+        return 0;
+      }
+      case 'keys:revoke': {
+        const key = await admin.revokeKey(need(args[0], '<key-id>'));
+        print(out, key, [key], ['id', 'prefix', 'mode', 'revoked_at']);
+        return 0;
+      }
+      case 'keys:origins': {
+        const key = await admin.updateKeyOrigins(need(args[0], '<key-id>'), values.origin ?? []);
+        print(out, key, [key], ['id', 'prefix', 'mode', 'allowed_origins']);
+        return 0;
+      }
+      case 'products:sync': {
+        const merchant = need(args[0], '<merchant>');
+        const feed = await readProductFeed(need(args[1], '<file>'));
+        const summary = await admin.syncProducts(merchant, feed, values.replace ?? false);
+        if (out.json) print(out, summary);
+        else {
+          const { rejections, ...counts } = summary;
+          print(out, summary, [counts]);
+          for (const r of rejections.slice(0, 50)) {
+            process.stdout.write(
+              `  row ${r.index + 1}${r.merchant_product_id ? ` (${r.merchant_product_id})` : ''}: ${r.reason}\n`,
+            );
+          }
+          if (summary.rejected > 50)
+            process.stdout.write(`  … and ${summary.rejected - 50} more rejected rows (--json lists 1,000)\n`);
+        }
+        return summary.rejected ? 2 : 0;
+      }
+      case 'products:list': {
+        const status = values.status as 'matched' | 'partial' | 'unmatched' | 'pending' | undefined;
+        if (status && !['matched', 'partial', 'unmatched', 'pending'].includes(status)) {
+          throw new AppError(400, 'usage', '--status must be matched, partial, unmatched or pending');
+        }
+        const { products: views, total } = await admin.listProducts(need(args[0], '<merchant>'), {
+          status,
+          limit: limitOf(values.limit),
+        });
+        if (out.json) print(out, { products: views, total });
+        else {
+          print(out, views, views, [
+            'merchant_product_id',
+            'name',
+            'house',
+            'status',
+            'sillage_perfume_id',
+            'confidence',
+            'pinned',
+            'reason',
+          ]);
+          process.stdout.write(`${views.length} of ${total}\n`);
+        }
+        return 0;
+      }
+      case 'products:rematch': {
+        const summary = await admin.rematchProducts(need(args[0], '<merchant>'));
+        print(out, summary, [{ ...summary }]);
+        return 0;
+      }
+      case 'products:pin':
+      case 'products:unpin': {
+        const merchant = need(args[0], '<merchant>');
+        const product = need(args[1], '<merchant-product-id>');
+        const view =
+          command === 'products:pin'
+            ? await admin.pinProduct(merchant, product, need(args[2], '<perfume-id>'))
+            : await admin.unpinProduct(merchant, product);
+        print(out, view, [view], ['merchant_product_id', 'name', 'status', 'sillage_perfume_id', 'pinned', 'reason']);
+        return 0;
+      }
+      case 'analytics': {
+        const to = values.to ? new Date(values.to) : new Date();
+        const from = values.from ? new Date(values.from) : new Date(to.getTime() - 30 * 24 * 3600 * 1000);
+        if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from >= to) {
+          throw new AppError(400, 'usage', '--from and --to must be dates, from before to');
+        }
+        const a = await admin.analytics(need(args[0], '<merchant>'), { from, to, test: values.test ?? false });
+        if (out.json) {
+          print(out, a);
+          return 0;
+        }
+        const pct = (r: number | null) => (r === null ? '-' : `${(r * 100).toFixed(1)}%`);
+        process.stdout.write(
+          `${a.merchant.name} (${a.merchant.slug}), ${a.traffic} traffic, ${a.from.slice(0, 10)} to ${a.to.slice(0, 10)}\n\n`,
+        );
+        print(
+          out,
+          a.funnel,
+          Object.entries(a.funnel).map(([step, count]) => ({ step, count })),
         );
         process.stdout.write(
-          `  … and ${summary.rejected.length - shown.length} more: every rejected row is in ${report}\n`,
+          `\nclick-through ${pct(a.click_through_rate)}, conversion ${pct(a.conversion_rate)}; orders ${a.orders.total}, attributed ${a.orders.attributed} (window ${a.attribution_window_days} days)\n\n`,
         );
+        print(out, a.attributed_revenue, a.attributed_revenue, ['currency', 'orders', 'revenue']);
+        process.stdout.write('\ntop recommended\n');
+        print(out, a.top_recommended, a.top_recommended);
+        process.stdout.write('\ntop clicked\n');
+        print(out, a.top_clicked, a.top_clicked);
+        process.stdout.write('\nloved accords\n');
+        print(out, a.loved_accords, a.loved_accords);
+        process.stdout.write('\navoided accords\n');
+        print(out, a.avoided_accords, a.avoided_accords);
+        process.stdout.write('\nloved perfumes\n');
+        print(out, a.loved_perfumes, a.loved_perfumes);
+        return 0;
       }
-      // 2: finished, with rejected rows (scripts can tell it from a failure, 1)
-      return summary.rejected.length ? 2 : 0;
+      case 'analytics:reattribute': {
+        const done = await admin.reattribute(need(args[0], '<merchant>'));
+        process.stdout.write(
+          `purchases of ${done.slug} re-attributed with a ${done.attribution_window_days}-day window\n`,
+        );
+        return 0;
+      }
+      case 'leads:export': {
+        const merchant = need(args[0], '<merchant>');
+        if (values.csv) process.stdout.write(await admin.exportLeadsCsv(merchant));
+        else {
+          const rows = await admin.exportLeads(merchant);
+          print(out, rows, rows as unknown as Record<string, unknown>[], [
+            'email',
+            'phone',
+            'consent_at',
+            'consent_version',
+            'test',
+          ]);
+        }
+        return 0;
+      }
+      case 'leads:erase': {
+        if (!values.email && !values.phone)
+          throw new AppError(400, 'usage', `leads:erase needs --email or --phone\n\n${HELP}`);
+        const deleted = await admin.eraseLeads(need(args[0], '<merchant>'), {
+          email: values.email,
+          phone: values.phone,
+        });
+        process.stdout.write(`${deleted} lead(s) erased\n`);
+        return 0;
+      }
+      case 'leads:purge': {
+        const { purged, retention_days } = await admin.purgeLeads();
+        process.stdout.write(`${purged} lead(s) older than ${retention_days} days purged\n`);
+        return 0;
+      }
+      default: {
+        // catalog:import
+        const file = need(args[0], '<file>');
+        const bar = progressBar('importing');
+        const summary = await importCatalog(admin.database().db, readRows(file, bar.update), {
+          onBatch: (s) => bar.rows(s.read),
+        });
+        bar.done();
+        if (out.json) {
+          print(out, summary);
+          return summary.rejected.length ? 2 : 0;
+        }
+        process.stdout.write(
+          `read ${summary.read} rows: ${summary.added} added, ${summary.updated} updated, ${summary.rejected.length} rejected` +
+            `${summary.housesCreated.length ? `; new houses: ${summary.housesCreated.join(', ')}` : ''}\n`,
+        );
+        const shown = summary.rejected.slice(0, 50);
+        for (const r of shown) process.stdout.write(`  row ${r.row}${r.id ? ` (${r.id})` : ''}: ${r.reason}\n`);
+        if (summary.rejected.length > shown.length) {
+          const report = `${file}.rejected.txt`;
+          writeFileSync(
+            report,
+            summary.rejected.map((r) => `row ${r.row}${r.id ? ` (${r.id})` : ''}: ${r.reason}`).join('\n'),
+          );
+          process.stdout.write(
+            `  … and ${summary.rejected.length - shown.length} more: every rejected row is in ${report}\n`,
+          );
+        }
+        // 2: finished, with rejected rows (scripts can tell it from a failure, 1)
+        return summary.rejected.length ? 2 : 0;
+      }
     }
-    case undefined:
-    case 'help':
-      process.stdout.write(`${HELP}\n`);
-      return command ? 0 : values.help ? 0 : 1;
-    default:
-      throw new AppError(400, 'usage', `unknown command "${command}"\n\n${HELP}`);
+  } finally {
+    await admin.close();
   }
 }
 
@@ -396,17 +392,11 @@ async function main() {
     process.stdout.write(`${HELP}\n`);
     return argv.length === 0 ? 1 : 0;
   }
-  let database: Database | null = null;
   try {
-    database = await createDatabase(config);
-    if (argv[0] !== 'migrate') await database.migrate();
-    return await run(argv, config, database);
+    return await run(argv, config);
   } catch (err) {
-    const message = err instanceof AppError ? err.message : (err as Error).message;
-    process.stderr.write(`error: ${message}\n`);
+    process.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
-  } finally {
-    await database?.close();
   }
 }
 

@@ -199,6 +199,7 @@ export async function touchMerchantCatalog(db: DbOrTx, merchantId: string, synce
 }
 
 /** The admin view of a stored product: what the service makes of it now, and why. */
+/** A product as the admin API answers it (AdminProductSchema, in its order: the CLI prints either the same). */
 export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
   const r = recogniseStored(p, snapshot);
   return {
@@ -214,6 +215,15 @@ export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
     description: p.description,
     status: p.matchStatus === 'pending' ? p.matchStatus : r.status,
     quality: r.quality,
+    explanation: explainListing(p, snapshot),
+    profile: r.profile
+      ? {
+          // what the profile was built from: the perfume we matched, or the merchant's own words
+          basis: r.profile.source === 'catalog' ? ['catalog' as const] : (r.profile.basis ?? []),
+          accords: r.profile.accords.slice(0, 8),
+          families: r.profile.families,
+        }
+      : null,
     sillage_perfume_id: r.perfume?.id ?? null,
     matched_perfume: r.perfume
       ? {
@@ -229,15 +239,6 @@ export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
     // what the last rematch (after a catalog upgrade or an import) or a withdrawn record changed
     match_change: p.matchChangedAt
       ? { previous_perfume_id: p.previousPerfumeId, at: p.matchChangedAt.toISOString() }
-      : null,
-    explanation: explainListing(p, snapshot),
-    profile: r.profile
-      ? {
-          // what the profile was built from: the perfume we matched, or the merchant's own words
-          basis: r.profile.source === 'catalog' ? ['catalog' as const] : (r.profile.basis ?? []),
-          accords: r.profile.accords.slice(0, 8),
-          families: r.profile.families,
-        }
       : null,
     updated_at: p.updatedAt.toISOString(),
   };

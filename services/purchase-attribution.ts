@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.ts';
 import { events, purchases } from '../schema/index.ts';
+import { getMerchant } from './merchants.ts';
 
 /**
  * The attribution rule (docs/analytics.md): a purchase is attributed to the
@@ -40,4 +41,11 @@ export async function attributePurchases(
       group by p2.id
     ) a
     where p.id = a.id`);
+}
+
+/** Recomputes every purchase of a merchant (after ATTRIBUTION_WINDOW_DAYS changed); says which merchant and window. */
+export async function reattributeMerchant(db: DbOrTx, merchantIdOrSlug: string, windowDays: number) {
+  const merchant = await getMerchant(db, merchantIdOrSlug);
+  await attributePurchases(db, merchant.id, null, windowDays);
+  return { merchant_id: merchant.id, slug: merchant.slug, attribution_window_days: windowDays };
 }

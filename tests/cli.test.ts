@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../cli/admin.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
-import { createTestDatabase, testConfig } from './helper.ts';
+import { createTestDatabase, tempFile, testConfig } from './helper.ts';
 
 let database: Database;
 let drop: () => Promise<void>;
@@ -92,13 +92,9 @@ describe('admin CLI: catalog import', () => {
 
 describe('admin CLI: products', () => {
   it('syncs a CSV feed, lists unmatched products, pins one and unpins it', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
     await cli('merchants:create', '--name', 'CSV Shop', '--slug', 'csv-shop');
-    const file = join(mkdtempSync(join(tmpdir(), 'feed-')), 'feed.csv');
-    writeFileSync(
-      file,
+    const file = tempFile(
+      'feed.csv',
       'merchant_product_id,name,house,price,currency,image_url,product_url,accords,top_notes,heart_notes,base_notes,description\n' +
         'a1,Khamrah EDP 100ml,Lattafa,145,SAR,,https://csv.example/a1,,,,,\n' +
         'a2,Local Rose Oil,Local House,60,,,,,,taif rose,,\n' +

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LightMyRequestResponse } from 'fastify';
@@ -151,4 +152,34 @@ export async function scoredSession(app: TestApp, key: string, origin = 'https:/
 
 export function verify(app: TestApp, body: unknown, headers: Record<string, string> = {}) {
   return app.inject({ method: 'POST', url: '/api/widget/verify', payload: body as object, headers });
+}
+
+/** A lead with consent, as the widget reports it for a scored session. */
+export function submitLead(
+  app: TestApp,
+  key: string,
+  session: string,
+  contact: { email?: string; phone?: string },
+  origin = 'https://shop.example',
+) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/widget/event',
+    payload: {
+      api_key: key,
+      session_id: session,
+      type: 'lead_submitted',
+      ...contact,
+      consent: true,
+      consent_version: 'v1',
+    },
+    headers: { origin },
+  });
+}
+
+/** Writes `text` to a file of this name in a fresh temporary folder; answers its path. */
+export function tempFile(name: string, text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'sillage-')), name);
+  writeFileSync(file, text);
+  return file;
 }

@@ -10,7 +10,15 @@ import { leadDeliveries, leads } from '../schema/index.ts';
 import { MAX_PENDING_DELIVERIES } from '../services/events.ts';
 import { csvCell } from '../services/leads.ts';
 import { checkWebhookUrl, guardedLookup, isPrivateAddress, postWebhook, signature } from '../services/webhooks.ts';
-import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, LEAD_KEY, type TestApp } from './helper.ts';
+import {
+  adminHeaders,
+  buildTestApp,
+  closeTestApp,
+  createMerchantWithKey,
+  LEAD_KEY,
+  submitLead,
+  type TestApp,
+} from './helper.ts';
 
 const ORIGIN = 'https://shop.example';
 const feed = [
@@ -68,19 +76,7 @@ async function score(key: string, locale = 'ar') {
 }
 
 const lead = (key: string, session: string, contact: { email?: string; phone?: string }) =>
-  app.inject({
-    method: 'POST',
-    url: '/api/widget/event',
-    payload: {
-      api_key: key,
-      session_id: session,
-      type: 'lead_submitted',
-      ...contact,
-      consent: true,
-      consent_version: 'v1',
-    },
-    headers: { origin: ORIGIN },
-  });
+  submitLead(app, key, session, contact, ORIGIN);
 
 const storedPhone = async (session: string) => {
   const [row] = await app.db.select().from(leads).where(eq(leads.sessionId, session));

@@ -5,7 +5,8 @@ import { Nullable } from '../../contracts/common.ts';
 import { ADMIN_CHANGE, ADMIN_READ, errorResponses, headersOf, PATH_PARAM, success } from '../../contracts/errors.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { merchantAnalytics } from '../../services/analytics.ts';
-import { eraseLeads, exportLeads, leadsCsv } from '../../services/leads.ts';
+import { eraseLeads, exportLeads, leadsCsv, purgeExpiredLeads } from '../../services/leads.ts';
+import { reattributeMerchant } from '../../services/purchase-attribution.ts';
 import { getLeadSettings, listDeliveries, updateLeadSettings } from '../../services/webhooks.ts';
 
 const security = [{ adminToken: [] }];
@@ -135,6 +136,27 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  app.post(
+    '/merchants/:id/analytics/reattribute',
+    {
+      schema: {
+        operationId: 'reattributePurchases',
+        tags: ['admin'],
+        summary: 'Recomputes the attribution of every purchase of the merchant (after ATTRIBUTION_WINDOW_DAYS changed)',
+        security,
+        params: MerchantIdParams,
+        response: {
+          200: success(
+            Type.Object({ merchant_id: Type.String(), slug: Type.String(), attribution_window_days: Type.Integer() }),
+            'Re-attributed, with the window used',
+          ),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'merchant_not_found']),
+        },
+      },
+    },
+    async (request) => reattributeMerchant(app.db, request.params.id, app.config.attributionWindowDays),
+  );
+
   app.get(
     '/merchants/:id/leads',
     {
@@ -205,6 +227,30 @@ const activity: FastifyPluginAsyncTypebox = async (app) => {
       if (!email && !phone) throw badRequest('validation_failed', 'Send email or phone: whose leads to erase');
       return { deleted: await eraseLeads(app.db, app.leadCipher, request.params.id, { email, phone }) };
     },
+  );
+
+  app.post(
+    '/leads/purge',
+    {
+      schema: {
+        operationId: 'purgeLeads',
+        tags: ['admin'],
+        summary:
+          "Removes every merchant's leads older than LEAD_RETENTION_DAYS (each instance also does it every 6 hours)",
+        security,
+        response: {
+          200: success(
+            Type.Object({ purged: Type.Integer(), retention_days: Type.Integer() }),
+            'How many leads were removed, and the retention applied',
+          ),
+          ...errorResponses(ADMIN_CHANGE),
+        },
+      },
+    },
+    async () => ({
+      purged: await purgeExpiredLeads(app.db, app.config.leadRetentionDays),
+      retention_days: app.config.leadRetentionDays,
+    }),
   );
 
   app.get(
