@@ -8,6 +8,7 @@ import { createLeadCipher } from '../privacy/lead-crypto.ts';
 import { resolveLeadKey } from '../privacy/lead-key.ts';
 import { merchantAnalytics } from '../services/analytics.ts';
 import { loadSnapshot } from '../services/catalog.ts';
+import { type ConsoleRole, consoleUserView, createConsoleUser } from '../services/console-users.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
 import { eraseLeads, exportLeads, type LeadExport, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
 import { createMerchant, listMerchants, merchantView } from '../services/merchants.ts';
@@ -56,6 +57,12 @@ export interface AdminClient {
   exportLeadsCsv(merchant: string): Promise<string>;
   eraseLeads(merchant: string, who: { email?: string; phone?: string }): Promise<number>;
   purgeLeads(): Promise<{ purged: number; retention_days: number }>;
+  createConsoleUser(input: {
+    email: string;
+    password: string;
+    role: ConsoleRole;
+    merchant?: string;
+  }): Promise<ReturnType<typeof consoleUserView>>;
   /** The database itself, for what the admin API does not offer (migrate, catalog:import). */
   database(): Database;
   close(): Promise<void>;
@@ -126,6 +133,7 @@ export function directClient(config: Config, database: Database, owned = false):
       purged: await purgeExpiredLeads(db, config.leadRetentionDays),
       retention_days: config.leadRetentionDays,
     }),
+    createConsoleUser: async (input) => consoleUserView(await createConsoleUser(db, input)),
     database: () => database,
     close: async () => {
       if (owned) await database.close();
@@ -227,6 +235,7 @@ export function httpClient(baseUrl: string, token: string): AdminClient {
     eraseLeads: async (merchant, who) =>
       (await call<{ deleted: number }>('DELETE', `${merchantPath(merchant)}/leads`, { query: who })).deleted,
     purgeLeads: () => call('POST', '/leads/purge'),
+    createConsoleUser: (input) => call('POST', '/console-users', { body: input }),
     database: () => {
       throw new ServerError('this command works on the database, not through the admin API: use --direct');
     },

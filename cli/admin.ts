@@ -34,6 +34,9 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   leads:purge                                removes leads older than LEAD_RETENTION_DAYS
   catalog:import <file.json|file.jsonl|file.csv>
                                              adds or updates perfumes by id (format: docs/catalog.md)
+  users:create <email> --role operator|owner|staff [--merchant <merchant>]
+                                             a merchant console user (docs/console.md); the password is read
+                                             from standard input (piped, or typed without echo)
 
   --json            print JSON instead of a table
   --server <url>    the running server to talk to (default: ADMIN_URL, else http://127.0.0.1:PORT when it answers)
@@ -45,6 +48,42 @@ migrate and catalog:import always work on the database: on the embedded one, sto
 first (it applies migrations itself when it starts).`;
 
 type Out = { json: boolean };
+
+/**
+ * A password from standard input: the whole of it when piped (one line, its newline dropped), or
+ * typed at a terminal without being shown.
+ */
+export async function readPassword(input: NodeJS.ReadStream = process.stdin): Promise<string> {
+  if (!input.isTTY) {
+    let text = '';
+    for await (const chunk of input) {
+      text += String(chunk);
+      if (text.length > 1000) break;
+    }
+    return text.replace(/\r?\n$/, '');
+  }
+  process.stderr.write('password: ');
+  input.setRawMode(true);
+  input.resume();
+  return new Promise((resolve) => {
+    let typed = '';
+    const onData = (chunk: Buffer) => {
+      for (const c of chunk.toString('utf8')) {
+        if (c === '\r' || c === '\n' || c === '\u0004') {
+          input.setRawMode(false);
+          input.pause();
+          input.off('data', onData);
+          process.stderr.write('\n');
+          resolve(typed);
+          return;
+        }
+        if (c === '\u0003') process.exit(130);
+        typed = c === '\u007f' ? typed.slice(0, -1) : typed + c;
+      }
+    };
+    input.on('data', onData);
+  });
+}
 
 function print(out: Out, value: unknown, rows?: Record<string, unknown>[], columns?: string[]) {
   if (out.json || !rows) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -95,6 +134,7 @@ const limitOf = (given: string | undefined) => {
 
 const COMMANDS = new Set([
   'migrate',
+  'users:create',
   'merchants:create',
   'merchants:list',
   'keys:create',
@@ -138,6 +178,8 @@ export async function run(argv: string[], config: Config, database?: Database): 
       csv: { type: 'boolean', default: false },
       email: { type: 'string' },
       phone: { type: 'string' },
+      role: { type: 'string' },
+      merchant: { type: 'string' },
       server: { type: 'string' },
       direct: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -331,6 +373,17 @@ export async function run(argv: string[], config: Config, database?: Database): 
           phone: values.phone,
         });
         process.stdout.write(`${deleted} lead(s) erased\n`);
+        return 0;
+      }
+      case 'users:create': {
+        const email = need(args[0], '<email>');
+        const role = need(values.role, '--role operator|owner|staff');
+        if (role !== 'operator' && role !== 'owner' && role !== 'staff') {
+          throw new AppError(400, 'usage', '--role is operator, owner or staff');
+        }
+        const password = await readPassword();
+        const user = await admin.createConsoleUser({ email, password, role, merchant: values.merchant });
+        print(out, user, [user], ['id', 'email', 'role', 'merchant_id']);
         return 0;
       }
       case 'leads:purge': {

@@ -37,6 +37,10 @@ export const ERRORS = {
     when: "event: a lead's phone that is not a phone number, read in the merchant's country when it has no country code (with `details`)",
   },
   invalid_merchant: { status: 400, when: 'admin: a merchant name or slug that cannot be stored' },
+  invalid_console_user: {
+    status: 400,
+    when: 'admin: a console user with a bad email, a password not 10–200 characters long, or an owner or staff member without a merchant',
+  },
   invalid_origins: {
     status: 400,
     when: 'admin: an allowed origin that is not an origin, or a wildcard over a public suffix',
@@ -61,7 +65,17 @@ export const ERRORS = {
   product_not_found: { status: 404, when: 'admin: the merchant has no product with this id' },
   perfume_not_found: { status: 404, when: 'admin: no perfume of the catalog with this id (a pin)' },
   demo_disabled: { status: 404, when: 'the demo storefront, on an instance that serves no demo' },
+  lead_not_found: { status: 404, when: 'console: the merchant has no lead with this id (erased already)' },
+  user_not_found: { status: 404, when: 'console: the merchant has no console user with this id' },
+  invalid_csrf_token: {
+    status: 403,
+    when: "console: a form sent without its CSRF token, with another user's, or older than a session",
+  },
+  not_signed_in: { status: 401, when: 'console: a change sent without a signed-in session (expired, or signed out)' },
+  forbidden: { status: 403, when: "console: a staff member asking for an owner's page (keys, leads, team)" },
+  cannot_remove_self: { status: 400, when: 'console: a user removing their own account from the team' },
   slug_taken: { status: 409, when: 'admin: another merchant has this slug' },
+  email_taken: { status: 409, when: 'admin: another console user has this email' },
   payload_too_large: { status: 413, when: 'a body over 1 MiB (event: 64 KB; admin product sync: 64 MB)' },
   uri_too_long: { status: 414, when: 'a URL too long, or a path parameter over 200 characters' },
   unsupported_media_type: {

@@ -35,7 +35,7 @@ const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/;
 
 export function checkPassword(password: string): void {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    throw badRequest('invalid_password', `A password is ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`);
+    throw badRequest('invalid_console_user', `A password is ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`);
   }
 }
 
@@ -46,18 +46,28 @@ const view = (r: typeof consoleUsers.$inferSelect): ConsoleUser => ({
   merchantId: r.merchantId,
 });
 
+/** A console user as the admin API and the CLI show it. */
+export const consoleUserView = (u: ConsoleUser) => ({
+  id: u.id,
+  email: u.email,
+  role: u.role,
+  merchant_id: u.merchantId,
+});
+
 /** Creates a console user; an owner or staff member belongs to one merchant (id or slug). */
 export async function createConsoleUser(
   db: DbOrTx,
   input: { email: string; password: string; role: ConsoleRole; merchant?: string | null },
 ): Promise<ConsoleUser> {
   const email = normaliseEmail(input.email);
-  if (!EMAIL_RE.test(email)) throw badRequest('invalid_email', 'Give a valid email address');
-  if (!CONSOLE_ROLES.includes(input.role)) throw badRequest('invalid_role', 'The role is operator, owner or staff');
+  if (!EMAIL_RE.test(email)) throw badRequest('invalid_console_user', 'Give a valid email address');
+  if (!CONSOLE_ROLES.includes(input.role))
+    throw badRequest('invalid_console_user', 'The role is operator, owner or staff');
   checkPassword(input.password);
   let merchantId: string | null = null;
   if (input.role !== 'operator') {
-    if (!input.merchant) throw badRequest('merchant_required', 'An owner or staff member belongs to a merchant');
+    if (!input.merchant)
+      throw badRequest('invalid_console_user', 'An owner or staff member belongs to a merchant: name it');
     merchantId = (await getMerchant(db, input.merchant)).id;
   }
   const passwordHash = await hash(input.password, ARGON2);

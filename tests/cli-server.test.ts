@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../cli/admin.ts';
 import { route, serviceAnswers } from '../cli/admin-client.ts';
+import { signInUser } from '../services/console-users.ts';
 import {
   ADMIN_TOKEN,
   adminHeaders,
@@ -359,4 +360,57 @@ describe('admin API: the operations only the CLI had', () => {
     expect(purge.json()).toEqual({ purged: 0, retention_days: 365 });
     expect((await app.inject({ method: 'POST', url: '/api/admin/leads/purge' })).statusCode).toBe(401);
   });
+});
+
+describe('admin CLI: console users', () => {
+  /** `npm run admin -- users:create …` with the password piped in, as an operator scripts it */
+  const createUser = (password: string, ...argv: string[]) =>
+    new Promise<{ code: number; out: string; err: string }>((resolve) => {
+      const child = execFile(
+        join(ROOT, 'node_modules/.bin/tsx'),
+        ['cli/admin.ts', 'users:create', ...argv],
+        {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            DATABASE_URL: 'memory:',
+            SEED_DEMO: 'false',
+            LOG_LEVEL: 'silent',
+            LEAD_ENCRYPTION_KEY: LEAD_KEY,
+            ADMIN_TOKEN,
+            ADMIN_URL: url,
+          },
+        },
+        (error, out, err) => resolve({ code: error ? Number(error.code ?? 1) : 0, out, err }),
+      );
+      child.stdin?.end(`${password}\n`);
+    });
+
+  it(
+    'creates an owner through the running server, with the password read from standard input',
+    async () => {
+      const { merchant } = await createMerchantWithKey(app);
+      const made = await createUser(
+        'a long enough secret',
+        'Owner@Console.Example',
+        '--role',
+        'owner',
+        '--merchant',
+        merchant.slug,
+      );
+      expect(made.err).toBe('');
+      expect(made.code).toBe(0);
+      expect(made.out).toContain('owner@console.example');
+      const user = await signInUser(app.db, 'owner@console.example', 'a long enough secret');
+      expect(user).toMatchObject({ role: 'owner', merchantId: merchant.id });
+      const short = await createUser('short', 'staff@console.example', '--role', 'staff', '--merchant', merchant.slug);
+      expect(short.code).toBe(1);
+      expect(short.err).toMatch(/error: .*password/);
+      const again = await createUser('a long enough secret', 'owner@console.example', '--role', 'operator');
+      expect(again.code).toBe(1);
+      expect(again.err).toMatch(/already exists/);
+    },
+    SLOW,
+  );
 });

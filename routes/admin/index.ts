@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminDisabled, createAdminTokenCheck } from '../../auth/admin-token.ts';
 import activity from './activity.ts';
+import consoleUsers from './console-users.ts';
 import keys from './keys.ts';
 import merchants from './merchants.ts';
 import products from './products.ts';
@@ -59,6 +60,7 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(keys);
   await app.register(products);
   await app.register(activity);
+  await app.register(consoleUsers);
 };
 
 export default admin;
