@@ -58,6 +58,7 @@ if (demo) {
           `  demo product feed: ${demo.feed.upserted} products, ${demo.feed.matched} matched to our catalog, ${demo.feed.partial} partial, ${demo.feed.unmatched} unmatched`,
         ]
       : []),
+    `  merchant console: ${base}/console (sign in as ${demo.console.email}, password ${demo.console.password})`,
     '  try it:',
     `    curl -s ${base}/api/widget/verify -H 'content-type: application/json' -d '{"api_key":"${demo.key}"}'`,
     `    curl -s ${base}/api/widget/score -H 'content-type: application/json' -d '{"api_key":"${demo.key}","locale":"en","quiz":{"families":["oud","amber"],"accord_ratings":{"oud":"love","citrus":"avoid"},"season":"winter","occasion":"evening"}}'`,

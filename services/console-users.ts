@@ -131,6 +131,15 @@ export async function removeMerchantUser(db: DbOrTx, merchantId: string, userId:
   if (gone.length === 0) throw notFound('user_not_found', 'This merchant has no such user');
 }
 
+/** Removes a console user by email (the demo's owner, when its password was lost); whether one was. */
+export async function deleteConsoleUserByEmail(db: DbOrTx, email: string): Promise<boolean> {
+  const gone = await db
+    .delete(consoleUsers)
+    .where(eq(consoleUsers.email, normaliseEmail(email)))
+    .returning({ id: consoleUsers.id });
+  return gone.length > 0;
+}
+
 // ---- sessions (the store behind @fastify/session) ----
 
 /** The session id as stored: its SHA-256, so the table holds no cookie anyone could send. */

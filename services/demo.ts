@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { and, asc, count, eq, sql } from 'drizzle-orm';
@@ -8,6 +9,7 @@ import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { merchantProducts } from '../schema/index.ts';
+import { createConsoleUser, deleteConsoleUserByEmail, signInUser } from './console-users.ts';
 import { createKey, findKeyByHash, revokeKey } from './keys.ts';
 import { createMerchant, findMerchant } from './merchants.ts';
 import { type ProductRow, type SyncSummary, syncProducts } from './products.ts';
@@ -22,6 +24,35 @@ export interface DemoInfo {
   created: boolean;
   /** the demo feed's sync, when this start loaded it */
   feed: SyncSummary | null;
+  /** the demo merchant's owner in the merchant console */
+  console: { email: string; password: string };
+}
+
+export const DEMO_OWNER_EMAIL = 'owner@demo.sillage.example';
+
+/**
+ * The demo merchant's console owner, so a first start can sign in to /console. Its password is
+ * random, kept beside the embedded database (mode 600) like the demo key and printed at each
+ * start; without that file (in memory, PostgreSQL) a new one each start.
+ */
+export async function ensureDemoOwner(db: Db, merchantId: string, file: string | null) {
+  if (file) {
+    try {
+      const saved = readFileSync(file, 'utf8').trim();
+      if (saved && (await signInUser(db, DEMO_OWNER_EMAIL, saved))) return { email: DEMO_OWNER_EMAIL, password: saved };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  await deleteConsoleUserByEmail(db, DEMO_OWNER_EMAIL);
+  const password = randomBytes(12).toString('base64url');
+  await createConsoleUser(db, { email: DEMO_OWNER_EMAIL, password, role: 'owner', merchant: merchantId });
+  if (file) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${password}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return { email: DEMO_OWNER_EMAIL, password };
 }
 
 /**
@@ -75,6 +106,7 @@ export async function ensureDemo(
     (await findMerchant(db, DEMO_SLUG)) ?? (await createMerchant(db, { name: DEMO_NAME, slug: DEMO_SLUG }));
   const feed =
     snapshot && snapshot.perfumes.length > 0 ? await ensureDemoFeed(db, snapshot, config, merchant.id) : null;
+  const owner = await ensureDemoOwner(db, merchant.id, keyFile ? join(dirname(keyFile), 'demo-console') : null);
 
   if (keyFile) {
     try {
@@ -84,7 +116,7 @@ export async function ensureDemo(
       if (existing && !existing.revoked && existing.merchant.id === merchant.id) {
         const origins = existing.allowedOrigins;
         if (demoOrigins(config).every((o) => originAllowed(o, origins))) {
-          return { merchant: pick(merchant), key: saved, created: false, feed };
+          return { merchant: pick(merchant), key: saved, created: false, feed, console: owner };
         }
         // revoked, not left behind: the demo merchant keeps one working key instead of a pile of them
         await revokeKey(db, existing.id);
@@ -100,7 +132,7 @@ export async function ensureDemo(
     writeFileSync(keyFile, `${created.key}\n`, { mode: 0o600 });
     chmodSync(keyFile, 0o600);
   }
-  return { merchant: pick(merchant), key: created.key, created: true, feed };
+  return { merchant: pick(merchant), key: created.key, created: true, feed, console: owner };
 }
 
 /** Most products the demo storefront lists; the demo feed has 46, a merchant feed could have 50,000. */

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SLUG, demoOrigins, ensureDemo } from '../services/demo.ts';
+import { signInUser } from '../services/console-users.ts';
+import { DEMO_OWNER_EMAIL, DEMO_SLUG, demoOrigins, ensureDemo } from '../services/demo.ts';
 import { listKeys, revokeKey } from '../services/keys.ts';
 import { buildTestApp, closeTestApp, type TestApp, verify } from './helper.ts';
 
@@ -35,6 +36,22 @@ describe('demo data on the embedded default', () => {
     const again = await ensureDemo(app.db, app.config, keyFile);
     expect(again).toMatchObject({ key: first, created: false });
     expect(await listKeys(app.db, DEMO_SLUG)).toHaveLength(1);
+  });
+
+  it('gives the demo merchant a console owner whose password is kept privately and printed again next start', async () => {
+    const first = await ensureDemo(app.db, app.config, keyFile);
+    const file = join(dir, 'demo-console');
+    expect(first.console.email).toBe(DEMO_OWNER_EMAIL);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.console.password);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(await signInUser(app.db, first.console.email, first.console.password)).toMatchObject({ role: 'owner' });
+    const again = await ensureDemo(app.db, app.config, keyFile);
+    expect(again.console.password).toBe(first.console.password);
+    // a lost password file: a new password, the old one no longer opens the console
+    rmSync(file);
+    const fresh = await ensureDemo(app.db, app.config, keyFile);
+    expect(fresh.console.password).not.toBe(first.console.password);
+    expect(await signInUser(app.db, DEMO_OWNER_EMAIL, first.console.password)).toBeNull();
   });
 
   it('replaces a revoked demo key', async () => {
