@@ -17,6 +17,7 @@ export default {
     'auth/origins.ts',
     'auth/keys.ts',
     'lib/shared-counter.ts',
+    'console/install-check.ts',
   ],
   coverageAnalysis: 'perTest',
   // a rerun after a small change tests only the mutants it touches

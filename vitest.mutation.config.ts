@@ -39,6 +39,7 @@ export const MUTATION_TESTS = [
   'tests/admin-token.test.ts',
   'tests/shared-counter.test.ts',
   'tests/shared-counter-faults.test.ts',
+  'tests/console-views.test.ts',
 ];
 
 /** Runs the files in the order of MUTATION_TESTS rather than slowest first. */

@@ -30,7 +30,8 @@ export function installProblems(lang: Lang, f: InstallFacts): string[] {
   if (f.sightings.length > 0 && (!f.lastEventAt || f.now.getTime() - f.lastEventAt.getTime() > DAY_MS)) {
     out.push(t(lang, 'noEvents'));
   }
-  if (f.products.total > 0 && f.products.unmatched / f.products.total >= 0.25) {
+  // a quarter or more of the shelf unknown (an empty shelf is said above)
+  if (f.products.unmatched > 0 && f.products.unmatched * 4 >= f.products.total) {
     out.push(t(lang, 'unmatchedShare', { n: f.products.unmatched, m: f.products.total }));
   }
   return out;

@@ -38,6 +38,15 @@ describe('console words', () => {
 describe('the install check', () => {
   it('finds nothing wrong with a live key seen lately, events today and a recognised shelf', () => {
     expect(installProblems('en', healthy)).toEqual([]);
+    // a test key beside the live one is no problem; nor is an event 24 hours old to the minute
+    expect(
+      installProblems('en', {
+        ...healthy,
+        keys: [...healthy.keys, { prefix: 'pk_test_x', mode: 'test', revoked: false }],
+      }),
+    ).toEqual([]);
+    expect(installProblems('en', { ...healthy, lastEventAt: new Date(NOW.getTime() - 24 * HOUR) })).toEqual([]);
+    expect(installProblems('en', { ...healthy, products: { total: 100, unmatched: 24 } })).toEqual([]);
   });
 
   it('names each problem a merchant can act on', () => {
@@ -55,10 +64,37 @@ describe('the install check', () => {
       ...healthy,
       sightings: [
         ...healthy.sightings,
-        { prefix: 'pk_live_abcd', origin: 'https://www.shop.example', outcome: 'origin_not_allowed', lastSeenAt: NOW },
+        {
+          prefix: 'pk_live_abcd',
+          origin: 'https://www.shop.example',
+          outcome: 'origin_not_allowed',
+          lastSeenAt: new Date(NOW.getTime() - 6 * 24 * HOUR),
+        },
+        {
+          prefix: 'pk_live_abcd',
+          origin: '',
+          outcome: 'origin_not_allowed',
+          lastSeenAt: new Date(NOW.getTime() - HOUR),
+        },
       ],
     });
-    expect(refused).toEqual([t('en', 'refusedOrigin', { o: 'https://www.shop.example' })]);
+    expect(refused).toEqual([
+      t('en', 'refusedOrigin', { o: 'https://www.shop.example' }),
+      t('en', 'refusedOrigin', { o: '—' }),
+    ]);
+    const sevenRevoked = installProblems('en', {
+      ...healthy,
+      sightings: [
+        ...healthy.sightings,
+        ...Array.from({ length: 7 }, (_, i) => ({
+          prefix: `pk_live_old${i}`,
+          origin: 'https://shop.example',
+          outcome: 'revoked_api_key',
+          lastSeenAt: NOW,
+        })),
+      ],
+    });
+    expect(sevenRevoked).toHaveLength(5);
     const revoked = installProblems('en', {
       ...healthy,
       sightings: [
@@ -80,7 +116,7 @@ describe('the install check', () => {
       prefix: 'pk_live_abcd',
       origin: 'https://gone.example',
       outcome: 'origin_not_allowed',
-      lastSeenAt: new Date(NOW.getTime() - 8 * 24 * HOUR),
+      lastSeenAt: new Date(NOW.getTime() - 7 * 24 * HOUR),
     };
     expect(installProblems('en', { ...healthy, sightings: [...healthy.sightings, old] })).toEqual([]);
     fc.assert(
