@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { runAttackBench } from './attack.ts';
 import { runAttackLoadBench } from './attack-load.ts';
+import { runConsoleBench } from './console.ts';
 import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
 import { runImportBench } from './import.ts';
@@ -31,6 +32,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   throughput: () => runThroughputBench(),
   'rate-limit-accuracy': () => runRateLimitAccuracy(),
   profile: () => runProfileBench(),
+  console: () => runConsoleBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -87,6 +87,8 @@ export const events = pgTable(
       .on(t.merchantId, t.test, t.eventId)
       .where(sql`${t.eventId} is not null`),
     index('events_merchant_occurred_idx').on(t.merchantId, t.test, t.occurredAt),
+    // the console's day-by-day series and the top clicked products read a few types over a period
+    index('events_merchant_type_occurred_idx').on(t.merchantId, t.test, t.type, t.occurredAt),
     index('events_session_idx').on(t.sessionId),
     // the retention purge finds old events by when they arrived
     index('events_received_idx').on(t.receivedAt),

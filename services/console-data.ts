@@ -43,14 +43,16 @@ export async function dailyActivity(db: DbOrTx, p: Period): Promise<DayFigures[]
   const to = p.to.toISOString();
   const [ev, orders] = await Promise.all([
     db.execute(sql`
-      select to_char(date_trunc('day', ${events.occurredAt} at time zone 'UTC'), 'YYYY-MM-DD') as day,
-        count(*) filter (where ${events.type} = 'quiz_completed') as quizzes,
-        count(*) filter (where ${events.type} in ('recommendation_clicked', 'also_explore_clicked')) as clicks
-      from ${events}
-      where ${events.merchantId} = ${p.merchantId} and ${events.test} = ${p.test}
-        and ${events.occurredAt} >= ${from} and ${events.occurredAt} < ${to}
-        and ${events.type} in ('quiz_completed', 'recommendation_clicked', 'also_explore_clicked')
-      group by 1`),
+      select to_char(d.day, 'YYYY-MM-DD') as day, d.quizzes, d.clicks
+      from (
+        select date_trunc('day', ${events.occurredAt} at time zone 'UTC') as day,
+          count(*) filter (where ${events.type} = 'quiz_completed') as quizzes,
+          count(*) filter (where ${events.type} <> 'quiz_completed') as clicks
+        from ${events}
+        where ${events.merchantId} = ${p.merchantId} and ${events.test} = ${p.test}
+          and ${events.type} in ('quiz_completed', 'recommendation_clicked', 'also_explore_clicked')
+          and ${events.occurredAt} >= ${from} and ${events.occurredAt} < ${to}
+        group by 1) d`),
     db.execute(sql`
       select to_char(date_trunc('day', ${purchases.occurredAt} at time zone 'UTC'), 'YYYY-MM-DD') as day,
         count(*) as orders, sum(${purchases.attributedRevenue}) as revenue
@@ -107,16 +109,16 @@ export async function askedFor(db: DbOrTx, p: Period): Promise<Asked> {
     where ${widgetSessions.merchantId} = ${p.merchantId} and ${widgetSessions.test} = ${p.test}
       and ${widgetSessions.createdAt} >= ${from} and ${widgetSessions.createdAt} < ${to}
     group by 1`;
-  const [families, choices, bought] = await Promise.all([
+  // the families chosen and the (season, occasion) pairs, in one pass over the period's sessions
+  const [chosen, bought] = await Promise.all([
     db.execute(sql`
-      select f.value as value, sum(c.n) as n
-      from (${answersInRange}) c join ${widgetAnswers} a on a.id = c.answer_id
-        cross join lateral json_array_elements_text(coalesce(a.quiz->'families', '[]'::json)) as f(value)
-      group by 1 order by 2 desc, 1 limit 20`),
-    db.execute(sql`
-      select a.quiz->>'season' as season, a.quiz->>'occasion' as occasion, sum(c.n) as n
-      from (${answersInRange}) c join ${widgetAnswers} a on a.id = c.answer_id
-      group by 1, 2`),
+      with c as (${answersInRange}),
+      j as (select a.quiz, c.n from c join ${widgetAnswers} a on a.id = c.answer_id)
+      (select 'family' as kind, f.value as value, null as occasion, sum(j.n) as n
+        from j cross join lateral json_array_elements_text(coalesce(j.quiz->'families', '[]'::json)) as f(value)
+        group by 2 order by 4 desc, 2 limit 20)
+      union all
+      (select 'choice', j.quiz->>'season', j.quiz->>'occasion', sum(j.n) from j group by 2, 3)`),
     db.execute(sql`
       select it.merchant_product_id as id, sum(it.quantity) as n
       from ${purchases} p cross join lateral jsonb_to_recordset(p.items) as it(merchant_product_id text, quantity int)
@@ -129,9 +131,11 @@ export async function askedFor(db: DbOrTx, p: Period): Promise<Asked> {
             and (e.data->>'merchant_product_id') = it.merchant_product_id)
       group by 1 order by 2 desc, 1 limit 10`),
   ]);
+  const rows = rowsOf<{ kind: string; value: string | null; occasion: string | null; n: unknown }>(chosen);
+  const choices = rows.filter((r) => r.kind === 'choice').map((r) => ({ ...r, season: r.value }));
   const tally = (key: 'season' | 'occasion') => {
     const m = new Map<string, number>();
-    for (const r of rowsOf<{ season: string | null; occasion: string | null; n: unknown }>(choices)) {
+    for (const r of choices) {
       const v = r[key];
       if (v) m.set(v, (m.get(v) ?? 0) + num(r.n));
     }
@@ -140,7 +144,11 @@ export async function askedFor(db: DbOrTx, p: Period): Promise<Asked> {
       .map(([value, sessions]) => ({ value, sessions }));
   };
   return {
-    families: rowsOf<{ value: string; n: unknown }>(families).map((r) => ({ value: r.value, sessions: num(r.n) })),
+    // most first, then by name (the order the union's parts were asked in is not kept)
+    families: rows
+      .filter((r) => r.kind === 'family')
+      .map((r) => ({ value: r.value ?? '', sessions: num(r.n) }))
+      .sort((a, b) => b.sessions - a.sessions || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)),
     seasons: tally('season'),
     occasions: tally('occasion'),
     bought: rowsOf<{ id: string; n: unknown }>(bought).map((r) => ({ merchant_product_id: r.id, quantity: num(r.n) })),

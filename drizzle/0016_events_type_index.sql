@@ -1,0 +1,1 @@
+CREATE INDEX "events_merchant_type_occurred_idx" ON "events" USING btree ("merchant_id","test","type","occurred_at");
