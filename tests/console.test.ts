@@ -296,6 +296,9 @@ describe('the overview', () => {
     expect(figure(test.body, 'views')).toBe('0');
     const en = await b.get('/console/m/figures-shop/?lang=en');
     expect(en.body).toContain('<html lang="en" dir="ltr">');
+    const missing = await b.get('/console/m/figures-shop/no-such-page');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toContain('text/html');
     const ar = await b.get('/console/m/figures-shop/?lang=ar');
     expect(ar.body).toContain('<html lang="ar" dir="rtl">');
     expect(ar.headers['content-security-policy']).toContain("default-src 'none'");

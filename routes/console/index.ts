@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LANGS, type Lang, t } from '../../console/i18n.ts';
 import { errorPage, type PageContext } from '../../console/views.ts';
+import { notFound } from '../../lib/errors.ts';
 import { resolveLeadKey } from '../../privacy/lead-key.ts';
 import {
   destroyConsoleSession,
@@ -143,6 +144,11 @@ const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       .send(body);
   app.get('/assets/console.css', { schema: { hide: true } }, asset('text/css; charset=utf-8', ASSETS.css));
   app.get('/assets/console.js', { schema: { hide: true } }, asset('text/javascript; charset=utf-8', ASSETS.js));
+
+  // a console address that does not exist: the console's own not-found page (or JSON), in its language
+  app.setNotFoundHandler(async (request) => {
+    throw notFound('not_found', t(request.consoleLang, 'notFound'));
+  });
 
   await app.register(signIn);
   await app.register(merchantPages, { prefix: '/m/:merchant' });
