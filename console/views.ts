@@ -51,6 +51,17 @@ export const base = (m: MerchantRef) => `/console/m/${encodeURIComponent(m.slug)
 
 const csrfField = (ctx: PageContext) => html`<input type="hidden" name="_csrf" value="${ctx.csrf}">`;
 
+/**
+ * A data table in a box of its own that scrolls sideways on a narrow screen, so the page does not.
+ * A box with nothing focusable inside is made a named region that takes focus, so that a keyboard
+ * can scroll it too; one whose rows hold links or buttons is reached through them.
+ */
+function tableBox(table: Html, region: { label: string } | null): Html {
+  return region
+    ? html`<div class="scroll" role="region" aria-label="${region.label}" tabindex="0">${table}</div>`
+    : html`<div class="scroll">${table}</div>`;
+}
+
 function withLang(ctx: PageContext, lang: Lang) {
   const q = new URLSearchParams(ctx.query ?? '');
   q.set('lang', lang);
@@ -235,22 +246,28 @@ ${figure('revenue', revenue, 'revenue')}
 </dl>
 <p class="muted">${t(lang, 'attributionRule', { d: d.attributionWindowDays })}</p>
 <h2>${t(lang, 'funnel')}</h2>
-<table class="data">
+${tableBox(
+  html`<table class="data">
 <thead><tr><th scope="col">${t(lang, 'step')}</th><th scope="col">${t(lang, 'count')}</th><th scope="col">${t(lang, 'ofPrevious')}</th></tr></thead>
 <tbody>${d.funnel.map((f, i) => {
-      const prev = i > 0 ? (d.funnel[i - 1] as { count: number }).count : 0;
-      return html`<tr><th scope="row">${t(lang, f.key)}</th><td>${formatNumber(lang, f.count)}</td><td>${
-        i > 0 && prev > 0 ? `${formatNumber(lang, (f.count / prev) * 100, 1)}%` : '—'
-      }</td></tr>`;
-    })}</tbody>
-</table>
+    const prev = i > 0 ? (d.funnel[i - 1] as { count: number }).count : 0;
+    return html`<tr><th scope="row">${t(lang, f.key)}</th><td>${formatNumber(lang, f.count)}</td><td>${
+      i > 0 && prev > 0 ? `${formatNumber(lang, (f.count / prev) * 100, 1)}%` : '—'
+    }</td></tr>`;
+  })}</tbody>
+</table>`,
+  { label: t(lang, 'funnel') },
+)}
 <h2>${t(lang, 'overTime')}</h2>
 ${chart(lang, d.days)}
 <details><summary>${t(lang, 'overTime')}</summary>
-<table class="data">
+${tableBox(
+  html`<table class="data">
 <thead><tr><th scope="col">${t(lang, 'day')}</th><th scope="col">${t(lang, 'completions')}</th><th scope="col">${t(lang, 'clicks')}</th><th scope="col">${t(lang, 'purchases')}</th></tr></thead>
 <tbody>${d.days.map((x) => html`<tr><th scope="row" dir="ltr">${x.day}</th><td>${formatNumber(lang, x.quizzes)}</td><td>${formatNumber(lang, x.clicks)}</td><td>${formatNumber(lang, x.orders)}</td></tr>`)}</tbody>
-</table></details>`,
+</table>`,
+  { label: t(lang, 'overTime') },
+)}</details>`,
   );
 }
 
@@ -285,8 +302,11 @@ function countedTable(lang: Lang, title: MessageKey, head: MessageKey, unit: Mes
 ${
   rows.length === 0
     ? html`<p class="muted">${t(lang, 'nothingYet')}</p>`
-    : html`<table class="data"><thead><tr><th scope="col">${t(lang, head)}</th><th scope="col">${t(lang, unit)}</th></tr></thead>
-<tbody>${rows.map((r) => html`<tr><td>${r.label}</td><td>${formatNumber(lang, r.n)}</td></tr>`)}</tbody></table>`
+    : tableBox(
+        html`<table class="data"><thead><tr><th scope="col">${t(lang, head)}</th><th scope="col">${t(lang, unit)}</th></tr></thead>
+<tbody>${rows.map((r) => html`<tr><td>${r.label}</td><td>${formatNumber(lang, r.n)}</td></tr>`)}</tbody></table>`,
+        { label: t(lang, title) },
+      )
 }
 </section>`;
 }
@@ -540,15 +560,21 @@ ${
 ${
   d.sightings.length === 0
     ? html`<p class="muted">${t(lang, 'nothingYet')}</p>`
-    : html`<div class="scroll"><table class="data"><thead><tr><th scope="col">${t(lang, 'origin')}</th><th scope="col">${t(lang, 'prefix')}</th><th scope="col">${t(lang, 'widgetVersion')}</th><th scope="col">${t(lang, 'outcome')}</th><th scope="col">${t(lang, 'requests')}</th><th scope="col">${t(lang, 'lastSeen')}</th></tr></thead>
-<tbody>${d.sightings.map((s) => html`<tr><td dir="ltr">${s.origin || '—'}</td><td dir="ltr">${s.prefix}… (${t(lang, s.mode === 'live' ? 'live' : 'test')})</td><td dir="ltr">${s.widgetVersion}</td><td dir="ltr">${s.outcome}</td><td>${formatNumber(lang, s.requests)}</td><td>${when(s.lastSeenAt)}</td></tr>`)}</tbody></table></div>`
+    : tableBox(
+        html`<table class="data"><thead><tr><th scope="col">${t(lang, 'origin')}</th><th scope="col">${t(lang, 'prefix')}</th><th scope="col">${t(lang, 'widgetVersion')}</th><th scope="col">${t(lang, 'outcome')}</th><th scope="col">${t(lang, 'requests')}</th><th scope="col">${t(lang, 'lastSeen')}</th></tr></thead>
+<tbody>${d.sightings.map((s) => html`<tr><td dir="ltr">${s.origin || '—'}</td><td dir="ltr">${s.prefix}… (${t(lang, s.mode === 'live' ? 'live' : 'test')})</td><td dir="ltr">${s.widgetVersion}</td><td dir="ltr">${s.outcome}</td><td>${formatNumber(lang, s.requests)}</td><td>${when(s.lastSeenAt)}</td></tr>`)}</tbody></table>`,
+        { label: t(lang, 'seen') },
+      )
 }
 <h3>${t(lang, 'lastEvents')}</h3>
 ${
   d.events.length === 0
     ? html`<p class="muted">${t(lang, 'nothingYet')}</p>`
-    : html`<table class="data"><thead><tr><th scope="col">${t(lang, 'event')}</th><th scope="col">${t(lang, 'mode')}</th><th scope="col">${t(lang, 'at')}</th></tr></thead>
-<tbody>${d.events.map((e) => html`<tr><td dir="ltr">${e.type}</td><td>${t(lang, e.test ? 'test' : 'live')}</td><td>${when(e.occurredAt)}</td></tr>`)}</tbody></table>`
+    : tableBox(
+        html`<table class="data"><thead><tr><th scope="col">${t(lang, 'event')}</th><th scope="col">${t(lang, 'mode')}</th><th scope="col">${t(lang, 'at')}</th></tr></thead>
+<tbody>${d.events.map((e) => html`<tr><td dir="ltr">${e.type}</td><td>${t(lang, e.test ? 'test' : 'live')}</td><td>${when(e.occurredAt)}</td></tr>`)}</tbody></table>`,
+        { label: t(lang, 'lastEvents') },
+      )
 }
 </section>
 <section class="card"><h2>${t(lang, 'keys')}</h2>
@@ -621,15 +647,18 @@ export function teamPage(ctx: PageContext, m: MerchantRef, d: TeamData): Html {
   return layout(
     ctx,
     t(lang, 'team'),
-    html`<table class="data"><thead><tr><th scope="col">${t(lang, 'email')}</th><th scope="col">${t(lang, 'role')}</th><th scope="col">${t(lang, 'lastSignIn')}</th>${d.manage ? html`<th scope="col"><span class="sr">${t(lang, 'remove')}</span></th>` : ''}</tr></thead>
+    html`${tableBox(
+      html`<table class="data"><thead><tr><th scope="col">${t(lang, 'email')}</th><th scope="col">${t(lang, 'role')}</th><th scope="col">${t(lang, 'lastSignIn')}</th>${d.manage ? html`<th scope="col"><span class="sr">${t(lang, 'remove')}</span></th>` : ''}</tr></thead>
 <tbody>${d.users.map(
-      (u) =>
-        html`<tr><td dir="ltr">${u.email}</td><td>${t(lang, u.role)}</td><td>${u.lastSignInAt ? formatDateTime(lang, u.lastSignInAt) : t(lang, 'never')}</td>${
-          d.manage
-            ? html`<td><form method="post" action="${base(m)}/team/remove" class="inline" data-confirm="${t(lang, 'remove')} ${u.email}?">${csrfField(ctx)}<input type="hidden" name="user" value="${u.id}"><button type="submit" class="danger" aria-label="${t(lang, 'remove')} ${u.email}">${t(lang, 'remove')}</button></form></td>`
-            : ''
-        }</tr>`,
-    )}</tbody></table>
+        (u) =>
+          html`<tr><td dir="ltr">${u.email}</td><td>${t(lang, u.role)}</td><td>${u.lastSignInAt ? formatDateTime(lang, u.lastSignInAt) : t(lang, 'never')}</td>${
+            d.manage
+              ? html`<td><form method="post" action="${base(m)}/team/remove" class="inline" data-confirm="${t(lang, 'remove')} ${u.email}?">${csrfField(ctx)}<input type="hidden" name="user" value="${u.id}"><button type="submit" class="danger" aria-label="${t(lang, 'remove')} ${u.email}">${t(lang, 'remove')}</button></form></td>`
+              : ''
+          }</tr>`,
+      )}</tbody></table>`,
+      d.manage ? null : { label: t(lang, 'team') },
+    )}
 ${
   d.manage
     ? html`<h2>${t(lang, 'addStaff')}</h2>
