@@ -581,7 +581,11 @@ ${
 <div class="scroll"><table class="data"><thead><tr><th scope="col">${t(lang, 'prefix')}</th><th scope="col">${t(lang, 'mode')}</th><th scope="col">${t(lang, 'origins')}</th><th scope="col">${t(lang, 'lastUsed')}</th><th scope="col">${t(lang, 'status')}</th><th scope="col"><span class="sr">${t(lang, 'revoke')}</span></th></tr></thead>
 <tbody>${d.keys.map(
       (k) =>
-        html`<tr data-key="${k.id}"><td dir="ltr"><code>${k.prefix}…</code></td><td>${t(lang, k.mode === 'live' ? 'live' : 'test')}</td><td dir="ltr">${k.origins.length ? k.origins.join(', ') : t(lang, 'anyOrigin')}</td><td>${when(k.lastUsedAt)}</td><td>${t(lang, k.revoked ? 'revoked' : 'active')}</td><td>${
+        html`<tr data-key="${k.id}"><td dir="ltr"><code>${k.prefix}…</code></td><td>${t(lang, k.mode === 'live' ? 'live' : 'test')}</td><td><span dir="ltr">${k.origins.length ? k.origins.join(', ') : t(lang, 'anyOrigin')}</span>${
+          k.revoked
+            ? ''
+            : html`<details><summary>${t(lang, 'editOrigins')}<span class="sr"> ${k.prefix}</span></summary><form method="post" action="${base(m)}/keys/origins" class="stack">${csrfField(ctx)}<input type="hidden" name="key" value="${k.id}"><label for="origins-${k.id}">${t(lang, 'origins')}</label><textarea id="origins-${k.id}" name="origins" rows="3" dir="ltr" maxlength="5000">${k.origins.join('\n')}</textarea><button type="submit">${t(lang, 'saveOrigins')}</button></form></details>`
+        }</td><td>${when(k.lastUsedAt)}</td><td>${t(lang, k.revoked ? 'revoked' : 'active')}</td><td>${
           k.revoked
             ? ''
             : html`<form method="post" action="${base(m)}/keys/revoke" class="inline" data-confirm="${t(lang, 'revoke')} ${k.prefix}…?">${csrfField(ctx)}<input type="hidden" name="key" value="${k.id}"><button type="submit" class="danger" aria-label="${t(lang, 'revoke')} ${k.prefix}">${t(lang, 'revoke')}</button></form>`

@@ -420,6 +420,17 @@ describe('install', () => {
       (await b.get('/console/m/install-shop/install')).body,
     )?.[1] as string;
     expect(keyId).toBeTruthy();
+    // its allowed origins changed: the old one refused at once, the new one let in; a bad one refused with its reason
+    const changed = await b.post('/console/m/install-shop/keys/origins', { key: keyId, origins: 'https://new.shop.example' });
+    expect(changed.statusCode).toBe(303);
+    const at = (origin: string) =>
+      app.inject({ method: 'POST', url: '/api/widget/verify', payload: { api_key: plain }, headers: { origin } });
+    expect((await at(ORIGIN)).statusCode).toBe(403);
+    expect((await at('https://new.shop.example')).statusCode).toBe(200);
+    await b.get('/console/m/install-shop/install');
+    const refusedOrigins = await b.post('/console/m/install-shop/keys/origins', { key: keyId, origins: 'ftp://x' });
+    expect(refusedOrigins.statusCode).toBe(400);
+    expect(refusedOrigins.body).toContain('ftp://x');
     const revoked = await b.post('/console/m/install-shop/keys/revoke', { key: keyId });
     expect(revoked.statusCode).toBe(303);
     const refused = await app.inject({

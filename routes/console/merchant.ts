@@ -40,7 +40,7 @@ import {
   shelfProducts,
 } from '../../services/console-data.ts';
 import { createConsoleUser, listMerchantUsers, removeMerchantUser } from '../../services/console-users.ts';
-import { createKey, listKeys, revokeKey } from '../../services/keys.ts';
+import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../../services/keys.ts';
 import { exportLeads, leadsCsv } from '../../services/leads.ts';
 import { findMerchant, type Merchant } from '../../services/merchants.ts';
 import { pinMatch, productView, unpinMatch } from '../../services/products.ts';
@@ -73,6 +73,7 @@ const DONE: Record<string, MessageKey> = {
   pinned: 'pinnedTo',
   unpinned: 'unpinned',
   revoked: 'revokedDone',
+  origins: 'originsSaved',
   erased: 'erased',
   added: 'userAdded',
   removed: 'userRemoved',
@@ -104,6 +105,19 @@ function periodOf(
 }
 
 const merchantRef = (m: Merchant): MerchantRef => ({ slug: m.slug, name: m.name });
+
+/** The origins typed in a form: one per line (commas and spaces separate too). */
+const originsOf = (text: string | undefined) =>
+  (text ?? '')
+    .split(/[\s,]+/)
+    .map((o) => o.trim())
+    .filter(Boolean);
+
+/** A refusal in words for the page: the message and what each detail names. */
+function problemText(err: AppError) {
+  const details = err.details?.map((d) => d.message).join('; ');
+  return details ? `${err.message}: ${details}` : err.message;
+}
 
 /** A confirmation carried by the redirect after a change (?done=…). */
 function flashOf(request: FastifyRequest, vars: Record<string, string | number> = {}) {
@@ -509,22 +523,18 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { hide: true, params: Params, body: KeyBody }, preHandler: [installOnly, app.csrfProtection] },
     async (request, reply) => {
       const m = merchantOf(request);
-      const origins = (request.body.origins ?? '')
-        .split(/[\s,]+/)
-        .map((o) => o.trim())
-        .filter(Boolean);
       try {
-        const key = await createKey(app.db, m.id, { mode: request.body.mode, allowedOrigins: origins });
+        const key = await createKey(app.db, m.id, {
+          mode: request.body.mode,
+          allowedOrigins: originsOf(request.body.origins),
+        });
         return sendPage(
           reply,
           installPage(ctxFor(request, reply, 'install'), merchantRef(m), await installData(request, key.key)),
         );
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode !== 400) throw err;
-        const details = err.details?.map((d) => d.message).join('; ');
-        const ctx = ctxFor(request, reply, 'install', {
-          flash: { kind: 'error', text: details ? `${err.message}: ${details}` : err.message },
-        });
+        const ctx = ctxFor(request, reply, 'install', { flash: { kind: 'error', text: problemText(err) } });
         return sendPage(reply, installPage(ctx, merchantRef(m), await installData(request, null)), 400);
       }
     },
@@ -542,6 +552,30 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       const { hash } = await revokeKey(app.db, request.body.key);
       await app.keyStore.invalidate(hash);
       return back(request, reply, 'install', 'revoked');
+    },
+  );
+
+  const OriginsBody = Type.Object({
+    _csrf: csrf,
+    key: Type.String({ minLength: 1, maxLength: 64 }),
+    origins: Type.Optional(Type.String({ maxLength: 5000 })),
+  });
+  app.post(
+    '/keys/origins',
+    { schema: { hide: true, params: Params, body: OriginsBody }, preHandler: [installOnly, app.csrfProtection] },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      const mine = (await listKeys(app.db, m.id)).some((k) => k.id === request.body.key);
+      if (!mine) throw notFound('key_not_found', t(request.consoleLang, 'notFound'));
+      try {
+        const { hash } = await updateKeyOrigins(app.db, request.body.key, originsOf(request.body.origins));
+        await app.keyStore.invalidate(hash);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.statusCode !== 400) throw err;
+        const ctx = ctxFor(request, reply, 'install', { flash: { kind: 'error', text: problemText(err) } });
+        return sendPage(reply, installPage(ctx, merchantRef(m), await installData(request, null)), 400);
+      }
+      return back(request, reply, 'install', 'origins');
     },
   );
 
