@@ -313,6 +313,64 @@ describe('the overview', () => {
   });
 });
 
+describe('what shoppers ask for', () => {
+  it('counts the families, accords, season and occasion chosen, and names products, not ids, in the page language', async () => {
+    const { merchant, key } = await createMerchantWithKey(app, { slug: 'asks-shop' });
+    await createConsoleUser(app.db, {
+      email: 'owner@asks-shop.example',
+      password: PASSWORD,
+      role: 'owner',
+      merchant: merchant.id,
+    });
+    await syncProducts(app.db, app.catalog.current(), merchant.id, [
+      { merchant_product_id: 'K-100', name: 'Lattafa Khamrah EDP 100ml', house: 'Lattafa', price: 150 },
+    ]);
+    const session = randomUUID();
+    for (let i = 0; i < 2; i++) {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/api/widget/score',
+        payload: {
+          api_key: key,
+          session_id: i === 0 ? session : randomUUID(),
+          quiz: {
+            families: ['amber'],
+            accord_ratings: { oud: 'love', citrus: 'avoid' },
+            season: 'winter',
+            occasion: 'evening',
+          },
+        },
+        headers: { origin: ORIGIN },
+      });
+      expect(r.statusCode).toBe(200);
+    }
+    await app.sessions.flush();
+    const click = await app.inject({
+      method: 'POST',
+      url: '/api/widget/event',
+      payload: {
+        api_key: key,
+        session_id: session,
+        type: 'recommendation_clicked',
+        merchant_product_id: 'K-100',
+        position: 1,
+      },
+      headers: { origin: ORIGIN },
+    });
+    expect(click.statusCode).toBe(202);
+    const b = new Browser('10.0.14.1');
+    await b.signIn('owner@asks-shop.example');
+    const ar = await b.get('/console/m/asks-shop/asks');
+    expect(ar.statusCode).toBe(200);
+    for (const label of ['عنبري', 'عود', 'الشتاء', 'السهرات', 'Lattafa Khamrah EDP 100ml'])
+      expect(ar.body).toContain(label);
+    expect(ar.body).not.toContain('>K-100<');
+    const en = await b.get('/console/m/asks-shop/asks?lang=en');
+    expect(en.body).toMatch(/<td>Amber<\/td><td>2<\/td>/);
+    expect(en.body).toMatch(/<td>Lattafa Khamrah EDP 100ml<\/td><td>1<\/td>/);
+  });
+});
+
 describe('the shelf', () => {
   it('pins a product found by an Arabic search, and the next score recommends it as that perfume', async () => {
     const { merchant, key } = await createMerchantWithKey(app, { slug: 'shelf-shop' });
@@ -421,7 +479,10 @@ describe('install', () => {
     )?.[1] as string;
     expect(keyId).toBeTruthy();
     // its allowed origins changed: the old one refused at once, the new one let in; a bad one refused with its reason
-    const changed = await b.post('/console/m/install-shop/keys/origins', { key: keyId, origins: 'https://new.shop.example' });
+    const changed = await b.post('/console/m/install-shop/keys/origins', {
+      key: keyId,
+      origins: 'https://new.shop.example',
+    });
     expect(changed.statusCode).toBe(303);
     const at = (origin: string) =>
       app.inject({ method: 'POST', url: '/api/widget/verify', payload: { api_key: plain }, headers: { origin } });

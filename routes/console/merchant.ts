@@ -44,6 +44,7 @@ import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../../services
 import { exportLeads, leadsCsv } from '../../services/leads.ts';
 import { findMerchant, type Merchant } from '../../services/merchants.ts';
 import { pinMatch, productView, unpinMatch } from '../../services/products.ts';
+import type { VocabularyKind } from '../../vocabulary/index.ts';
 import { pageContext, sendPage } from './page.ts';
 
 declare module 'fastify' {
@@ -231,59 +232,35 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
     ]);
     const name = (id: string) => names.get(id) ?? id;
     const snapshot = app.catalog.current();
-    const counted = <T>(rows: T[], label: (r: T) => string, n: (r: T) => number): Counted[] =>
-      rows.map((r) => ({ label: label(r), n: n(r) }));
+    /** vocabulary slugs counted by quizzes, in the page's language */
+    const terms = (kind: VocabularyKind, rows: { value: string; sessions: number }[]): Counted[] =>
+      rows.map((r) => ({ label: term(lang, kind, r.value), n: r.sessions }));
+    /** products by name, with how often */
+    const products = <T extends { merchant_product_id: string }>(rows: T[], n: (r: T) => number): Counted[] =>
+      rows.map((r) => ({ label: name(r.merchant_product_id), n: n(r) }));
+    const accords = (rows: { accord: string; sessions: number }[]) =>
+      terms(
+        'accord',
+        rows.map((r) => ({ value: r.accord, sessions: r.sessions })),
+      );
     return sendPage(
       reply,
       asksPage(ctxFor(request, reply, 'asks'), {
         from: p.fromDay,
         to: p.toDay,
         traffic: p.test ? 'test' : 'live',
-        families: counted(
-          asked.families,
-          (r) => term(lang, 'family', r.value),
-          (r) => r.sessions,
-        ),
-        loved: counted(
-          a.loved_accords,
-          (r) => term(lang, 'accord', r.accord),
-          (r) => r.sessions,
-        ),
-        avoided: counted(
-          a.avoided_accords,
-          (r) => term(lang, 'accord', r.accord),
-          (r) => r.sessions,
-        ),
-        seasons: counted(
-          asked.seasons,
-          (r) => term(lang, 'season', r.value),
-          (r) => r.sessions,
-        ),
-        occasions: counted(
-          asked.occasions,
-          (r) => term(lang, 'occasion', r.value),
-          (r) => r.sessions,
-        ),
-        lovedPerfumes: counted(
-          a.loved_perfumes,
-          (r) => perfumeLabel(snapshot, r.sillage_perfume_id),
-          (r) => r.sessions,
-        ),
-        recommended: counted(
-          a.top_recommended,
-          (r) => name(r.merchant_product_id),
-          (r) => r.times,
-        ),
-        clicked: counted(
-          a.top_clicked,
-          (r) => name(r.merchant_product_id),
-          (r) => r.clicks,
-        ),
-        bought: counted(
-          asked.bought,
-          (r) => name(r.merchant_product_id),
-          (r) => r.quantity,
-        ),
+        families: terms('family', asked.families),
+        loved: accords(a.loved_accords),
+        avoided: accords(a.avoided_accords),
+        seasons: terms('season', asked.seasons),
+        occasions: terms('occasion', asked.occasions),
+        lovedPerfumes: a.loved_perfumes.map((r) => ({
+          label: perfumeLabel(snapshot, r.sillage_perfume_id),
+          n: r.sessions,
+        })),
+        recommended: products(a.top_recommended, (r) => r.times),
+        clicked: products(a.top_clicked, (r) => r.clicks),
+        bought: products(asked.bought, (r) => r.quantity),
       }),
     );
   });
