@@ -17,6 +17,7 @@ const SOURCE_DIRS = [
   'contracts',
   'db',
   'events',
+  'feeds',
   'http',
   'lib',
   'matching',
@@ -32,7 +33,7 @@ const SOURCE_DIRS = [
 const ROOT_FILES = ['app.ts', 'server.ts', 'config.ts'];
 
 /** Modules that compute and know nothing of how they are served or stored. */
-const PURE = ['scoring/', 'matching/', 'vocabulary/', 'catalog/', 'console/', 'events/validate.ts', 'lib/'];
+const PURE = ['scoring/', 'matching/', 'vocabulary/', 'catalog/', 'console/', 'feeds/', 'events/validate.ts', 'lib/'];
 /** What a pure module may not reach, even through another module. */
 const IMPURE_PACKAGES = [
   /^fastify$/,

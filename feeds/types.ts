@@ -1,0 +1,77 @@
+/**
+ * A shop's products as its own feed publishes them (Shopify, WooCommerce, Google Merchant Center
+ * XML or TSV, a CSV or JSON URL), read into one shape: the product rows the product sync stores
+ * (services/products.ts), with what a feed adds to them — availability, sale price and sizes.
+ *
+ * Pure: a connector turns the text of one page into rows and names the next page; fetching is
+ * elsewhere (services/feed-fetch.ts), so every connector is tested on fixtures alone.
+ */
+
+export type FeedKind = 'shopify' | 'shopify_admin' | 'woocommerce' | 'google' | 'csv' | 'json';
+
+export interface FeedSize {
+  /** as the shop names the variant: "100 ml", "50ml EDP", "3.4 oz" */
+  label: string;
+  /** the size in millilitres when the label or the variant says it */
+  ml: number | null;
+  price: number | null;
+  /** the price now, when the shop discounts this size */
+  sale_price: number | null;
+  available: boolean;
+}
+
+/**
+ * One product: one perfume in one concentration (a shop's variants by size are its sizes, not
+ * products of their own). Field names are the product sync's (docs/merchant-catalog.md).
+ */
+export interface FeedRow {
+  merchant_product_id: string;
+  name: string;
+  house: string;
+  /** the default size's regular price (the first available size, else the first) */
+  price: number | null;
+  /** the default size's discounted price, when there is one */
+  sale_price: number | null;
+  currency: string;
+  /** false when no size can be bought: such a product is stored, never recommended */
+  available: boolean;
+  sizes: FeedSize[];
+  image_url: string | null;
+  product_url: string | null;
+  description: string | null;
+  categories: string[];
+}
+
+export interface FeedProblem {
+  /** the shop's id of the item, when it has one */
+  id?: string;
+  reason: string;
+}
+
+export interface FeedPage {
+  rows: FeedRow[];
+  /** items of the page that could not be read, each with why */
+  rejected: FeedProblem[];
+  /** the next page's URL, or null when this was the last */
+  next: string | null;
+}
+
+export interface FeedSource {
+  kind: FeedKind;
+  /** the shop's address (Shopify, WooCommerce) or the feed's URL (google, csv, json) */
+  url: string;
+  /** csv and json: which of the feed's columns holds each field, when not named as ours */
+  mapping?: Record<string, string>;
+  /** the shop's currency when the feed does not say it (ISO 4217; SAR by default) */
+  currency?: string;
+}
+
+export interface Connector {
+  kind: FeedKind;
+  /** the first page to fetch for a source */
+  firstUrl(source: FeedSource): string;
+  /** extra request headers (an Admin API token) */
+  headers?(source: FeedSource, secret: string | null): Record<string, string>;
+  /** one page's text, read; `url` is the page's own (for relative links and the next page) */
+  parse(body: string, url: string, source: FeedSource): FeedPage;
+}
