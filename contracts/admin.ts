@@ -183,6 +183,19 @@ export const AdminProductSchema = Type.Object({
     }),
   ),
   description: Nullable(Type.String({ description: "The shop's description of the product, as sent" })),
+  available: Type.Boolean({ description: 'false: sold out, never recommended' }),
+  sale_price: Nullable(Type.Number({ description: 'The discounted price now, when there is one' })),
+  sizes: Nullable(
+    Type.Array(
+      Type.Object({
+        label: Type.String(),
+        ml: Nullable(Type.Number()),
+        price: Nullable(Type.Number()),
+        sale_price: Nullable(Type.Number()),
+        available: Type.Boolean(),
+      }),
+    ),
+  ),
   status: ProductStatusSchema,
   quality: Nullable(QualitySchema),
   explanation: ListingExplanationSchema,

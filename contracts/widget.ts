@@ -178,6 +178,36 @@ export const MerchantProductInputSchema = Type.Object(
         }),
       ),
     ),
+    available: Type.Optional(
+      Nullable(
+        Type.Boolean({
+          description: 'false when the shop cannot sell it now (every size sold out): stored, never recommended. true when omitted',
+        }),
+      ),
+    ),
+    sale_price: Type.Optional(
+      Nullable(
+        Type.Number({
+          minimum: 0,
+          maximum: 1e9,
+          description: 'The discounted price now, when there is one: recommendations show it as `price`',
+        }),
+      ),
+    ),
+    sizes: Type.Optional(
+      Nullable(
+        Type.Array(
+          Type.Object({
+            label: Type.String({ minLength: 1, maxLength: 80, description: '"100 ml", "3.4 oz"' }),
+            ml: Type.Optional(Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 10_000 }))),
+            price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9 }))),
+            sale_price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9 }))),
+            available: Type.Optional(Type.Boolean()),
+          }),
+          { maxItems: 20, description: 'The sizes the shop sells it in (a feed\'s variants); `price` is the default size\'s' },
+        ),
+      ),
+    ),
   },
   {
     $id: 'MerchantProductInput',

@@ -15,7 +15,24 @@ export interface ProductInput {
   notes: { top?: string[]; heart?: string[]; base?: string[] } | null;
   /** the shop's description of the product, where most shops list its notes (plain text, English or Arabic) */
   description: string | null;
+  /** false when the shop cannot sell it now (every size sold out): stored, never recommended */
+  available: boolean;
+  /** the price now, when the shop discounts the product; shoppers are shown it */
+  salePrice: number | null;
+  /** the sizes the shop sells it in, as a feed lists them (at most MAX_SIZES) */
+  sizes: ProductSize[] | null;
 }
+
+export interface ProductSize {
+  label: string;
+  ml: number | null;
+  price: number | null;
+  sale_price: number | null;
+  available: boolean;
+}
+
+/** Most sizes one product lists (a shop sells a perfume in a handful). */
+export const MAX_SIZES = 20;
 
 /** A description longer than this is refused: notes are listed in the first few hundred characters. */
 export const MAX_DESCRIPTION_LENGTH = 4000;
@@ -51,6 +68,37 @@ function stringList(v: unknown, field: string, max = 30): { value: string[] | nu
   }
   const clean = v.map((x: string) => x.trim().toLowerCase()).filter(Boolean);
   return { value: clean };
+}
+
+const money = (v: unknown): number | null | undefined =>
+  v === undefined || v === null
+    ? null
+    : typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1e9
+      ? Math.round(v * 100) / 100
+      : undefined;
+
+function sizesOf(v: unknown): { value: ProductSize[] | null; error?: string } {
+  if (v === undefined || v === null) return { value: null };
+  if (!Array.isArray(v) || v.length > MAX_SIZES) return { value: null, error: `sizes must be a list of at most ${MAX_SIZES}` };
+  const out: ProductSize[] = [];
+  for (const [i, x] of v.entries()) {
+    const o = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
+    const label = o ? str(o.label, 80) : null;
+    const price = o ? money(o.price) : undefined;
+    const sale = o ? money(o.sale_price) : undefined;
+    const ml = o?.ml === undefined || o?.ml === null ? null : o.ml;
+    if (!o || !label || price === undefined || sale === undefined) {
+      return { value: null, error: `sizes/${i} must have a label (1–80 characters) and prices ≥ 0` };
+    }
+    if (ml !== null && (typeof ml !== 'number' || !Number.isFinite(ml) || ml <= 0 || ml > 10_000)) {
+      return { value: null, error: `sizes/${i}/ml must be a number of millilitres` };
+    }
+    if (o.available !== undefined && typeof o.available !== 'boolean') {
+      return { value: null, error: `sizes/${i}/available must be true or false` };
+    }
+    out.push({ label, ml: ml as number | null, price, sale_price: sale, available: o.available !== false });
+  }
+  return { value: out };
 }
 
 /** Checks one MerchantProductInput; the reason names the first problem. */
@@ -108,9 +156,19 @@ export function validateProductInput(raw: unknown): ValidatedProduct {
       return fail(`description must be text of at most ${MAX_DESCRIPTION_LENGTH} characters`);
     description = r.description.trim() || null;
   }
+  if (r.available !== undefined && r.available !== null && typeof r.available !== 'boolean') {
+    return fail('available must be true or false');
+  }
+  const salePrice = money(r.sale_price);
+  if (salePrice === undefined) return fail('sale_price must be a number ≥ 0');
+  const sizes = sizesOf(r.sizes);
+  if (sizes.error) return fail(sizes.error);
   return {
     ok: true,
     product: {
+      available: r.available !== false,
+      salePrice,
+      sizes: sizes.value,
       merchantProductId,
       name,
       house,

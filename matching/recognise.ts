@@ -130,13 +130,15 @@ export function recogniseProduct(
 
 /** The engine's view of a recognised product; null when it cannot be recommended. */
 export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
-  if (!r.profile || !r.quality) return null;
+  // sold out: never recommended, whatever it fits
+  if (!r.profile || !r.quality || !r.listing.available) return null;
   return {
     merchantProductId: r.listing.merchantProductId,
     perfumeId: r.perfume?.id ?? null,
     name: r.listing.name,
     house: r.listing.house,
-    price: r.listing.price,
+    // what the shopper pays now: the sale price when the shop discounts it
+    price: r.listing.salePrice ?? r.listing.price,
     currency: r.listing.currency,
     productUrl: r.listing.productUrl,
     imageUrl: r.imageUrl,

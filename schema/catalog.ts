@@ -15,6 +15,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { AccordWeight, NotePyramid, ProductProfile } from '../catalog/types.ts';
+import type { ProductSize } from '../matching/listing.ts';
 import { merchants } from './merchants.ts';
 
 export type { AccordWeight, NotePyramid, ProductProfile };
@@ -94,6 +95,14 @@ export const merchantProducts = pgTable(
     notes: jsonb('notes').$type<NotePyramid>(),
     /** the shop's description of the product (notes are read from it) */
     description: text('description'),
+    /** false when every size is sold out (a feed says so): stored, never recommended */
+    available: boolean('available').notNull().default(true),
+    /** the discounted price now, when there is one */
+    salePrice: numeric('sale_price', { precision: 14, scale: 2, mode: 'number' }),
+    /** the sizes a feed lists: [{label, ml, price, sale_price, available}] */
+    sizes: jsonb('sizes').$type<ProductSize[]>(),
+    /** the feed source that brought it (a pull removes only its own source's products); null when pushed */
+    feedSourceId: uuid('feed_source_id'),
     matchStatus: text('match_status', { enum: MATCH_STATUSES }).notNull().default('pending'),
     sillagePerfumeId: text('sillage_perfume_id').references(() => perfumes.id, { onDelete: 'set null' }),
     matchConfidence: real('match_confidence'),

@@ -2,3 +2,4 @@ export * from './activity.ts';
 export * from './catalog.ts';
 export * from './console.ts';
 export * from './merchants.ts';
+export * from './feeds.ts';

@@ -56,6 +56,9 @@ function listingOf(row: ProductRow): ProductInput {
     accords: row.accords,
     notes: row.notes,
     description: row.description,
+    available: row.available,
+    salePrice: row.salePrice,
+    sizes: row.sizes,
   };
 }
 
@@ -90,14 +93,15 @@ const matchColumns = (r: RecognisedProduct) => ({
  * Stores a merchant's feed and matches every product. Bad rows are reported
  * and skipped; good rows are upserted by merchant_product_id in one
  * transaction, so a failed sync changes nothing. A product pinned by hand
- * keeps its pin. With `replace`, products absent from the feed are removed.
+ * keeps its pin. With `replace`, products absent from the feed are removed; with a `sourceId` (a
+ * pulled feed, services/feeds.ts) the rows are that source's, and `replace` removes only its own.
  */
 export async function syncProducts(
   db: Db,
   snapshot: CatalogSnapshot,
   merchantIdOrSlug: string,
   feed: readonly unknown[],
-  opts: { replace?: boolean } = {},
+  opts: { replace?: boolean; sourceId?: string } = {},
 ): Promise<SyncSummary> {
   const merchant = await getMerchant(db, merchantIdOrSlug);
   const counts = { matched: 0, partial: 0, unmatched: 0 };
@@ -120,6 +124,10 @@ export async function syncProducts(
     accords: r.listing.accords,
     notes: r.listing.notes,
     description: r.listing.description,
+    available: r.listing.available,
+    salePrice: r.listing.salePrice,
+    sizes: r.listing.sizes,
+    feedSourceId: opts.sourceId ?? null,
     ...matchColumns(r),
     syncId,
   }));
@@ -142,6 +150,10 @@ export async function syncProducts(
             accords: sql`excluded.accords`,
             notes: sql`excluded.notes`,
             description: sql`excluded.description`,
+            available: sql`excluded.available`,
+            salePrice: sql`excluded.sale_price`,
+            sizes: sql`excluded.sizes`,
+            feedSourceId: sql`excluded.feed_source_id`,
             // a match pinned by an operator survives every re-sync
             matchStatus: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchStatus} else excluded.match_status end`,
             sillagePerfumeId: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.sillagePerfumeId} else excluded.sillage_perfume_id end`,
@@ -159,7 +171,11 @@ export async function syncProducts(
       const gone = await tx
         .delete(merchantProducts)
         .where(
-          and(eq(merchantProducts.merchantId, merchant.id), sql`${merchantProducts.syncId} is distinct from ${syncId}`),
+          and(
+            eq(merchantProducts.merchantId, merchant.id),
+            sql`${merchantProducts.syncId} is distinct from ${syncId}`,
+            opts.sourceId ? eq(merchantProducts.feedSourceId, opts.sourceId) : undefined,
+          ),
         )
         .returning({ id: merchantProducts.id });
       removed = gone.length;
@@ -213,6 +229,9 @@ export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
     accords: p.accords,
     notes: p.notes,
     description: p.description,
+    available: p.available,
+    sale_price: p.salePrice,
+    sizes: p.sizes,
     status: p.matchStatus === 'pending' ? p.matchStatus : r.status,
     quality: r.quality,
     explanation: explainListing(p, snapshot),
@@ -262,6 +281,8 @@ export async function loadScoringProducts(
         eq(merchantProducts.merchantId, merchantId),
         inArray(merchantProducts.matchStatus, ['matched', 'partial']),
         isNotNull(merchantProducts.profile),
+        // sold out: never recommended
+        eq(merchantProducts.available, true),
       ),
     )
     .orderBy(merchantProducts.merchantProductId);
