@@ -8,7 +8,10 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  * pins the connection to the address it checked.
  */
 
-// addresses no merchant's URL may reach unless the operator allows it
+// addresses no merchant's URL may reach unless the operator allows it; the clouds' metadata services
+// among them: 169.254.169.254 (AWS, GCP, Azure, Oracle, DigitalOcean…) and 169.254.170.2 (AWS ECS) in
+// 169.254/16, 100.100.100.200 (Alibaba) in 100.64/10, 192.0.0.192 (Oracle) in 192.0.0/24,
+// fd00:ec2::254 (AWS) and fd20:ce::254 (GCP) in fc00::/7, and Azure's host address 168.63.129.16
 const blocked = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8],
@@ -19,6 +22,7 @@ for (const [net, bits] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.168.0.0', 16],
+  ['168.63.129.16', 32],
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
@@ -26,12 +30,17 @@ for (const [net, bits] of [
   blocked.addSubnet(net, bits, 'ipv4');
 }
 for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
+  // unspecified, loopback and the IPv4-compatible ::a.b.c.d
+  ['::', 96],
+  ['100::', 64],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
+  // NAT64, Teredo and 6to4 carry an IPv4 address inside
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2001::', 32],
+  ['2002::', 16],
 ] as const) {
   blocked.addSubnet(net, bits, 'ipv6');
 }
