@@ -62,6 +62,9 @@ export const EnvSchema = Type.Object({
   WEBHOOK_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 8 }),
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 30_000 }),
   WEBHOOK_POLL_MS: Type.Integer({ minimum: 10, maximum: 600_000, default: 5000 }),
+  FEED_ALLOW_PRIVATE_HOSTS: Type.Optional(
+    Type.String({ minLength: 1, description: 'comma-separated host names or IP addresses' }),
+  ),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -114,6 +117,14 @@ export interface Config {
     /** how often an instance looks for deliveries due (a new lead's is sent at once) */
     pollMs: number;
   };
+  /** shops' product feeds pulled from merchants' URLs (services/feed-fetch.ts) */
+  feeds: {
+    /**
+     * hosts (names or addresses, as a feed URL writes them) a feed may be pulled from although they
+     * are loopback or private, and over plain http: the operator's own network; lower case
+     */
+    allowPrivateHosts: string[];
+  };
   /** create the demo merchant, key and feed at start-up */
   seedDemo: boolean;
   logLevel: string;
@@ -131,6 +142,14 @@ function isCidrOrIp(entry: string): boolean {
   if (bits === undefined) return true;
   if (!/^\d{1,3}$/.test(bits)) return false;
   return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** A host name or an IP address as a URL's host reads it (lower case, IPv6 bracketed), or null. */
+function feedHost(entry: string): string | null {
+  const bare = entry.replace(/^\[|\]$/g, '');
+  if (isIP(bare) === 6) return new URL(`http://[${bare}]/`).hostname;
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i.test(entry)) return null;
+  return new URL(`http://${entry}/`).hostname;
 }
 
 /** Validates the environment and derives the typed config. Throws ConfigError naming the variable. */
@@ -191,6 +210,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const allowPrivateHosts: string[] = [];
+  for (const entry of (e.FEED_ALLOW_PRIVATE_HOSTS ?? '').split(',').map((s) => s.trim())) {
+    if (!entry) continue;
+    const host = feedHost(entry);
+    if (!host) {
+      throw new ConfigError(
+        `Invalid configuration: FEED_ALLOW_PRIVATE_HOSTS entry "${entry}" is not a host name or an IP address (no scheme, port or path)`,
+      );
+    }
+    allowPrivateHosts.push(host);
+  }
+
   if (e.SMTP_URL && !e.SMTP_FROM) {
     throw new ConfigError(
       'Invalid configuration: SMTP_FROM is required with SMTP_URL: the address the picks emails come from',
@@ -228,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       pollMs: e.WEBHOOK_POLL_MS,
     },
+    feeds: { allowPrivateHosts },
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',
     logLevel: e.LOG_LEVEL,
   };

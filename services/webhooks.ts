@@ -1,8 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { type DbOrTx, rowsOf } from '../db/client.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -10,6 +9,10 @@ import { isPhoneCountry } from '../lib/phone.ts';
 import type { LeadCipher } from '../privacy/lead-crypto.ts';
 import { leadDeliveries, merchants } from '../schema/index.ts';
 import { getMerchant } from './merchants.ts';
+import { guardedLookup, hostOf, isPrivateAddress, namesPrivateHost } from './outbound.ts';
+
+/** the SSRF guard's parts, shared with the feed fetcher, are services/outbound.ts's */
+export { guardedLookup, isPrivateAddress } from './outbound.ts';
 
 /**
  * Merchant webhooks: each new lead is posted to the merchant's URL as
@@ -33,46 +36,6 @@ export function signature(secret: string, body: string, unixSeconds: number): st
 
 export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
-// addresses no merchant's webhook may resolve to unless the operator allows it (WEBHOOK_ALLOW_PRIVATE)
-const blocked = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  blocked.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-] as const) {
-  blocked.addSubnet(net, bits, 'ipv6');
-}
-
-/** Loopback, private, link-local, shared, multicast or unspecified: not an address on the internet. */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped?.[1]) return blocked.check(mapped[1], 'ipv4');
-    return blocked.check(address, 'ipv6');
-  }
-  return true;
-}
-
 /** A merchant's webhook URL as stored, or a 400 invalid_webhook_url naming what is wrong. */
 export function checkWebhookUrl(input: string, allowPrivate: boolean): string {
   let url: URL;
@@ -86,38 +49,10 @@ export function checkWebhookUrl(input: string, allowPrivate: boolean): string {
   }
   if (url.username || url.password) throw badRequest('invalid_webhook_url', 'webhook_url must hold no credentials');
   if (url.href.length > MAX_WEBHOOK_URL) throw badRequest('invalid_webhook_url', 'webhook_url is too long');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (
-    !allowPrivate &&
-    (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && isPrivateAddress(host)))
-  ) {
+  if (!allowPrivate && namesPrivateHost(hostOf(url))) {
     throw badRequest('invalid_webhook_url', 'webhook_url must not point at a loopback or private address');
   }
   return url.href;
-}
-
-/**
- * A DNS lookup for outbound webhook requests: it fails when any address the
- * name resolves to is private (unless allowed), and the request connects to
- * the address checked, so a name cannot be re-pointed between check and use.
- */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      const list = addresses as { address: string; family: number }[];
-      const bad = list.find((a) => isPrivateAddress(a.address));
-      if (!allowPrivate && (bad || list.length === 0)) {
-        const e = Object.assign(new Error(`refused: ${hostname} resolves to a private address`), {
-          code: 'EPRIVATE',
-        });
-        return callback(e, '', 0);
-      }
-      if ((options as { all?: boolean }).all) return (callback as (e: null, a: typeof list) => void)(null, list);
-      const first = list[0] as { address: string; family: number };
-      callback(null, first.address, first.family);
-    });
-  };
 }
 
 export interface PostResult {
@@ -140,7 +75,7 @@ export function postWebhook(
 ): Promise<PostResult> {
   return new Promise((resolve) => {
     const target = new URL(url);
-    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const host = hostOf(target);
     if (!opts.allowPrivate && isIP(host) && isPrivateAddress(host)) {
       resolve({ ok: false, status: null, error: `refused: ${host} is a private address` });
       return;

@@ -67,6 +67,18 @@ describe('configuration', () => {
     expect(errorOf({ TRUST_PROXY: '10.0.0.0/33' })).toMatch(/TRUST_PROXY/);
   });
 
+  it('reads the private hosts feeds may be pulled from as URL hosts, and refuses anything else', () => {
+    expect(loadConfig({}).feeds.allowPrivateHosts).toEqual([]);
+    expect(loadConfig({ FEED_ALLOW_PRIVATE_HOSTS: ' Feeds.Internal, 127.0.0.1,::1,[fd00::12],' }).feeds).toEqual({
+      allowPrivateHosts: ['feeds.internal', '127.0.0.1', '[::1]', '[fd00::12]'],
+    });
+    for (const bad of ['http://feeds.internal', 'feeds.internal:8080', '10.0.0.0/8', 'feeds.internal/x', 'a b']) {
+      expect(errorOf({ FEED_ALLOW_PRIVATE_HOSTS: bad })).toMatch(
+        /^Invalid configuration: FEED_ALLOW_PRIVATE_HOSTS entry/,
+      );
+    }
+  });
+
   it('decodes a 32-byte lead encryption key from hex or base64', () => {
     const hex = 'ab'.repeat(32);
     expect(loadConfig({ LEAD_ENCRYPTION_KEY: hex }).leadEncryptionKey?.length).toBe(32);
