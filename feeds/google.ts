@@ -30,7 +30,6 @@ import {
   MAX_PAGE_CHARS,
   obj,
   overCap,
-  plainName,
   plainText,
   priceOf,
   rowsOf,
@@ -129,7 +128,8 @@ interface ReadItem {
 function readItem(item: Item, base: string): ReadItem | FeedProblem {
   const id = idOf(field(item, 'id'));
   if (!id) return { reason: 'the item has no g:id' };
-  const title = plainName(field(item, 'title'), MAX_NAME);
+  // Google's title and brand are plain text: decoded once, as XML
+  const title = cut(field(item, 'title'), MAX_NAME);
   if (!title) return { id, reason: 'the item has no title' };
   const price = moneyOf(field(item, 'price'));
   const sale = moneyOf(field(item, 'sale_price'));
@@ -139,7 +139,7 @@ function readItem(item: Item, base: string): ReadItem | FeedProblem {
     id,
     group: idOf(field(item, 'item_group_id')),
     title,
-    brand: plainName(field(item, 'brand'), MAX_HOUSE),
+    brand: cut(field(item, 'brand'), MAX_HOUSE),
     variant: {
       id,
       label: size ?? '',
