@@ -72,6 +72,12 @@ export interface Connector {
   firstUrl(source: FeedSource): string;
   /** extra request headers (an Admin API token) */
   headers?(source: FeedSource, secret: string | null): Record<string, string>;
-  /** one page's text, read; `url` is the page's own (for relative links and the next page) */
-  parse(body: string, url: string, source: FeedSource): FeedPage;
+  /**
+   * one page's text, read; `url` is the page's own (for relative links and the next page);
+   * `headers` are the response's, when the next page is named there (Shopify Admin's `Link`)
+   */
+  parse(body: string, url: string, source: FeedSource, headers?: ResponseHeaders): FeedPage;
 }
+
+/** A response's headers as fetched: names in any case, a value or several. */
+export type ResponseHeaders = Record<string, string | string[] | undefined>;

@@ -1,70 +1,23 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { parse } from 'csv-parse';
+import { csvProduct, jsonProducts, PRODUCT_CSV_OPTIONS } from '../feeds/upload-format.ts';
 
 /**
  * Reads a product feed file for `products:sync`: a JSON array of
  * MerchantProductInput objects (or `{products: [...]}`), or a CSV with the
- * columns below (lists separated by `|`). Values are passed on as written;
- * the sync validates each row.
+ * columns of feeds/upload-format.ts (lists separated by `|`). Values are passed
+ * on as written; the sync validates each row.
  */
-export const PRODUCT_CSV_COLUMNS = [
-  'merchant_product_id',
-  'name',
-  'house',
-  'price',
-  'currency',
-  'image_url',
-  'product_url',
-  'accords',
-  'top_notes',
-  'heart_notes',
-  'base_notes',
-  'description',
-] as const;
-
-const list = (v: string | undefined) =>
-  v?.trim()
-    ? v
-        .split('|')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : undefined;
-
-export function csvProduct(r: Record<string, string>): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    merchant_product_id: r.merchant_product_id,
-    name: r.name,
-    house: r.house,
-  };
-  if (r.price?.trim()) {
-    const n = Number(r.price.trim().replace(',', '.'));
-    out.price = Number.isFinite(n) ? n : r.price;
-  }
-  for (const k of ['currency', 'image_url', 'product_url', 'description'] as const)
-    if (r[k]?.trim()) out[k] = r[k]?.trim();
-  const accords = list(r.accords);
-  if (accords) out.accords = accords;
-  const top = list(r.top_notes);
-  const heart = list(r.heart_notes);
-  const base = list(r.base_notes);
-  if (top || heart || base)
-    out.notes = { ...(top ? { top } : {}), ...(heart ? { heart } : {}), ...(base ? { base } : {}) };
-  return out;
-}
+export { csvProduct, PRODUCT_CSV_COLUMNS } from '../feeds/upload-format.ts';
 
 export async function readProductFeed(path: string): Promise<unknown[]> {
   if (path.toLowerCase().endsWith('.csv')) {
     const rows: unknown[] = [];
-    const parser = createReadStream(path).pipe(
-      parse({ columns: true, bom: true, skip_empty_lines: true, trim: true, relax_column_count: true }),
-    );
+    const parser = createReadStream(path).pipe(parse({ ...PRODUCT_CSV_OPTIONS }));
     for await (const r of parser as AsyncIterable<Record<string, string>>) rows.push(csvProduct(r));
     return rows;
   }
-  const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-  if (Array.isArray(parsed)) return parsed;
-  if (parsed && typeof parsed === 'object' && Array.isArray((parsed as { products?: unknown }).products)) {
-    return (parsed as { products: unknown[] }).products;
-  }
+  const products = jsonProducts(JSON.parse(readFileSync(path, 'utf8')) as unknown);
+  if (products) return products;
   throw new Error(`${path}: expected a JSON array of products, {"products": [...]}, or a .csv file`);
 }

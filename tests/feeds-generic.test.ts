@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mapColumns } from '../feeds/generic.ts';
+import { readPage } from '../feeds/index.ts';
+import type { FeedSource } from '../feeds/types.ts';
+import { csvProduct, jsonProducts } from '../feeds/upload-format.ts';
+import { readProductFeed } from '../services/product-feed.ts';
+
+const csvBody = readFileSync(join(import.meta.dirname, 'fixtures', 'feeds', 'generic-products.csv'), 'utf8');
+const mapping = {
+  merchant_product_id: 'SKU',
+  name: 'Product Title',
+  house: 'Brand',
+  price: 'Price (SAR)',
+  sale_price: 'Offer price',
+  available: 'Stock',
+  image_url: 'Image',
+  product_url: 'Page',
+  top_notes: 'Top notes',
+  description: 'Description',
+};
+
+describe('a CSV URL with a column mapping', () => {
+  const source: FeedSource = { kind: 'csv', url: 'https://shop.example/feed.csv', mapping };
+  const page = readPage('csv', csvBody, source.url, source);
+
+  it('reads the mapped columns into rows', () => {
+    expect(page.rows).toEqual([
+      {
+        merchant_product_id: 'GEN-1',
+        name: 'Aventus',
+        house: 'Creed',
+        price: 1450,
+        sale_price: 1300,
+        currency: 'SAR',
+        available: true,
+        sizes: [{ label: '', ml: null, price: 1450, sale_price: 1300, available: true }],
+        image_url: 'https://shop.example/img/aventus.jpg',
+        product_url: 'https://shop.example/aventus',
+        description: 'Fruity chypre, birch and musk',
+        categories: [],
+      },
+      expect.objectContaining({ merchant_product_id: 'GEN-2', available: false, price: 220, image_url: null }),
+    ]);
+    expect(page.next).toBeNull();
+  });
+
+  it('rejects rows without a name or with a price that is not a number', () => {
+    expect(page.rejected).toEqual([
+      { id: 'GEN-3', reason: 'the row has no name' },
+      { id: 'GEN-4', reason: 'price is not a number ≥ 0' },
+    ]);
+  });
+
+  it('a mapping written the other way round reads the same', () => {
+    const reversed = Object.fromEntries(Object.entries(mapping).map(([a, b]) => [b, a]));
+    expect(readPage('csv', csvBody, source.url, { ...source, mapping: reversed })).toEqual(page);
+  });
+
+  it('mapColumns renames only what the mapping names', () => {
+    expect(mapColumns({ SKU: '1', name: 'x' }, { merchant_product_id: 'SKU' })).toEqual({
+      SKU: '1',
+      name: 'x',
+      merchant_product_id: '1',
+    });
+    expect(mapColumns({ a: 1 }, undefined)).toEqual({ a: 1 });
+  });
+});
+
+describe('a JSON URL', () => {
+  const source: FeedSource = { kind: 'json', url: 'https://shop.example/feed.json', currency: 'AED' };
+
+  it('reads the upload format, {products: [...]} or a list, with groups as variants', () => {
+    const body = JSON.stringify({
+      products: [
+        { merchant_product_id: 11, name: 'Hawas 100ml', house: 'Rasasi', price: 230, group_id: 'H', size: '100 ml' },
+        { merchant_product_id: 12, name: 'Hawas 50ml', house: 'Rasasi', price: 150, group_id: 'H', available: false },
+        { merchant_product_id: 13, name: 'Hawas Tester', house: 'Rasasi', price: 120, group_id: 'H' },
+        { id: 14, title: 'Other', brand: 'X' },
+      ],
+    });
+    const page = readPage('json', body, source.url, source);
+    expect(page.rows.map((r) => [r.merchant_product_id, r.name, r.price, r.currency, r.sizes.length])).toEqual([
+      ['H', 'Hawas', 230, 'AED', 2],
+      ['H:tester', 'Hawas Tester', 120, 'AED', 1],
+    ]);
+    expect(page.rejected).toEqual([{ reason: 'the row has no merchant_product_id' }]);
+    const mapped = readPage('json', body, source.url, {
+      ...source,
+      mapping: { merchant_product_id: 'id', name: 'title', house: 'brand' },
+    });
+    expect(mapped.rows.map((r) => r.merchant_product_id)).toContain('14');
+  });
+
+  it('refuses a file that is not a product list', () => {
+    expect(readPage('json', '{"items": []}', source.url, source).rejected[0]?.reason).toMatch(/neither a JSON list/);
+    expect(readPage('json', 'not json', source.url, source).rejected).toEqual([{ reason: 'the page is not JSON' }]);
+  });
+});
+
+describe('the upload format, shared with products:sync', () => {
+  it('reads a CSV record and a JSON file as before', async () => {
+    expect(csvProduct({ merchant_product_id: '1', name: 'N', house: 'H', price: '12,5', top_notes: 'a| b' })).toEqual({
+      merchant_product_id: '1',
+      name: 'N',
+      house: 'H',
+      price: 12.5,
+      notes: { top: ['a', 'b'] },
+    });
+    expect(jsonProducts([1])).toEqual([1]);
+    expect(jsonProducts({ products: [2] })).toEqual([2]);
+    expect(jsonProducts({})).toBeNull();
+    const rows = await readProductFeed(join(import.meta.dirname, 'fixtures', 'catalog-import.csv'));
+    expect(Array.isArray(rows)).toBe(true);
+  });
+});

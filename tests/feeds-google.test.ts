@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { availableOf, moneyOf } from '../feeds/google.ts';
+import { readPage } from '../feeds/index.ts';
+import type { FeedRow, FeedSource } from '../feeds/types.ts';
+
+const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', 'feeds', name), 'utf8');
+const byId = (rows: FeedRow[]) => new Map(rows.map((r) => [r.merchant_product_id, r]));
+const source: FeedSource = { kind: 'google', url: 'https://perfumes.example/feed.xml' };
+
+describe('Google Merchant Center RSS 2.0', () => {
+  const page = readPage('google', fixture('google-feed.rss.xml'), source.url, source);
+  const rows = byId(page.rows);
+
+  it('one feed is one page', () => {
+    expect(page.next).toBeNull();
+  });
+
+  it('groups items by item_group_id: sizes of one concentration are one row, another concentration its own', () => {
+    expect(rows.get('SAUV:edp')).toEqual({
+      merchant_product_id: 'SAUV:edp',
+      name: 'Sauvage Eau de Parfum',
+      house: 'Dior',
+      price: 650,
+      sale_price: null,
+      currency: 'SAR',
+      available: true,
+      sizes: [
+        { label: '100 ml', ml: 100, price: 650, sale_price: null, available: true },
+        { label: '60 ml', ml: 60, price: 520, sale_price: 470, available: false },
+      ],
+      image_url: 'https://perfumes.example/images/sauvage-edp.jpg',
+      product_url: 'https://perfumes.example/products/sauvage-edp?size=100',
+      description: 'Fresh and spicy: bergamot, pepper, ambroxan.',
+      categories: ['Fragrance > Men', 'Health & Beauty > Personal Care > Cosmetics > Perfume & Cologne'],
+    });
+    // preorder can be bought
+    expect(rows.get('SAUV:edt')).toMatchObject({ name: 'Sauvage Eau de Toilette', price: 560, available: true });
+  });
+
+  it('an item without a group is a product of its own; plain RSS elements and entities are read', () => {
+    expect(rows.get('MFK-BR540')).toMatchObject({
+      name: 'Baccarat Rouge 540 Eau de Parfum 70ml',
+      house: 'Maison Francis Kurkdjian',
+      price: 1250,
+      sale_price: 1100,
+      available: true,
+      product_url: 'https://perfumes.example/products/br540',
+      description: 'Saffron, jasmine, amberwood & fir resin.',
+    });
+    expect(rows.get('MFK-BR540')?.sizes[0]?.ml).toBe(70);
+    expect(rows.get('DG-ONE')).toMatchObject({ name: 'Dolce & Gabbana The One EDP 100ml', house: 'Dolce & Gabbana' });
+  });
+
+  it('rejects items without an id or a brand, with why', () => {
+    expect(page.rejected).toEqual([
+      { reason: 'the item has no g:id' },
+      { id: 'NO-BRAND-1', reason: 'the item has no g:brand (its house)' },
+    ]);
+  });
+});
+
+describe('Google Merchant Center Atom', () => {
+  const page = readPage('google', fixture('google-feed.atom.xml'), 'https://perfumes.example/feed.atom', source);
+  const rows = byId(page.rows);
+
+  it('reads entries, link hrefs and summaries; a tester of the group is its own row', () => {
+    expect(rows.get('LV-IMAG:edp')).toMatchObject({
+      name: 'Imagination Eau de Parfum',
+      house: 'Louis Vuitton',
+      price: 1190,
+      currency: 'AED',
+      available: true,
+      product_url: 'https://perfumes.example/imagination?v=100',
+      description: 'Citrus, black tea, ambroxan.',
+    });
+    expect(rows.get('LV-IMAG:edp')?.sizes.map((s) => [s.ml, s.price, s.available])).toEqual([
+      [100, 1190, true],
+      [200, 1790, false],
+    ]);
+    expect(rows.get('LV-IMAG:edp:tester')).toMatchObject({
+      name: 'Imagination Eau de Parfum Tester',
+      price: 990,
+      available: false,
+    });
+    expect(page.rejected).toEqual([]);
+  });
+});
+
+describe('Google Merchant Center TSV, as a Salla or Zid store exports it', () => {
+  const page = readPage('google', fixture('google-feed-salla.tsv'), 'https://salla-shop.example/feed.tsv', source);
+  const rows = byId(page.rows);
+
+  it('reads the header names without g:, Arabic titles and Arabic-Indic sizes', () => {
+    expect(rows.get('SL-KH')).toMatchObject({
+      name: 'عطر خمرة من لطافة',
+      house: 'لطافة',
+      price: 180,
+      sale_price: 150,
+      currency: 'SAR',
+      available: true,
+      product_url: 'https://salla-shop.example/ar/khamrah/p100',
+      description: 'قرفة وتمر وفانيليا',
+      categories: ['عطور'],
+    });
+    expect(rows.get('SL-KH')?.sizes.map((s) => [s.label, s.ml, s.available])).toEqual([
+      ['١٠٠ مل', 100, true],
+      ['٣٠ مل', 30, false],
+    ]);
+    expect(rows.get('SL-OUD')).toMatchObject({ name: 'دهن عود كمبودي ٣ مل', price: 350 });
+    expect(page.rejected).toEqual([{ id: 'SL-NOBRAND', reason: 'the item has no g:brand (its house)' }]);
+  });
+
+  it('takes g: in the header row too', () => {
+    const tsv = 'g:id\tg:title\tg:brand\tg:price\tg:availability\nA1\tOud 100ml\tAjmal\t99 SAR\tout_of_stock\n';
+    expect(readPage('google', tsv, 'https://x.example/f.tsv', source).rows[0]).toMatchObject({
+      merchant_product_id: 'A1',
+      house: 'Ajmal',
+      price: 99,
+      available: false,
+    });
+  });
+});
+
+describe('prices and availability', () => {
+  it('reads "150.00 SAR", "SAR 150", "1,250.00 AED"', () => {
+    expect(moneyOf('150.00 SAR')).toEqual({ amount: 150, currency: 'SAR' });
+    expect(moneyOf('SAR 150')).toEqual({ amount: 150, currency: 'SAR' });
+    expect(moneyOf('1,250.00 AED')).toEqual({ amount: 1250, currency: 'AED' });
+    expect(moneyOf('free')).toEqual({ amount: null, currency: null });
+  });
+
+  it('in_stock, preorder and backorder can be bought; out_of_stock cannot', () => {
+    expect(['in_stock', 'in stock', 'preorder', 'backorder', undefined].map((a) => availableOf(a ?? null))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['out_of_stock', 'out of stock', 'discontinued'].map(availableOf)).toEqual([false, false, false]);
+  });
+});
