@@ -15,6 +15,7 @@ import deliveriesPlugin from './plugins/app/deliveries.ts';
 import demoPlugin from './plugins/app/demo.ts';
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/app/errors.ts';
 import eventWriterPlugin from './plugins/app/event-writer.ts';
+import feedRunnerPlugin from './plugins/app/feed-runner.ts';
 import inlineMatcherPlugin from './plugins/app/inline-matcher.ts';
 import leadsPlugin from './plugins/app/leads.ts';
 import merchantProductsPlugin from './plugins/app/merchant-products.ts';
@@ -191,6 +192,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(deliveriesPlugin);
   await app.register(retentionPlugin);
   await app.register(eventWriterPlugin);
+  await app.register(feedRunnerPlugin);
   await app.register(rateLimitPlugin);
   await app.register(widgetKeyPlugin);
   await app.register(demoPlugin);

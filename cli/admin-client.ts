@@ -9,6 +9,20 @@ import { resolveLeadKey } from '../privacy/lead-key.ts';
 import { merchantAnalytics } from '../services/analytics.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { type ConsoleRole, consoleUserView, createConsoleUser } from '../services/console-users.ts';
+import {
+  claimSource,
+  confirmRemoval,
+  createSource,
+  deleteSource,
+  feedPageFetcher,
+  listSources,
+  pullSource,
+  type pullView,
+  type SourceInput,
+  type SourceView,
+  testSource,
+  updateSource,
+} from '../services/feeds.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
 import { eraseLeads, exportLeads, type LeadExport, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
 import { createMerchant, listMerchants, merchantView } from '../services/merchants.ts';
@@ -29,6 +43,7 @@ type KeyView = Awaited<ReturnType<typeof listKeys>>[number];
 type CreatedKey = Awaited<ReturnType<typeof createKey>>;
 type ProductView = ReturnType<typeof productView>;
 type Analytics = Awaited<ReturnType<typeof merchantAnalytics>>;
+type PullView = ReturnType<typeof pullView>;
 type ProductStatus = 'matched' | 'partial' | 'unmatched' | 'pending';
 
 /**
@@ -63,6 +78,12 @@ export interface AdminClient {
     role: ConsoleRole;
     merchant?: string;
   }): Promise<ReturnType<typeof consoleUserView>>;
+  createFeed(merchant: string, input: SourceInput): Promise<SourceView>;
+  listFeeds(merchant: string): Promise<SourceView[]>;
+  updateFeed(id: string, patch: { paused?: boolean; interval_minutes?: number }): Promise<SourceView>;
+  removeFeed(id: string): Promise<void>;
+  testFeed(id: string): Promise<Awaited<ReturnType<typeof testSource>>>;
+  pullFeed(id: string, o: { confirm: boolean; force: boolean }): Promise<PullView>;
   /** The database itself, for what the admin API does not offer (migrate, catalog:import). */
   database(): Database;
   close(): Promise<void>;
@@ -134,6 +155,35 @@ export function directClient(config: Config, database: Database, owned = false):
       retention_days: config.leadRetentionDays,
     }),
     createConsoleUser: async (input) => consoleUserView(await createConsoleUser(db, input)),
+    createFeed: (merchant, input) => createSource(db, leadCipherFor(config), merchant, input),
+    listFeeds: (merchant) => listSources(db, merchant),
+    updateFeed: (id, patch) => updateSource(db, leadCipherFor(config), id, patch),
+    removeFeed: (id) => deleteSource(db, id),
+    testFeed: async (id) =>
+      testSource(
+        db,
+        await loadSnapshot(db),
+        leadCipherFor(config),
+        id,
+        feedPageFetcher(config.feeds.allowPrivateHosts),
+      ),
+    pullFeed: async (id, o) => {
+      if (o.confirm) await confirmRemoval(db, id);
+      if (!(await claimSource(db, id, 15 * 60_000))) {
+        throw new AppError(409, 'feed_busy', 'A pull of this feed is under way: its record shows when it ends');
+      }
+      const { pull } = await pullSource(
+        db,
+        await loadSnapshot(db),
+        leadCipherFor(config),
+        id,
+        feedPageFetcher(config.feeds.allowPrivateHosts),
+        {
+          force: o.force,
+        },
+      );
+      return pull;
+    },
     database: () => database,
     close: async () => {
       if (owned) await database.close();
@@ -236,6 +286,15 @@ export function httpClient(baseUrl: string, token: string): AdminClient {
       (await call<{ deleted: number }>('DELETE', `${merchantPath(merchant)}/leads`, { query: who })).deleted,
     purgeLeads: () => call('POST', '/leads/purge'),
     createConsoleUser: (input) => call('POST', '/console-users', { body: input }),
+    createFeed: (merchant, input) => call('POST', `${merchantPath(merchant)}/feeds`, { body: input }),
+    listFeeds: async (merchant) =>
+      (await call<{ feeds: SourceView[] }>('GET', `${merchantPath(merchant)}/feeds`)).feeds,
+    updateFeed: (id, patch) => call('PATCH', `/feeds/${encodeURIComponent(id)}`, { body: patch }),
+    removeFeed: async (id) => {
+      await call('DELETE', `/feeds/${encodeURIComponent(id)}`);
+    },
+    testFeed: (id) => call('POST', `/feeds/${encodeURIComponent(id)}/test`),
+    pullFeed: (id, o) => call('POST', `/feeds/${encodeURIComponent(id)}/pull`, { body: o }),
     database: () => {
       throw new ServerError('this command works on the database, not through the admin API: use --direct');
     },

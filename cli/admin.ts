@@ -4,6 +4,7 @@ import { type Config, ConfigError, loadConfig } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
 import { importCatalog, readRows } from '../services/catalog-import.ts';
+import type { SourceInput } from '../services/feeds.ts';
 import { readProductFeed } from '../services/product-feed.ts';
 import { connect } from './admin-client.ts';
 import { table } from './format.ts';
@@ -34,6 +35,12 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   leads:purge                                removes leads older than LEAD_RETENTION_DAYS
   catalog:import <file.json|file.jsonl|file.csv>
                                              adds or updates perfumes by id (format: docs/catalog.md)
+  feeds:add <merchant> --kind shopify|shopify_admin|woocommerce|google|csv|json --url <url>
+            [--interval <minutes>] [--token-stdin]   a shop feed pulled on its interval (docs/feeds.md)
+  feeds:list <merchant>
+  feeds:test <feed-id>                       fetches the first page and shows how it reads and matches
+  feeds:pull <feed-id> [--confirm] [--force] pulls now; --confirm applies a pull held for its removals
+  feeds:pause <feed-id> | feeds:resume <feed-id> | feeds:remove <feed-id>
   users:create <email> --role operator|owner|staff [--merchant <merchant>]
                                              a merchant console user (docs/console.md); the password is read
                                              from standard input (piped, or typed without echo)
@@ -134,6 +141,13 @@ const limitOf = (given: string | undefined) => {
 
 const COMMANDS = new Set([
   'migrate',
+  'feeds:add',
+  'feeds:list',
+  'feeds:test',
+  'feeds:pull',
+  'feeds:pause',
+  'feeds:resume',
+  'feeds:remove',
   'users:create',
   'merchants:create',
   'merchants:list',
@@ -179,6 +193,12 @@ export async function run(argv: string[], config: Config, database?: Database): 
       email: { type: 'string' },
       phone: { type: 'string' },
       role: { type: 'string' },
+      kind: { type: 'string' },
+      url: { type: 'string' },
+      interval: { type: 'string' },
+      'token-stdin': { type: 'boolean', default: false },
+      confirm: { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
       merchant: { type: 'string' },
       server: { type: 'string' },
       direct: { type: 'boolean', default: false },
@@ -373,6 +393,72 @@ export async function run(argv: string[], config: Config, database?: Database): 
           phone: values.phone,
         });
         process.stdout.write(`${deleted} lead(s) erased\n`);
+        return 0;
+      }
+      case 'feeds:add': {
+        const kind = need(values.kind, '--kind') as SourceInput['kind'];
+        const interval = values.interval ? Number(values.interval) : undefined;
+        if (interval !== undefined && !Number.isInteger(interval))
+          throw new AppError(400, 'usage', '--interval is minutes');
+        const token = values['token-stdin'] ? await readPassword() : undefined;
+        const f = await admin.createFeed(need(args[0], '<merchant>'), {
+          kind,
+          url: need(values.url, '--url'),
+          ...(interval ? { interval_minutes: interval } : {}),
+          ...(token ? { token } : {}),
+        });
+        print(out, f, [f], ['id', 'kind', 'url', 'interval_minutes', 'paused']);
+        return 0;
+      }
+      case 'feeds:list': {
+        const list = await admin.listFeeds(need(args[0], '<merchant>'));
+        const rows = list.map((f) => ({
+          id: f.id,
+          kind: f.kind,
+          url: f.url,
+          every: `${f.interval_minutes} min`,
+          paused: f.paused,
+          last: f.last_pull ? `${f.last_pull.status} ${f.last_pull.started_at}` : '',
+          error: f.last_pull?.error ?? '',
+        }));
+        print(out, list, rows);
+        return 0;
+      }
+      case 'feeds:test': {
+        const r = await admin.testFeed(need(args[0], '<feed-id>'));
+        if (!r.ok) throw new AppError(400, r.code, r.error);
+        print(
+          out,
+          r,
+          r.products.map((p) => ({
+            id: p.merchant_product_id,
+            name: p.name,
+            house: p.house,
+            price: p.sale_price ?? p.price,
+            available: p.available,
+            status: p.status,
+            perfume: p.sillage_perfume_id ?? '',
+          })),
+        );
+        return 0;
+      }
+      case 'feeds:pull': {
+        const p = await admin.pullFeed(need(args[0], '<feed-id>'), {
+          confirm: values.confirm ?? false,
+          force: values.force ?? false,
+        });
+        print(out, p, [p], ['status', 'pages', 'received', 'added', 'changed', 'removed', 'rejected', 'error']);
+        return p.status === 'failed' || p.status === 'held' ? 1 : 0;
+      }
+      case 'feeds:pause':
+      case 'feeds:resume': {
+        const f = await admin.updateFeed(need(args[0], '<feed-id>'), { paused: command === 'feeds:pause' });
+        print(out, f, [f], ['id', 'kind', 'url', 'paused', 'next_pull_at']);
+        return 0;
+      }
+      case 'feeds:remove': {
+        await admin.removeFeed(need(args[0], '<feed-id>'));
+        process.stdout.write('feed removed (its products stay)\n');
         return 0;
       }
       case 'users:create': {

@@ -37,6 +37,10 @@ export const ERRORS = {
     when: "event: a lead's phone that is not a phone number, read in the merchant's country when it has no country code (with `details`)",
   },
   invalid_merchant: { status: 400, when: 'admin: a merchant name or slug that cannot be stored' },
+  invalid_feed: {
+    status: 400,
+    when: 'admin: a feed source with an unknown kind, a URL that is not https (or holds credentials), or a Shopify Admin API source without its token',
+  },
   invalid_console_user: {
     status: 400,
     when: 'admin: a console user with a bad email, a password not 10–200 characters long, or an owner or staff member without a merchant',
@@ -65,6 +69,7 @@ export const ERRORS = {
   product_not_found: { status: 404, when: 'admin: the merchant has no product with this id' },
   perfume_not_found: { status: 404, when: 'admin: no perfume of the catalog with this id (a pin)' },
   demo_disabled: { status: 404, when: 'the demo storefront, on an instance that serves no demo' },
+  feed_not_found: { status: 404, when: 'admin: no feed source with this id' },
   lead_not_found: { status: 404, when: 'console: the merchant has no lead with this id (erased already)' },
   user_not_found: { status: 404, when: 'console: the merchant has no console user with this id' },
   invalid_csrf_token: {
@@ -76,6 +81,8 @@ export const ERRORS = {
   cannot_remove_self: { status: 400, when: 'console: a user removing their own account from the team' },
   slug_taken: { status: 409, when: 'admin: another merchant has this slug' },
   email_taken: { status: 409, when: 'admin: another console user has this email' },
+  feed_exists: { status: 409, when: 'admin: the merchant already has a feed source with this URL' },
+  feed_busy: { status: 409, when: 'admin: a pull of this feed is under way (on this or another instance)' },
   payload_too_large: { status: 413, when: 'a body over 1 MiB (event: 64 KB; admin product sync: 64 MB)' },
   uri_too_long: { status: 414, when: 'a URL too long, or a path parameter over 200 characters' },
   unsupported_media_type: {

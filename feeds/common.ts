@@ -290,13 +290,17 @@ export function rowsOf(product: ProductDraft, variants: VariantDraft[]): FeedRow
   const named = parseListing(product.name);
   const rows: FeedRow[] = [];
   for (const { concentration, form, items } of groups.values()) {
-    const sizes: FeedSize[] = items.map((v) => ({
-      label: cut(v.label, MAX_LABEL) ?? '',
-      ml: mlOf(v.text),
+    const sizes: FeedSize[] = items.map((v) => {
+      const ml = mlOf(v.text);
+      // a size without a label of its own is named by its millilitres, else as the one size
+      return {
+        label: cut(v.label, MAX_LABEL) ?? (ml ? `${ml} ml` : 'one size'),
+        ml,
       price: v.price,
       sale_price: v.sale_price !== null && v.price !== null && v.sale_price < v.price ? v.sale_price : null,
-      available: v.available,
-    }));
+        available: v.available,
+      };
+    });
     const at = Math.max(
       0,
       sizes.findIndex((s) => s.available),

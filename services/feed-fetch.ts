@@ -49,6 +49,8 @@ export interface FeedPageFetched {
   etag: string | null;
   lastModified: string | null;
   contentType: string | null;
+  /** the Link header (RFC 8288): where a paged API names its next page */
+  link: string | null;
   /** the URL the page came from, after redirects (relative links and the next page are read against it) */
   finalUrl: string;
   /** the body's bytes, decompressed: what the page took of the feed's budget */
@@ -371,6 +373,7 @@ function exchange(
           etag: res.headers.etag ?? null,
           lastModified: res.headers['last-modified'] ?? null,
           contentType,
+          link: typeof res.headers.link === 'string' ? res.headers.link.slice(0, 4000) : null,
           finalUrl: url.href,
           bytes,
         });

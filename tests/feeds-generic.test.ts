@@ -35,7 +35,7 @@ describe('a CSV URL with a column mapping', () => {
         sale_price: 1300,
         currency: 'SAR',
         available: true,
-        sizes: [{ label: '', ml: null, price: 1450, sale_price: 1300, available: true }],
+        sizes: [{ label: 'one size', ml: null, price: 1450, sale_price: 1300, available: true }],
         image_url: 'https://shop.example/img/aventus.jpg',
         product_url: 'https://shop.example/aventus',
         description: 'Fruity chypre, birch and musk',

@@ -26,7 +26,7 @@ describe('WooCommerce Store API, an Arabic shop', () => {
       sale_price: 180,
       currency: 'SAR',
       available: true,
-      sizes: [{ label: '', ml: null, price: 220, sale_price: 180, available: true }],
+      sizes: [{ label: 'one size', ml: null, price: 220, sale_price: 180, available: true }],
       image_url: 'https://attar.example/wp-content/uploads/khamrah.jpg',
       product_url: 'https://attar.example/product/khamrah/',
       description: 'مكونات العطر: القرفة، التمر، الفانيليا & التونكا.',

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminDisabled, createAdminTokenCheck } from '../../auth/admin-token.ts';
 import activity from './activity.ts';
 import consoleUsers from './console-users.ts';
+import feeds from './feeds.ts';
 import keys from './keys.ts';
 import merchants from './merchants.ts';
 import products from './products.ts';
@@ -61,6 +62,7 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(products);
   await app.register(activity);
   await app.register(consoleUsers);
+  await app.register(feeds);
 };
 
 export default admin;

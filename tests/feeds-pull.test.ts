@@ -1,0 +1,363 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run } from '../cli/admin.ts';
+import { createDatabase } from '../db/client.ts';
+import { merchantProducts } from '../schema/index.ts';
+import { claimDueSource, createSource } from '../services/feeds.ts';
+import { createMerchant } from '../services/merchants.ts';
+import { syncProducts } from '../services/products.ts';
+import {
+  adminHeaders,
+  buildTestApp,
+  closeTestApp,
+  createMerchantWithKey,
+  createTestDatabase,
+  TEST_DATABASE_URL,
+  type TestApp,
+  testConfig,
+} from './helper.ts';
+
+/**
+ * A shop's feed pulled by the service from a real HTTP server started here: what is stored, what a
+ * failed or suspicious pull leaves alone, conditional requests, and the admin operations around it.
+ */
+let app: TestApp;
+let server: Server;
+let base: string;
+const ORIGIN = 'https://shop.example';
+
+/** What each path of the test server answers; a handler may inspect the request. */
+const routes = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>();
+const hits = new Map<string, number>();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const handler = routes.get(path);
+    if (!handler) {
+      res.statusCode = 404;
+      res.end('no such feed');
+      return;
+    }
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await buildTestApp({ FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+});
+afterAll(async () => {
+  await closeTestApp(app);
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const product = (id: string, name: string, extra: Record<string, unknown> = {}) => ({
+  merchant_product_id: id,
+  name,
+  house: 'Lattafa',
+  price: 100,
+  currency: 'SAR',
+  ...extra,
+});
+const SHELF = [
+  product('A', 'Khamrah EDP 100ml'),
+  product('B', 'Khamrah Qahwa EDP 100ml'),
+  product('C', 'Asad EDP 100ml'),
+  product('D', 'Ana Abiyedh Rouge EDP 60ml'),
+  product('E', 'Badee Al Oud Oud for Glory EDP 100ml'),
+];
+
+/** Serves a JSON feed at `path` with an ETag, answering 304 to a matching If-None-Match. */
+function serveJson(path: string, rows: unknown[], etag = `"v-${JSON.stringify(rows).length}"`) {
+  routes.set(path, (req, res) => {
+    if (req.headers['if-none-match'] === etag) {
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
+    res.setHeader('content-type', 'application/json');
+    res.setHeader('etag', etag);
+    res.end(JSON.stringify(rows));
+  });
+}
+
+async function addSource(merchant: string, body: Record<string, unknown>) {
+  const r = await app.inject({
+    method: 'POST',
+    url: `/api/admin/merchants/${merchant}/feeds`,
+    headers: adminHeaders,
+    payload: body,
+  });
+  expect(r.statusCode, r.body).toBe(201);
+  return r.json() as { id: string };
+}
+async function pull(id: string, body: Record<string, unknown> = {}) {
+  const r = await app.inject({
+    method: 'POST',
+    url: `/api/admin/feeds/${id}/pull`,
+    headers: adminHeaders,
+    payload: body,
+  });
+  expect(r.statusCode, r.body).toBe(200);
+  return r.json() as {
+    status: string;
+    added: number;
+    changed: number;
+    removed: number;
+    error_code: string | null;
+    error: string | null;
+    rejected: number;
+  };
+}
+const stored = async (merchantId: string) =>
+  (await app.db.select().from(merchantProducts).where(eq(merchantProducts.merchantId, merchantId))).sort((a, b) =>
+    a.merchantProductId.localeCompare(b.merchantProductId),
+  );
+
+describe('pulling a feed', () => {
+  it('stores the feed, answers an unchanged one with one conditional request, and counts what changed', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    serveJson('/shop1.json', SHELF);
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/shop1.json` });
+    const first = await pull(source.id);
+    expect(first).toMatchObject({ status: 'applied', added: 5, changed: 0, removed: 0 });
+    expect((await stored(merchant.id)).map((p) => p.merchantProductId)).toEqual(['A', 'B', 'C', 'D', 'E']);
+
+    const before = hits.get('/shop1.json') ?? 0;
+    const again = await pull(source.id);
+    expect(again.status).toBe('not_modified');
+    expect(hits.get('/shop1.json')).toBe(before + 1);
+
+    serveJson('/shop1.json', [{ ...SHELF[0], price: 89 }, ...SHELF.slice(1)]);
+    const changed = await pull(source.id);
+    expect(changed).toMatchObject({ status: 'applied', added: 0, changed: 1, removed: 0 });
+    expect((await stored(merchant.id))[0]?.price).toBe(89);
+  });
+
+  it('keeps the last good products when a pull fails: an error status, a cut connection, a bad body', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    serveJson('/shop2.json', SHELF);
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/shop2.json` });
+    expect((await pull(source.id)).status).toBe('applied');
+    const good = await stored(merchant.id);
+
+    routes.set('/shop2.json', (_req, res) => {
+      res.statusCode = 500;
+      res.end('down');
+    });
+    expect(await pull(source.id)).toMatchObject({ status: 'failed', error_code: 'feed_http_error' });
+    routes.set('/shop2.json', (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('content-length', '100000');
+      res.write(JSON.stringify(SHELF).slice(0, 40));
+      setTimeout(() => res.destroy(), 20);
+    });
+    expect((await pull(source.id)).status).toBe('failed');
+    routes.set('/shop2.json', (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{"products": [');
+    });
+    expect((await pull(source.id)).status).toBe('failed');
+    expect((await stored(merchant.id)).map((p) => [p.merchantProductId, p.price])).toEqual(
+      good.map((p) => [p.merchantProductId, p.price]),
+    );
+  });
+
+  it('holds a pull that would remove more than the set share, until confirmed', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    serveJson('/shop3.json', SHELF);
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/shop3.json`, max_removal_share: 0.2 });
+    await pull(source.id);
+    serveJson('/shop3.json', SHELF.slice(0, 2));
+    const held = await pull(source.id);
+    expect(held).toMatchObject({ status: 'held', removed: 3, error_code: 'feed_removal_held' });
+    expect(await stored(merchant.id)).toHaveLength(5);
+    // an empty feed is held too, whatever the share
+    serveJson('/shop3.json', []);
+    expect((await pull(source.id)).status).toBe('held');
+    serveJson('/shop3.json', SHELF.slice(0, 2));
+    const confirmed = await pull(source.id, { confirm: true });
+    expect(confirmed).toMatchObject({ status: 'applied', removed: 3 });
+    expect((await stored(merchant.id)).map((p) => p.merchantProductId)).toEqual(['A', 'B']);
+    // one removal within the share needs no confirmation
+    serveJson('/shop3.json', SHELF.slice(0, 1));
+    const list = await app.inject({ method: 'GET', url: `/api/admin/feeds/${source.id}/pulls`, headers: adminHeaders });
+    expect(list.statusCode).toBe(200);
+    expect((list.json() as { pulls: { status: string }[] }).pulls.map((p) => p.status)).toEqual([
+      'applied',
+      'held',
+      'held',
+      'applied',
+    ]);
+  });
+
+  it('removes only its own products: what was pushed by the admin sync stays', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    await syncProducts(app.db, app.catalog.current(), merchant.id, [product('PUSHED', 'Yara EDP 100ml')]);
+    serveJson('/shop4.json', SHELF.slice(0, 4));
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/shop4.json`, max_removal_share: 0.5 });
+    await pull(source.id);
+    serveJson('/shop4.json', SHELF.slice(0, 3));
+    expect(await pull(source.id)).toMatchObject({ status: 'applied', removed: 1 });
+    expect((await stored(merchant.id)).map((p) => p.merchantProductId)).toEqual(['A', 'B', 'C', 'PUSHED']);
+  });
+
+  it('never recommends what the feed says is sold out', async () => {
+    const { merchant, key } = await createMerchantWithKey(app);
+    serveJson('/shop5.json', [
+      product('IN', 'Khamrah EDP 100ml'),
+      product('OUT', 'Khamrah Qahwa EDP 100ml', { available: false }),
+    ]);
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/shop5.json` });
+    await pull(source.id);
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: { api_key: key, limit: 12, quiz: { families: ['amber', 'gourmand', 'spicy'] } },
+      headers: { origin: ORIGIN },
+    });
+    const ids = [...r.json().recommendations, ...r.json().also_explore].map(
+      (x: { merchant_product_id: string }) => x.merchant_product_id,
+    );
+    expect(ids).toContain('IN');
+    expect(ids).not.toContain('OUT');
+  });
+
+  it('refuses a feed that redirects to a private address, and stores nothing from it', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    routes.set('/moved.json', (_req, res) => {
+      res.statusCode = 302;
+      res.setHeader('location', 'http://10.0.0.1/feed.json');
+      res.end();
+    });
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/moved.json` });
+    expect(await pull(source.id)).toMatchObject({ status: 'failed', error_code: 'feed_private_address' });
+    expect(await stored(merchant.id)).toHaveLength(0);
+  });
+
+  it('tests a source: the first page as it would be read and matched, nothing stored', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    serveJson('/shop6.json', [...SHELF.slice(0, 2), { name: 'no id' }]);
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/shop6.json` });
+    const r = await app.inject({ method: 'POST', url: `/api/admin/feeds/${source.id}/test`, headers: adminHeaders });
+    expect(r.statusCode).toBe(200);
+    const body = r.json() as {
+      ok: boolean;
+      products: { merchant_product_id: string; sillage_perfume_id: string | null }[];
+      problems: unknown[];
+    };
+    expect(body.ok).toBe(true);
+    expect(body.products.find((p) => p.merchant_product_id === 'A')?.sillage_perfume_id).toBe('lattafa-khamrah-edp');
+    expect(body.problems.length + (body as unknown as { rejected: unknown[] }).rejected.length).toBeGreaterThan(0);
+    expect(await stored(merchant.id)).toHaveLength(0);
+  });
+
+  it('pauses, resumes and removes a source; the runner pulls only what is due and not paused', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    serveJson('/shop7.json', SHELF.slice(0, 1));
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/shop7.json`, paused: true });
+    // other tests' sources may be due too: what matters is that this paused one is not pulled
+    await app.feeds.runDue();
+    expect(hits.get('/shop7.json') ?? 0).toBe(0);
+    const resumed = await app.inject({
+      method: 'PATCH',
+      url: `/api/admin/feeds/${source.id}`,
+      headers: adminHeaders,
+      payload: { paused: false },
+    });
+    expect(resumed.statusCode).toBe(200);
+    await app.feeds.runDue();
+    expect(hits.get('/shop7.json')).toBe(1);
+    // pulled: not due again before its interval
+    await app.feeds.runDue();
+    expect(hits.get('/shop7.json')).toBe(1);
+    expect(await stored(merchant.id)).toHaveLength(1);
+    const removed = await app.inject({ method: 'DELETE', url: `/api/admin/feeds/${source.id}`, headers: adminHeaders });
+    expect(removed.statusCode).toBe(200);
+    expect(await stored(merchant.id)).toHaveLength(1);
+    const gone = await app.inject({
+      method: 'POST',
+      url: `/api/admin/feeds/${source.id}/pull`,
+      headers: adminHeaders,
+      payload: {},
+    });
+    expect(gone.statusCode).toBe(404);
+  });
+
+  it('refuses a source that is not https (outside the allow-list), or a Shopify Admin source without its token', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    for (const body of [
+      { kind: 'json', url: 'ftp://shop.example/feed.json' },
+      { kind: 'json', url: 'https://user:pass@shop.example/feed.json' },
+      { kind: 'shopify_admin', url: 'https://shop.example' },
+      { kind: 'rss', url: 'https://shop.example/feed.xml' },
+    ]) {
+      const r = await app.inject({
+        method: 'POST',
+        url: `/api/admin/merchants/${merchant.slug}/feeds`,
+        headers: adminHeaders,
+        payload: body,
+      });
+      expect(r.statusCode, JSON.stringify(body)).toBe(400);
+    }
+  });
+});
+
+describe('the admin CLI', () => {
+  it('adds, lists, pulls and pauses a feed', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    serveJson('/cli.json', SHELF.slice(0, 2));
+    const cli = async (...argv: string[]) => {
+      let out = '';
+      const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+        out += String(chunk);
+        return true;
+      });
+      try {
+        const code = await run(
+          argv,
+          testConfig({ REDIS_URL: undefined, FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1' }),
+          app.database,
+        );
+        return { code, out };
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    const added = await cli('feeds:add', merchant.slug, '--kind', 'json', '--url', `${base}/cli.json`, '--json');
+    expect(added.code).toBe(0);
+    const id = (JSON.parse(added.out) as { id: string }).id;
+    const pulled = await cli('feeds:pull', id);
+    expect(pulled.code).toBe(0);
+    expect(pulled.out).toMatch(/applied/);
+    expect((await cli('feeds:list', merchant.slug)).out).toMatch(/applied/);
+    expect((await cli('feeds:pause', id, '--json')).out).toMatch(/"paused": true/);
+    expect(await stored(merchant.id)).toHaveLength(2);
+  });
+});
+
+describe.runIf(TEST_DATABASE_URL)('several instances on one PostgreSQL', () => {
+  it('claim each due feed once', async () => {
+    const { database, url, drop } = await createTestDatabase();
+    await database.migrate();
+    const merchant = await createMerchant(database.db, { name: 'Claims', slug: 'claims' });
+    const source = await createSource(database.db, app.leadCipher, merchant.id, {
+      kind: 'json',
+      url: 'https://shop.example/feed.json',
+    });
+    const others = await Promise.all(
+      Array.from({ length: 3 }, () => createDatabase({ database: { kind: 'postgres', url: url as string } })),
+    );
+    try {
+      const claims = await Promise.all([database, ...others].map((d) => claimDueSource(d.db, 60_000)));
+      expect(claims.filter((c) => c === source.id)).toHaveLength(1);
+      expect(claims.filter((c) => c === null)).toHaveLength(3);
+    } finally {
+      await Promise.all([database, ...others].map((o) => o.close()));
+      await drop();
+    }
+  });
+});
