@@ -517,7 +517,35 @@ export interface KeyView {
   lastUsedAt: Date | null;
 }
 
+export interface FeedView {
+  id: string;
+  kind: string;
+  url: string;
+  intervalMinutes: number;
+  paused: boolean;
+  lastPull: {
+    status: 'applied' | 'not_modified' | 'held' | 'failed' | 'running';
+    startedAt: Date;
+    added: number;
+    changed: number;
+    removed: number;
+    rejected: number;
+    error: string | null;
+  } | null;
+}
+
+const PULL_WORDS: Record<NonNullable<FeedView['lastPull']>['status'], MessageKey> = {
+  applied: 'pullApplied',
+  not_modified: 'pullNotModified',
+  held: 'pullHeld',
+  failed: 'pullFailed',
+  running: 'pullRunning',
+};
+export const pullWords = (lang: Lang, status: NonNullable<FeedView['lastPull']>['status']) =>
+  t(lang, PULL_WORDS[status]);
+
 export interface InstallData {
+  feeds: FeedView[];
   keys: KeyView[];
   /** the plaintext of a key just created: shown once */
   newKey: string | null;
@@ -574,6 +602,27 @@ ${
         html`<table class="data"><thead><tr><th scope="col">${t(lang, 'event')}</th><th scope="col">${t(lang, 'mode')}</th><th scope="col">${t(lang, 'at')}</th></tr></thead>
 <tbody>${d.events.map((e) => html`<tr><td dir="ltr">${e.type}</td><td>${t(lang, e.test ? 'test' : 'live')}</td><td>${when(e.occurredAt)}</td></tr>`)}</tbody></table>`,
         { label: t(lang, 'lastEvents') },
+      )
+}
+</section>
+<section class="card"><h2>${t(lang, 'feedsTitle')}</h2>
+<p class="muted">${t(lang, 'feedsIntro')}</p>
+${
+  d.feeds.length === 0
+    ? html`<p>${t(lang, 'noFeeds')}</p>`
+    : tableBox(
+        html`<table class="data"><thead><tr><th scope="col">${t(lang, 'kind')}</th><th scope="col">URL</th><th scope="col">${t(lang, 'every')}</th><th scope="col">${t(lang, 'lastPull')}</th><th scope="col"><span class="sr">${t(lang, 'pullNow')}</span></th></tr></thead>
+<tbody>${d.feeds.map(
+          (f) =>
+            html`<tr data-feed="${f.id}"><td dir="ltr">${f.kind}</td><td dir="ltr" class="why">${f.url}</td><td>${t(lang, 'minutes', { n: f.intervalMinutes })}${f.paused ? html` <span class="badge">${t(lang, 'feedPaused')}</span>` : ''}</td><td>${
+              f.lastPull
+                ? html`<span data-pull="${f.lastPull.status}">${pullWords(lang, f.lastPull.status)}</span> · ${formatDateTime(lang, f.lastPull.startedAt)}<br><span class="muted">${t(lang, 'pullCounts', { a: f.lastPull.added, c: f.lastPull.changed, r: f.lastPull.removed, x: f.lastPull.rejected })}</span>${f.lastPull.error ? html`<br><span class="problem">${f.lastPull.error}</span>` : ''}`
+                : t(lang, 'never')
+            }</td><td><form method="post" action="${base(m)}/feeds/pull" class="inline">${csrfField(ctx)}<input type="hidden" name="feed" value="${f.id}">${
+              f.lastPull?.status === 'held' ? html`<input type="hidden" name="confirm" value="1">` : ''
+            }<button type="submit"${f.lastPull?.status === 'held' ? html` class="danger"` : ''}>${t(lang, f.lastPull?.status === 'held' ? 'applyHeld' : 'pullNow')}</button></form></td></tr>`,
+        )}</tbody></table>`,
+        null,
       )
 }
 </section>

@@ -51,6 +51,8 @@ export interface FeedPageFetched {
   contentType: string | null;
   /** the Link header (RFC 8288): where a paged API names its next page */
   link: string | null;
+  /** WooCommerce's X-WP-TotalPages: how many pages its Store API has */
+  totalPages: string | null;
   /** the URL the page came from, after redirects (relative links and the next page are read against it) */
   finalUrl: string;
   /** the body's bytes, decompressed: what the page took of the feed's budget */
@@ -374,6 +376,7 @@ function exchange(
           lastModified: res.headers['last-modified'] ?? null,
           contentType,
           link: typeof res.headers.link === 'string' ? res.headers.link.slice(0, 4000) : null,
+          totalPages: typeof res.headers['x-wp-totalpages'] === 'string' ? res.headers['x-wp-totalpages'].slice(0, 12) : null,
           finalUrl: url.href,
           bytes,
         });

@@ -61,6 +61,7 @@ export function feedPageFetcher(allowPrivateHosts: readonly string[]): PageFetch
     const headers: Record<string, string> = {};
     if (r.contentType) headers['content-type'] = r.contentType;
     if (r.link) headers.link = r.link;
+    if (r.totalPages) headers['x-wp-totalpages'] = r.totalPages;
     return { status: 200, body: r.body, etag: r.etag, lastModified: r.lastModified, headers };
   };
 }

@@ -6,6 +6,7 @@ import { consoleSessions, leads } from '../schema/index.ts';
 import { createConsoleUser, purgeConsoleSessions } from '../services/console-users.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
+import { Browser, PASSWORD } from './console-session.ts';
 import {
   ADMIN_TOKEN,
   buildTestApp,
@@ -22,65 +23,11 @@ import {
 
 let app: TestApp;
 const ORIGIN = 'https://shop.example';
-const PASSWORD = 'correct horse battery';
 
 beforeAll(async () => {
   app = await buildTestApp();
 });
 afterAll(async () => closeTestApp(app));
-
-/** A browser's cookie jar and the token of the last form it saw. */
-class Browser {
-  cookies = new Map<string, string>();
-  csrf = '';
-  constructor(readonly ip = '10.0.0.1') {}
-  private keep<R extends { headers: Record<string, unknown>; body: string }>(res: R): R {
-    const set = res.headers['set-cookie'];
-    for (const c of ([] as string[]).concat((set as string | string[] | undefined) ?? [])) {
-      const [pair] = c.split(';');
-      const i = (pair ?? '').indexOf('=');
-      const name = (pair ?? '').slice(0, i);
-      const value = (pair ?? '').slice(i + 1);
-      if (/expires=Thu, 01 Jan 1970/i.test(c) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
-    if (token) this.csrf = token;
-    return res;
-  }
-  private header() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-  async get(url: string) {
-    return this.keep(
-      await app.inject({
-        method: 'GET',
-        url,
-        headers: { cookie: this.header(), accept: 'text/html' },
-        remoteAddress: this.ip,
-      }),
-    );
-  }
-  async post(url: string, form: Record<string, string | string[]>, opts: { csrf?: string | null } = {}) {
-    const body = new URLSearchParams();
-    const token = opts.csrf === undefined ? this.csrf : opts.csrf;
-    if (token !== null) body.append('_csrf', token);
-    for (const [k, v] of Object.entries(form)) for (const x of ([] as string[]).concat(v)) body.append(k, x);
-    return this.keep(
-      await app.inject({
-        method: 'POST',
-        url,
-        payload: body.toString(),
-        headers: { cookie: this.header(), 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-        remoteAddress: this.ip,
-      }),
-    );
-  }
-  async signIn(email: string, password = PASSWORD) {
-    await this.get('/console/sign-in');
-    return this.post('/console/sign-in', { email, password });
-  }
-}
 
 const figure = (body: string, id: string) => new RegExp(`data-figure="${id}">([^<]*)<`).exec(body)?.[1];
 
@@ -103,7 +50,7 @@ async function shop(slug: string) {
 
 describe('the first operator', () => {
   it('is made with ADMIN_TOKEN while none exists, and the door closes after', async () => {
-    const b = new Browser('10.0.1.1');
+    const b = new Browser(app, '10.0.1.1');
     const home = await b.get('/console');
     expect(home.statusCode).toBe(303);
     expect(home.headers.location).toBe('/console/setup');
@@ -124,7 +71,7 @@ describe('the first operator', () => {
     expect(list.statusCode).toBe(200);
     expect(list.body).toContain('op@sillage.example');
     // a second visitor finds the setup closed
-    const other = new Browser('10.0.1.2');
+    const other = new Browser(app, '10.0.1.2');
     expect((await other.get('/console/setup')).headers.location).toBe('/console/sign-in');
     await other.get('/console/sign-in');
     const again = await other.post('/console/setup', {
@@ -140,23 +87,23 @@ describe('the first operator', () => {
 describe('sign-in', () => {
   it('refuses a wrong password, throttles guessing per email, and lets the right one in otherwise', async () => {
     await shop('throttle-shop');
-    const b = new Browser('10.0.2.1');
+    const b = new Browser(app, '10.0.2.1');
     const ok = await b.signIn('owner@throttle-shop.example');
     expect(ok.statusCode).toBe(303);
-    const guesser = new Browser('10.0.2.2');
+    const guesser = new Browser(app, '10.0.2.2');
     for (let i = 0; i < 5; i++) {
       const res = await guesser.signIn('staff@throttle-shop.example', `wrong password ${i}`);
       expect(res.statusCode).toBe(401);
     }
     // the right password too, from another address: the email is locked for the window
-    const locked = await new Browser('10.0.2.3').signIn('staff@throttle-shop.example');
+    const locked = await new Browser(app, '10.0.2.3').signIn('staff@throttle-shop.example');
     expect(locked.statusCode).toBe(429);
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
   });
 
   it('sends a signed-out visitor to the sign-in page and an expired session there too', async () => {
     await shop('expiry-shop');
-    const b = new Browser('10.0.3.1');
+    const b = new Browser(app, '10.0.3.1');
     expect((await b.get('/console/m/expiry-shop/')).headers.location).toBe('/console/sign-in');
     await b.signIn('owner@expiry-shop.example');
     expect((await b.get('/console/m/expiry-shop/')).statusCode).toBe(200);
@@ -169,7 +116,7 @@ describe('sign-in', () => {
 
   it('signs out: the session is gone from the store, and its cookie opens nothing', async () => {
     await shop('signout-shop');
-    const b = new Browser('10.0.4.1');
+    const b = new Browser(app, '10.0.4.1');
     await b.signIn('owner@signout-shop.example');
     await b.get('/console/m/signout-shop/');
     const stolen = new Map(b.cookies);
@@ -178,7 +125,7 @@ describe('sign-in', () => {
     expect(out.statusCode).toBe(303);
     const after = await app.db.select({ n: sql<number>`count(*)::int` }).from(consoleSessions);
     expect(Number(after[0]?.n)).toBe(Number(before[0]?.n) - 1);
-    const replay = new Browser('10.0.4.2');
+    const replay = new Browser(app, '10.0.4.2');
     replay.cookies = stolen;
     expect((await replay.get('/console/m/signout-shop/')).headers.location).toBe('/console/sign-in');
   });
@@ -191,7 +138,7 @@ describe('who sees what', () => {
     await syncProducts(app.db, app.catalog.current(), theirs.id, [
       { merchant_product_id: 'T1', name: 'Khamrah EDP 100ml', house: 'Lattafa', price: 150 },
     ]);
-    const b = new Browser('10.0.5.1');
+    const b = new Browser(app, '10.0.5.1');
     await b.signIn('staff@mine-shop.example');
     for (const path of ['/', '/asks', '/shelf', '/install', '/leads', '/team', '/shelf/product?id=T1']) {
       const res = await b.get(`/console/m/theirs-shop${path}`);
@@ -205,13 +152,13 @@ describe('who sees what', () => {
 
   it('keeps staff out of keys, leads and the team, and lets the owner in', async () => {
     await shop('roles-shop');
-    const staff = new Browser('10.0.6.1');
+    const staff = new Browser(app, '10.0.6.1');
     await staff.signIn('staff@roles-shop.example');
     expect((await staff.get('/console/m/roles-shop/shelf')).statusCode).toBe(200);
     for (const path of ['/install', '/leads', '/team', '/leads.csv']) {
       expect((await staff.get(`/console/m/roles-shop${path}`)).statusCode, path).toBe(403);
     }
-    const owner = new Browser('10.0.6.2');
+    const owner = new Browser(app, '10.0.6.2');
     await owner.signIn('owner@roles-shop.example');
     for (const path of ['/install', '/leads', '/team']) {
       expect((await owner.get(`/console/m/roles-shop${path}`)).statusCode, path).toBe(200);
@@ -223,7 +170,7 @@ describe('who sees what', () => {
     await syncProducts(app.db, app.catalog.current(), m.id, [
       { merchant_product_id: 'C1', name: 'Mystery bottle 100ml', house: 'Nobody Knows', price: 90 },
     ]);
-    const owner = new Browser('10.0.7.1');
+    const owner = new Browser(app, '10.0.7.1');
     await owner.signIn('owner@csrf-shop.example');
     await owner.get('/console/m/csrf-shop/shelf');
     const none = await owner.post(
@@ -245,7 +192,7 @@ describe('who sees what', () => {
     expect(json.statusCode).toBe(403);
     expect(json.json()).toMatchObject({ code: 'invalid_csrf_token' });
     // the staff member's token, sent in the owner's session
-    const staff = new Browser('10.0.7.2');
+    const staff = new Browser(app, '10.0.7.2');
     await staff.signIn('staff@csrf-shop.example');
     await staff.get('/console/m/csrf-shop/shelf');
     const foreign = await owner.post(
@@ -286,7 +233,7 @@ describe('the overview', () => {
       ]);
       expect(r.statusCode).toBe(202);
     }
-    const b = new Browser('10.0.8.1');
+    const b = new Browser(app, '10.0.8.1');
     await b.signIn('owner@figures-shop.example');
     const page = await b.get('/console/m/figures-shop/');
     expect(figure(page.body, 'views')).toBe('3');
@@ -306,7 +253,7 @@ describe('the overview', () => {
 
   it('refuses a period backwards or longer than a year', async () => {
     await shop('period-shop');
-    const b = new Browser('10.0.9.1');
+    const b = new Browser(app, '10.0.9.1');
     await b.signIn('owner@period-shop.example');
     expect((await b.get('/console/m/period-shop/?from=2026-02-01&to=2026-01-01')).statusCode).toBe(400);
     expect((await b.get('/console/m/period-shop/?from=2020-01-01&to=2026-01-01')).statusCode).toBe(400);
@@ -358,7 +305,7 @@ describe('what shoppers ask for', () => {
       headers: { origin: ORIGIN },
     });
     expect(click.statusCode).toBe(202);
-    const b = new Browser('10.0.14.1');
+    const b = new Browser(app, '10.0.14.1');
     await b.signIn('owner@asks-shop.example');
     const ar = await b.get('/console/m/asks-shop/asks');
     expect(ar.statusCode).toBe(200);
@@ -395,7 +342,7 @@ describe('the shelf', () => {
     };
     const before = await score();
     expect(before.recommendations.find((r) => r.merchant_product_id === 'S1')?.sillage_perfume_id ?? null).toBeNull();
-    const b = new Browser('10.0.10.1');
+    const b = new Browser(app, '10.0.10.1');
     await b.signIn('owner@shelf-shop.example');
     const shelf = await b.get('/console/m/shelf-shop/shelf?filter=unmatched');
     expect(shelf.body).toContain('عطر المساء الخاص');
@@ -420,7 +367,7 @@ describe('the shelf', () => {
     await syncProducts(app.db, app.catalog.current(), m.id, [
       { merchant_product_id: 'B1', name: 'Khamrah Qahwa', house: 'Unknown House', price: 100 },
     ]);
-    const b = new Browser('10.0.11.1');
+    const b = new Browser(app, '10.0.11.1');
     await b.signIn('owner@bulk-shop.example');
     const shelf = await b.get('/console/m/bulk-shop/shelf');
     const offered = /name="accept" value="([^"]+)"/.exec(shelf.body)?.[1];
@@ -452,7 +399,7 @@ describe('install', () => {
       headers: { origin: 'https://elsewhere.example' },
     });
     await app.keyStore.flush();
-    const b = new Browser('10.0.12.1');
+    const b = new Browser(app, '10.0.12.1');
     await b.signIn('owner@install-shop.example');
     const page = await b.get('/console/m/install-shop/install');
     expect(page.body).toContain('https://elsewhere.example');
@@ -531,7 +478,7 @@ describe('leads', () => {
       });
       expect(r.statusCode).toBe(202);
     }
-    const b = new Browser('10.0.13.1');
+    const b = new Browser(app, '10.0.13.1');
     await b.signIn('owner@leads-shop.example');
     const found = await b.get('/console/m/leads-shop/leads?q=noura');
     expect(found.body).toContain('noura@example.com');

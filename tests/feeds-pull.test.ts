@@ -5,9 +5,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../cli/admin.ts';
 import { createDatabase } from '../db/client.ts';
 import { merchantProducts } from '../schema/index.ts';
+import { createConsoleUser } from '../services/console-users.ts';
 import { claimDueSource, createSource } from '../services/feeds.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
+import { Browser, PASSWORD } from './console-session.ts';
 import {
   adminHeaders,
   buildTestApp,
@@ -359,5 +361,42 @@ describe.runIf(TEST_DATABASE_URL)('several instances on one PostgreSQL', () => {
       await Promise.all([database, ...others].map((o) => o.close()));
       await drop();
     }
+  });
+});
+
+describe('in the merchant console', () => {
+  it('lists the feeds with their last pull, pulls one now, applies a held one, and refuses another shop’s', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    const other = await createMerchantWithKey(app);
+    await createConsoleUser(app.db, {
+      email: `owner@${merchant.slug}.example`,
+      password: PASSWORD,
+      role: 'owner',
+      merchant: merchant.id,
+    });
+    serveJson('/console.json', SHELF);
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/console.json` });
+    serveJson('/theirs.json', SHELF);
+    const theirs = await addSource(other.merchant.slug, { kind: 'json', url: `${base}/theirs.json` });
+    const b = new Browser(app, '10.9.0.1');
+    await b.signIn(`owner@${merchant.slug}.example`);
+    const page = await b.get(`/console/m/${merchant.slug}/install?lang=en`);
+    expect(page.body).toContain(`${base}/console.json`);
+    const pulled = await b.post(`/console/m/${merchant.slug}/feeds/pull`, { feed: source.id });
+    expect(pulled.statusCode).toBe(303);
+    expect(pulled.headers.location).toContain('s=applied');
+    expect((await b.get(String(pulled.headers.location))).body).toContain('Feed pulled: applied.');
+    expect(await stored(merchant.id)).toHaveLength(5);
+    serveJson('/console.json', SHELF.slice(0, 1));
+    await b.post(`/console/m/${merchant.slug}/feeds/pull`, { feed: source.id });
+    const held = await b.get(`/console/m/${merchant.slug}/install`);
+    expect(held.body).toContain('data-pull="held"');
+    expect(held.body).toContain('name="confirm" value="1"');
+    const applied = await b.post(`/console/m/${merchant.slug}/feeds/pull`, { feed: source.id, confirm: '1' });
+    expect(applied.headers.location).toContain('s=applied');
+    expect(await stored(merchant.id)).toHaveLength(1);
+    const foreign = await b.post(`/console/m/${merchant.slug}/feeds/pull`, { feed: theirs.id });
+    expect(foreign.statusCode).toBe(404);
+    expect(hits.get('/theirs.json') ?? 0).toBe(0);
   });
 });

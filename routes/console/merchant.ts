@@ -15,6 +15,7 @@ import {
   mayOpen,
   overviewPage,
   productPage,
+  pullWords,
   type Section,
   SHELF_FILTERS,
   type ShelfFilter,
@@ -40,6 +41,7 @@ import {
   shelfProducts,
 } from '../../services/console-data.ts';
 import { createConsoleUser, listMerchantUsers, removeMerchantUser } from '../../services/console-users.ts';
+import { confirmRemoval, listSources } from '../../services/feeds.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../../services/keys.ts';
 import { exportLeads, leadsCsv } from '../../services/leads.ts';
 import { findMerchant, type Merchant } from '../../services/merchants.ts';
@@ -75,6 +77,7 @@ const DONE: Record<string, MessageKey> = {
   unpinned: 'unpinned',
   revoked: 'revokedDone',
   origins: 'originsSaved',
+  pulled: 'pulled',
   erased: 'erased',
   added: 'userAdded',
   removed: 'userRemoved',
@@ -433,7 +436,8 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
   // ---------- install ----------
   const installData = async (request: FastifyRequest, newKey: string | null) => {
     const m = merchantOf(request);
-    const [keys, sightings, events, products] = await Promise.all([
+    const [feeds, keys, sightings, events, products] = await Promise.all([
+      listSources(app.db, m.id),
       listKeys(app.db, m.id),
       keySightingsOf(app.db, m.id),
       lastEvents(app.db, m.id),
@@ -443,6 +447,24 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
     const shownKey = newKey ?? (live ? `${live.prefix}…` : 'pk_live_…');
     const scriptTag = `<script src="${app.config.publicBaseUrl}/widget/v1/sillage.js"\n        data-key="${shownKey}" data-locale="ar" async></script>`;
     return {
+      feeds: feeds.map((f) => ({
+        id: f.id,
+        kind: f.kind,
+        url: f.url,
+        intervalMinutes: f.interval_minutes,
+        paused: f.paused,
+        lastPull: f.last_pull
+          ? {
+              status: f.last_pull.status,
+              startedAt: new Date(f.last_pull.started_at),
+              added: f.last_pull.added,
+              changed: f.last_pull.changed,
+              removed: f.last_pull.removed,
+              rejected: f.last_pull.rejected,
+              error: f.last_pull.error,
+            }
+          : null,
+      })),
       keys: keys.map((k) => ({
         id: k.id,
         prefix: k.prefix,
@@ -475,6 +497,9 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object({
           done: Type.Optional(Type.String({ maxLength: 20 })),
           lang: Type.Optional(Type.String({ maxLength: 5 })),
+          s: Type.Optional(
+            Type.Union(['applied', 'not_modified', 'held', 'failed', 'running'].map((x) => Type.Literal(x))),
+          ),
         }),
       },
       preHandler: installOnly,
@@ -483,7 +508,11 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       sendPage(
         reply,
         installPage(
-          ctxFor(request, reply, 'install', { flash: flashOf(request) }),
+          ctxFor(request, reply, 'install', {
+            flash: flashOf(request, {
+              s: request.query.s ? pullWords(request.consoleLang, request.query.s as never) : '',
+            }),
+          }),
           merchantRef(merchantOf(request)),
           await installData(request, null),
         ),
@@ -553,6 +582,25 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
         return sendPage(reply, installPage(ctx, merchantRef(m), await installData(request, null)), 400);
       }
       return back(request, reply, 'install', 'origins');
+    },
+  );
+
+  const PullBody = Type.Object({
+    _csrf: csrf,
+    feed: Type.String({ format: 'uuid' }),
+    confirm: Type.Optional(Type.Literal('1')),
+  });
+  app.post(
+    '/feeds/pull',
+    { schema: { hide: true, params: Params, body: PullBody }, preHandler: [installOnly, app.csrfProtection] },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      // only this merchant's feeds: another's id is answered as not found
+      const mine = (await listSources(app.db, m.id)).some((f) => f.id === request.body.feed);
+      if (!mine) throw notFound('feed_not_found', t(request.consoleLang, 'notFound'));
+      if (request.body.confirm) await confirmRemoval(app.db, request.body.feed);
+      const pull = await app.feeds.pullNow(request.body.feed);
+      return back(request, reply, 'install', 'pulled', `&s=${pull.status}`);
     },
   );
 
