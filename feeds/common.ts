@@ -296,8 +296,8 @@ export function rowsOf(product: ProductDraft, variants: VariantDraft[]): FeedRow
       return {
         label: cut(v.label, MAX_LABEL) ?? (ml ? `${ml} ml` : 'one size'),
         ml,
-      price: v.price,
-      sale_price: v.sale_price !== null && v.price !== null && v.sale_price < v.price ? v.sale_price : null,
+        price: v.price,
+        sale_price: v.sale_price !== null && v.price !== null && v.sale_price < v.price ? v.sale_price : null,
         available: v.available,
       };
     });

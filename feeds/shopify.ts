@@ -36,8 +36,13 @@ export const SHOPIFY_ADMIN_API_VERSION = '2024-10';
 
 /** The shop's origin: `https://{host}` for "myshop.com", "https://myshop.com/collections/x"… */
 export function shopOrigin(url: string): string {
+  return shopUrl(url).origin;
+}
+
+/** A shop's address as given, read with https:// when it names no scheme ("shop.example"). */
+export function shopUrl(url: string): URL {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(url.trim()) ? url.trim() : `https://${url.trim()}`;
-  return new URL(withScheme).origin;
+  return new URL(withScheme);
 }
 
 type Mode = 'public' | 'admin';

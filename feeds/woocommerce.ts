@@ -30,7 +30,17 @@ import {
   sourceCurrency,
   type VariantDraft,
 } from './common.ts';
-import { shopOrigin } from './shopify.ts';
+import { shopOrigin, shopUrl } from './shopify.ts';
+
+/**
+ * Where the shop's WordPress lives: its origin and path, for a WordPress in a folder
+ * (https://shop.example/store); a path already into its REST API (…/wp-json/…) is cut there.
+ */
+export function wordpressBase(url: string): string {
+  const u = shopUrl(url);
+  return `${u.origin}${u.pathname.replace(/\/wp-json(\/.*)?$/, '').replace(/\/+$/, '')}`;
+}
+
 import type { Connector, FeedSource } from './types.ts';
 
 export const WOO_PAGE_SIZE = 100;
@@ -189,7 +199,7 @@ function nextPage(url: string, count: number, totalPages: string | null): string
 
 export const woocommerce: Connector = {
   kind: 'woocommerce',
-  firstUrl: (source) => `${shopOrigin(source.url)}/wp-json/wc/store/v1/products?per_page=${WOO_PAGE_SIZE}&page=1`,
+  firstUrl: (source) => `${wordpressBase(source.url)}/wp-json/wc/store/v1/products?per_page=${WOO_PAGE_SIZE}&page=1`,
   parse(body, url, source, headers) {
     const json = parseJson(body);
     if (!json.ok) return failedPage(json.reason);

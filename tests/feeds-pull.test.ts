@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../cli/admin.ts';
@@ -398,5 +400,81 @@ describe('in the merchant console', () => {
     const foreign = await b.post(`/console/m/${merchant.slug}/feeds/pull`, { feed: theirs.id });
     expect(foreign.statusCode).toBe(404);
     expect(hits.get('/theirs.json') ?? 0).toBe(0);
+  });
+});
+
+describe('each format, pulled over HTTP from fixtures written from its documentation', () => {
+  const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', 'feeds', name), 'utf8');
+  const serveFile = (path: string, name: string, type: string) =>
+    routes.set(path, (req, res) => {
+      res.setHeader('content-type', type);
+      // a paged API's pages after the first are empty here
+      const page = new URL(req.url ?? '/', base).searchParams.get('page');
+      if (page && page !== '1')
+        res.end(type.includes('json') ? (name.startsWith('shopify') ? '{"products":[]}' : '[]') : '');
+      else res.end(fixture(name));
+    });
+
+  it.each([
+    ['shopify', '/', '/products.json', 'shopify-products.json', 'application/json'],
+    [
+      'woocommerce',
+      '/woo-shop',
+      '/woo-shop/wp-json/wc/store/v1/products',
+      'woocommerce-products-ar.json',
+      'application/json',
+    ],
+    ['google', '/feeds/google.xml', '/feeds/google.xml', 'google-feed.rss.xml', 'application/rss+xml; charset=utf-8'],
+    ['google', '/feeds/google.atom', '/feeds/google.atom', 'google-feed.atom.xml', 'application/atom+xml'],
+    [
+      'google',
+      '/feeds/salla.tsv',
+      '/feeds/salla.tsv',
+      'google-feed-salla.tsv',
+      'text/tab-separated-values; charset=utf-8',
+    ],
+  ])(
+    '%s at %s: stored with sizes and availability, the sold out never recommended',
+    async (kind, url, path, name, type) => {
+      const { merchant, key } = await createMerchantWithKey(app);
+      serveFile(path, name, type);
+      // a shop is its origin: its listing's path is the connector's
+      const source = await addSource(merchant.slug, { kind, url: `${base}${url}` });
+      const p = await pull(source.id);
+      expect(p.status, p.error ?? '').toBe('applied');
+      const rows = await stored(merchant.id);
+      expect(rows.length).toBe(p.added);
+      expect(rows.length).toBeGreaterThan(1);
+      expect(rows.some((r) => (r.sizes?.length ?? 0) > 0)).toBe(true);
+      const soldOut = rows.filter((r) => !r.available).map((r) => r.merchantProductId);
+      const score = await app.inject({
+        method: 'POST',
+        url: '/api/widget/score',
+        payload: { api_key: key, limit: 24, quiz: { families: ['amber', 'woody', 'floral', 'fresh', 'oud'] } },
+        headers: { origin: ORIGIN },
+      });
+      const shown = [...score.json().recommendations, ...score.json().also_explore].map(
+        (x: { merchant_product_id: string }) => x.merchant_product_id,
+      );
+      for (const id of soldOut) expect(shown).not.toContain(id);
+    },
+  );
+
+  it('a feed that never ends fails at its cap, and nothing is stored from it', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    routes.set('/endless.xml', (_req, res) => {
+      res.setHeader('content-type', 'application/rss+xml');
+      res.write('<rss xmlns:g="http://base.google.com/ns/1.0"><channel>');
+      const item = '<item><g:id>x</g:id><g:title>Khamrah EDP</g:title><g:brand>Lattafa</g:brand></item>'.repeat(200);
+      const more = () => {
+        if (res.destroyed) return;
+        if (res.write(item)) setImmediate(more);
+        else res.once('drain', more);
+      };
+      more();
+    });
+    const source = await addSource(merchant.slug, { kind: 'google', url: `${base}/endless.xml` });
+    expect(await pull(source.id)).toMatchObject({ status: 'failed', error_code: 'feed_too_large' });
+    expect(await stored(merchant.id)).toHaveLength(0);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPage } from '../feeds/index.ts';
 import type { FeedRow, FeedSource } from '../feeds/types.ts';
-import { minorUnits, woocommerce } from '../feeds/woocommerce.ts';
+import { minorUnits, woocommerce, wordpressBase } from '../feeds/woocommerce.ts';
 
 const body = readFileSync(join(import.meta.dirname, 'fixtures', 'feeds', 'woocommerce-products-ar.json'), 'utf8');
 const source: FeedSource = { kind: 'woocommerce', url: 'https://attar.example/' };
@@ -82,5 +82,15 @@ describe('WooCommerce Store API, an Arabic shop', () => {
     expect(minorUnits('150', 0)).toBe(150);
     expect(minorUnits('-5', 2)).toBeNull();
     expect(minorUnits('1.5', 2)).toBeNull();
+  });
+});
+
+describe('where the Store API is', () => {
+  it('keeps a WordPress in a folder, and cuts an address already into its REST API', () => {
+    expect(wordpressBase('https://shop.example')).toBe('https://shop.example');
+    expect(wordpressBase('shop.example/store/')).toBe('https://shop.example/store');
+    expect(wordpressBase('https://shop.example/store/wp-json/wc/store/v1/products?page=2')).toBe(
+      'https://shop.example/store',
+    );
   });
 });
