@@ -9,6 +9,7 @@ import { runAttackLoadBench } from './attack-load.ts';
 import { runConsoleBench } from './console.ts';
 import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
+import { runFeedsBench } from './feeds.ts';
 import { runImportBench } from './import.ts';
 import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
@@ -33,6 +34,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'rate-limit-accuracy': () => runRateLimitAccuracy(),
   profile: () => runProfileBench(),
   console: () => runConsoleBench(),
+  feeds: () => runFeedsBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

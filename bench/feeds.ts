@@ -1,0 +1,528 @@
+/**
+ * A merchant's product feed pulled by the service from a local HTTP server:
+ *   npm run bench -- feeds
+ * One shop of 20,000 products (BENCH_FEED_PRODUCTS), about half of them in several sizes (about
+ * 32,000 variants): 65% named after perfumes of the shipped catalog the way shops write them
+ * ("Khamrah EDP 100ml", upper case, "Original", the house first, one in five in Arabic), the rest
+ * made-up names and houses; availability mixed (in stock, out of stock, preorder), a sale price on
+ * some. The same shop served three ways by one node:http server:
+ * - `google`: a Google Merchant Center RSS 2.0 feed (g: namespace, item_group_id for the sizes of a
+ *   product), one document with an ETag, 304 to a matching If-None-Match;
+ * - `json`: the upload's JSON format (one row per size, sharing a group_id), one document, same ETag rule;
+ * - `shopify`: the storefront listing, /products.json?limit=250&page=N (paged: no ETag, read in full).
+ * For each, a new merchant, its source added and pulled through the admin API (inject, in process):
+ * the first pull (wall time as the caller saw it and as the pull record says), what is stored and
+ * how it matched; a second pull of the unchanged feed (status, requests the server saw, time);
+ * then a pull after 1% of the products' prices changed (time, `changed`). BENCH_ROUNDS rounds (3),
+ * databases and kinds alternating in order from round to round; medians. Then, per database, where a
+ * 20,000-product pull's time goes (parse, recognition, product sync), without HTTP. On in-memory
+ * PGlite, and on PostgreSQL (a scratch database, dropped after) when BENCH_DATABASE_URL is set.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { eq, sql } from 'drizzle-orm';
+import { buildApp } from '../app.ts';
+import { loadBundledCatalog } from '../catalog/bundled.ts';
+import { loadConfig } from '../config.ts';
+import { createDatabase, type Database } from '../db/client.ts';
+import { createScratchDatabase } from '../db/scratch.ts';
+import { connectorFor } from '../feeds/index.ts';
+import { recogniseListings } from '../matching/recognise.ts';
+import { merchantProducts } from '../schema/index.ts';
+import { createMerchant } from '../services/merchants.ts';
+import { syncProducts } from '../services/products.ts';
+import { fmt, median } from './stats.ts';
+import { rng, syntheticPerfumes } from './synthetic.ts';
+
+const PRODUCTS = Number(process.env.BENCH_FEED_PRODUCTS ?? 20_000);
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const LEAD_KEY = 'ef'.repeat(32);
+const KINDS = ['google', 'json', 'shopify'] as const;
+type Kind = (typeof KINDS)[number];
+
+interface Size {
+  ml: number;
+  price: number;
+  sale: number | null;
+  availability: 'in_stock' | 'out_of_stock' | 'preorder';
+}
+interface ShopProduct {
+  id: string;
+  title: string;
+  house: string;
+  catalog: boolean;
+  arabic: boolean;
+  sizes: Size[];
+}
+
+const CONC_WRITTEN: Record<string, string[]> = {
+  edp: ['EDP', 'Eau de Parfum', 'edp', 'E.D.P'],
+  edt: ['EDT', 'Eau de Toilette', 'edt'],
+  parfum: ['Parfum', 'PARFUM'],
+  extrait: ['Extrait de Parfum', 'Extrait'],
+  elixir: ['Elixir'],
+  edc: ['EDC', 'Eau de Cologne'],
+  oil: ['Perfume Oil', 'Oil'],
+};
+const CONC_AR: Record<string, string> = {
+  edp: 'أو دو بارفان',
+  edt: 'أو دو تواليت',
+  parfum: 'بارفان',
+  extrait: 'إكستريه دو بارفان',
+  elixir: 'إليكسير',
+  edc: 'أو دو كولون',
+  oil: 'زيت عطري',
+};
+const MADE_UP_HOUSES = [
+  'Dar Al Oud',
+  'Ard Al Khaleej',
+  'Maison Alhambra',
+  'Oud Elite',
+  'Al Majed Perfumes',
+  'Nabeel House',
+  'Velvet Atelier',
+  'Rasasi Home',
+  'Ajmal Garden',
+  'Swiss Arabian Lab',
+];
+const SIZE_SETS = [[100], [100], [100], [100], [100], [50, 100], [30, 100], [100, 200], [30, 50, 100], [10, 50, 100]];
+const NOISE = ['', '', '', ' - Original', ' for Men', ' for Women', ' Unisex', ' (Tester Box)', ' – 100% Original'];
+
+/** The shop: catalog perfumes written as shops write them, and made-up ones. Deterministic. */
+export function shopProducts(n = PRODUCTS, seed = 7): ShopProduct[] {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)] as T;
+  const { perfumes, houses } = loadBundledCatalog();
+  const houseAr = new Map(houses.map((h) => [h.name, h.name_ar]));
+  const madeUp = syntheticPerfumes(Math.ceil(n * 0.4), seed);
+  const out: ShopProduct[] = [];
+  for (let i = 0; i < n; i++) {
+    const catalog = r() < 0.65;
+    let title: string;
+    let house: string;
+    let arabic = false;
+    if (catalog) {
+      const p = pick(perfumes);
+      const conc = pick(CONC_WRITTEN[p.concentration] ?? ['']);
+      arabic = r() < 0.2 && !!p.name_ar;
+      if (arabic) {
+        title = `عطر ${p.name_ar} ${CONC_AR[p.concentration] ?? ''}`.trim();
+        house = r() < 0.7 ? (houseAr.get(p.house) ?? p.house) : p.house;
+      } else {
+        const style = r();
+        title =
+          style < 0.15
+            ? `${p.house} ${p.name} ${conc}`
+            : style < 0.25
+              ? `${p.name} ${conc}`.toUpperCase()
+              : `${p.name} ${conc}`;
+        title += pick(NOISE);
+        house = p.house;
+      }
+    } else {
+      const p = madeUp[i % madeUp.length] as (typeof madeUp)[number];
+      title = `${p.name.replace(/ \d+$/, '')} ${pick(['EDP', 'Eau de Parfum', 'EDT', 'Perfume', 'Oud Oil'])}`;
+      house = pick(MADE_UP_HOUSES);
+    }
+    const base = 60 + Math.floor(r() * 90) * 5;
+    const sizes = pick(SIZE_SETS).map((ml) => {
+      const price = Math.round((base * (ml / 100) ** 0.7 + 0.99) * 100) / 100;
+      const a = r();
+      return {
+        ml,
+        price,
+        sale: r() < 0.15 ? Math.round(price * 0.8 * 100) / 100 : null,
+        availability: a < 0.85 ? 'in_stock' : a < 0.95 ? 'out_of_stock' : 'preorder',
+      } satisfies Size;
+    });
+    out.push({ id: `P${100000 + i}`, title, house, catalog, arabic, sizes });
+  }
+  return out;
+}
+
+/** 1% of the products (every hundredth) with their prices changed. */
+export function withPricesChanged(products: ShopProduct[]): ShopProduct[] {
+  return products.map((p, i) =>
+    i % 100 === 50 ? { ...p, sizes: p.sizes.map((s) => ({ ...s, price: s.price + 10, sale: null })) } : p,
+  );
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const sizeText = (ml: number) => `${ml}ml`;
+
+/** A Google Merchant Center RSS 2.0 feed: one item per size, grouped by item_group_id. */
+export function googleFeed(products: ShopProduct[]): string {
+  const parts = [
+    '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:g="http://base.google.com/ns/1.0">\n<channel>\n<title>Bench Shop</title>\n<link>https://shop.example</link>\n<description>Bench Shop products</description>\n',
+  ];
+  for (const p of products) {
+    const group = p.sizes.length > 1;
+    for (const s of p.sizes) {
+      const id = group ? `${p.id}-${s.ml}` : p.id;
+      parts.push(
+        `<item>\n<g:id>${id}</g:id>\n${group ? `<g:item_group_id>${p.id}</g:item_group_id>\n` : ''}<g:title>${esc(`${p.title} ${sizeText(s.ml)}`)}</g:title>\n<g:description>${esc(`${p.title} by ${p.house}. A long-lasting fragrance, ${s.ml} ml bottle.`)}</g:description>\n<g:link>https://shop.example/products/${p.id.toLowerCase()}?size=${s.ml}</g:link>\n<g:image_link>https://cdn.shop.example/images/${p.id.toLowerCase()}.jpg</g:image_link>\n<g:brand>${esc(p.house)}</g:brand>\n<g:condition>new</g:condition>\n<g:availability>${s.availability}</g:availability>\n<g:price>${s.price.toFixed(2)} SAR</g:price>\n${s.sale !== null ? `<g:sale_price>${s.sale.toFixed(2)} SAR</g:sale_price>\n` : ''}${group ? `<g:size>${s.ml} ml</g:size>\n` : ''}<g:google_product_category>Health &amp; Beauty &gt; Personal Care &gt; Cosmetics &gt; Perfume &amp; Cologne</g:google_product_category>\n<g:product_type>Perfumes</g:product_type>\n</item>\n`,
+      );
+    }
+  }
+  parts.push('</channel>\n</rss>\n');
+  return parts.join('');
+}
+
+/** The upload's JSON format with the feed's fields: one row per size, sharing a group_id. */
+export function jsonFeed(products: ShopProduct[]): string {
+  const rows: Record<string, unknown>[] = [];
+  for (const p of products) {
+    const group = p.sizes.length > 1;
+    for (const s of p.sizes) {
+      rows.push({
+        merchant_product_id: group ? `${p.id}-${s.ml}` : p.id,
+        ...(group ? { group_id: p.id, size: `${s.ml} ml` } : {}),
+        name: `${p.title} ${sizeText(s.ml)}`,
+        house: p.house,
+        price: s.price,
+        ...(s.sale !== null ? { sale_price: s.sale } : {}),
+        currency: 'SAR',
+        available: s.availability !== 'out_of_stock',
+        image_url: `https://cdn.shop.example/images/${p.id.toLowerCase()}.jpg`,
+        product_url: `https://shop.example/products/${p.id.toLowerCase()}`,
+        description: `${p.title} by ${p.house}. A long-lasting fragrance.`,
+      });
+    }
+  }
+  return JSON.stringify(rows);
+}
+
+/** Shopify's storefront listing, one page of 250 products. */
+export function shopifyPage(products: ShopProduct[], page: number): string {
+  const slice = products.slice((page - 1) * 250, page * 250);
+  return JSON.stringify({
+    products: slice.map((p, k) => ({
+      id: 7_000_000_000 + (page - 1) * 250 + k,
+      title: p.title,
+      handle: p.id.toLowerCase(),
+      body_html: `<p>${esc(p.title)} by ${esc(p.house)}.</p><ul><li>A long-lasting fragrance</li></ul>`,
+      vendor: p.house,
+      product_type: 'Perfume',
+      tags: ['perfume', p.catalog ? 'bestseller' : 'new'],
+      variants: p.sizes.map((s, j) => ({
+        id: 40_000_000_000 + ((page - 1) * 250 + k) * 10 + j,
+        title: p.sizes.length > 1 ? `${s.ml}ml` : 'Default Title',
+        option1: p.sizes.length > 1 ? `${s.ml}ml` : 'Default Title',
+        price: (s.sale ?? s.price).toFixed(2),
+        compare_at_price: s.sale !== null ? s.price.toFixed(2) : null,
+        available: s.availability !== 'out_of_stock',
+      })),
+      images: [{ src: `https://cdn.shopify.com/s/files/${p.id.toLowerCase()}.jpg` }],
+    })),
+  });
+}
+
+/** The shop's server: the feeds of the current version, an ETag on the single documents, requests counted. */
+function feedServer(versions: { a: ShopProduct[]; b: ShopProduct[] }) {
+  const docs = {
+    a: { google: Buffer.from(googleFeed(versions.a)), json: Buffer.from(jsonFeed(versions.a)) },
+    b: { google: Buffer.from(googleFeed(versions.b)), json: Buffer.from(jsonFeed(versions.b)) },
+  };
+  const state = { version: 'a' as 'a' | 'b', hits: new Map<string, number>(), shopifyBytes: 0 };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://local');
+    state.hits.set(url.pathname, (state.hits.get(url.pathname) ?? 0) + 1);
+    if (url.pathname === '/feed.xml' || url.pathname === '/feed.json') {
+      const kind = url.pathname === '/feed.xml' ? 'google' : 'json';
+      const etag = `"${kind}-${state.version}"`;
+      if (req.headers['if-none-match'] === etag) {
+        res.statusCode = 304;
+        res.setHeader('etag', etag);
+        res.end();
+        return;
+      }
+      const body = docs[state.version][kind];
+      res.setHeader('content-type', kind === 'google' ? 'application/xml; charset=utf-8' : 'application/json');
+      res.setHeader('etag', etag);
+      res.setHeader('content-length', body.length);
+      res.end(body);
+      return;
+    }
+    if (url.pathname === '/products.json') {
+      const page = Number(url.searchParams.get('page') ?? '1');
+      const body = shopifyPage(versions[state.version], page);
+      state.shopifyBytes += Buffer.byteLength(body);
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.end(body);
+      return;
+    }
+    res.statusCode = 404;
+    res.end('not found');
+  });
+  return { server, state, docs };
+}
+
+type App = Awaited<ReturnType<typeof buildApp>>;
+interface PullRecord {
+  status: string;
+  started_at: string;
+  finished_at: string | null;
+  pages: number;
+  bytes: number;
+  received: number;
+  added: number;
+  changed: number;
+  removed: number;
+  rejected: number;
+  rejections: { reason: string }[];
+  error: string | null;
+}
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+async function pull(app: App, id: string) {
+  const t = performance.now();
+  const r = await app.inject({ method: 'POST', url: `/api/admin/feeds/${id}/pull`, headers: auth, payload: {} });
+  const callerMs = performance.now() - t;
+  if (r.statusCode !== 200) throw new Error(`pull answered ${r.statusCode}: ${r.body.slice(0, 300)}`);
+  const p = r.json() as PullRecord;
+  const recordMs = p.finished_at ? Date.parse(p.finished_at) - Date.parse(p.started_at) : Number.NaN;
+  return { ...p, callerMs, recordMs };
+}
+
+interface Round {
+  first: Awaited<ReturnType<typeof pull>>;
+  stored: number;
+  matched: number;
+  partial: number;
+  unmatched: number;
+  available: number;
+  second: Awaited<ReturnType<typeof pull>>;
+  secondRequests: number;
+  changedPull: Awaited<ReturnType<typeof pull>>;
+}
+
+/** One kind's three pulls for a new merchant. */
+async function round(app: App, shop: ReturnType<typeof feedServer>, base: string, kind: Kind): Promise<Round> {
+  const merchant = await createMerchant(app.db, {
+    name: 'Feed Bench',
+    slug: `feed-bench-${randomBytes(4).toString('hex')}`,
+  });
+  const url = kind === 'google' ? `${base}/feed.xml` : kind === 'json' ? `${base}/feed.json` : `${base}/`;
+  // paused: the feed runner leaves it alone; the admin API's pull still pulls it
+  const added = await app.inject({
+    method: 'POST',
+    url: `/api/admin/merchants/${merchant.id}/feeds`,
+    headers: auth,
+    payload: { kind, url, currency: 'SAR', paused: true },
+  });
+  if (added.statusCode !== 201) throw new Error(`adding the source answered ${added.statusCode}: ${added.body}`);
+  const source = added.json() as { id: string };
+  shop.state.version = 'a';
+  const first = await pull(app, source.id);
+  const counts = await app.db
+    .select({ status: merchantProducts.matchStatus, available: merchantProducts.available, n: sql<number>`count(*)` })
+    .from(merchantProducts)
+    .where(eq(merchantProducts.merchantId, merchant.id))
+    .groupBy(merchantProducts.matchStatus, merchantProducts.available);
+  const by = (s: string) => counts.filter((c) => c.status === s).reduce((a, c) => a + Number(c.n), 0);
+  const path = kind === 'google' ? '/feed.xml' : kind === 'json' ? '/feed.json' : '/products.json';
+  const before = [...shop.state.hits.entries()].reduce((a, [p, n]) => a + (p === path ? n : 0), 0);
+  const second = await pull(app, source.id);
+  const secondRequests = (shop.state.hits.get(path) ?? 0) - before;
+  shop.state.version = 'b';
+  const changedPull = await pull(app, source.id);
+  return {
+    first,
+    stored: counts.reduce((a, c) => a + Number(c.n), 0),
+    matched: by('matched'),
+    partial: by('partial'),
+    unmatched: by('unmatched'),
+    available: counts.filter((c) => c.available).reduce((a, c) => a + Number(c.n), 0),
+    second,
+    secondRequests,
+    changedPull,
+  };
+}
+
+/**
+ * Where a 20,000-product pull's time goes, stage by stage, without HTTP: the shop's listing pages
+ * parsed by the connector, the rows recognised once (what a pull does to count what changed),
+ * then stored by the product sync (which recognises them again and upserts them).
+ */
+async function stages(app: App, products: ShopProduct[]) {
+  const pages = Array.from({ length: Math.ceil(products.length / 250) }, (_, i) => shopifyPage(products, i + 1));
+  const source = { kind: 'shopify' as const, url: 'https://shop.example' };
+  const connector = connectorFor('shopify');
+  let t = performance.now();
+  const rows = pages.flatMap(
+    (body, i) => connector.parse(body, `${source.url}/products.json?page=${i + 1}`, source).rows,
+  );
+  const parseMs = performance.now() - t;
+  const snapshot = app.catalog.current();
+  t = performance.now();
+  recogniseListings(rows, snapshot);
+  const recogniseMs = performance.now() - t;
+  const merchant = await createMerchant(app.db, {
+    name: 'Feed Stages',
+    slug: `feed-stages-${randomBytes(4).toString('hex')}`,
+  });
+  t = performance.now();
+  await syncProducts(app.db, snapshot, merchant.id, rows, { replace: true });
+  const syncMs = performance.now() - t;
+  t = performance.now();
+  await syncProducts(app.db, snapshot, merchant.id, rows, { replace: true });
+  const resyncMs = performance.now() - t;
+  return { rows: rows.length, parseMs, recogniseMs, syncMs, storeMs: syncMs - recogniseMs, resyncMs };
+}
+
+function benchApp(database: Database) {
+  const config = loadConfig({
+    DATABASE_URL: 'memory:',
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'false',
+    LEAD_ENCRYPTION_KEY: LEAD_KEY,
+    ADMIN_TOKEN,
+    FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+  });
+  return buildApp({ config, database, logger: false });
+}
+
+export async function runFeedsBench(log: (s: string) => void = console.log) {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const a = shopProducts();
+  const shop = feedServer({ a, b: withPricesChanged(a) });
+  await new Promise<void>((resolve) => shop.server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(shop.server.address() as AddressInfo).port}`;
+  const items = a.reduce((n, p) => n + p.sizes.length, 0);
+  const catalogShare = a.filter((p) => p.catalog).length / a.length;
+  const arabicShare = a.filter((p) => p.arabic).length / a.length;
+  // the shopify listing's bytes: one full read, counted by the server
+  const pages = Math.ceil(a.length / 250);
+  let shopifyBytes = 0;
+  for (let page = 1; page <= pages + 1; page++) shopifyBytes += Buffer.byteLength(shopifyPage(a, page));
+  const bytes: Record<Kind, number> = {
+    google: shop.docs.a.google.length,
+    json: shop.docs.a.json.length,
+    shopify: shopifyBytes,
+  };
+  log(
+    `${a.length.toLocaleString('en')} products, ${items.toLocaleString('en')} variants; ${Math.round(catalogShare * 100)}% named after catalog perfumes (${Math.round(arabicShare * 100)}% in Arabic), the rest made up`,
+  );
+  log(
+    `bytes: google RSS ${bytes.google.toLocaleString('en')}, json ${bytes.json.toLocaleString('en')}, shopify ${pages + 1} pages ${bytes.shopify.toLocaleString('en')}`,
+  );
+
+  const apps: [string, App, () => Promise<void>][] = [];
+  const lite = await createDatabase({ database: { kind: 'pglite', dataDir: null } });
+  const liteApp = await benchApp(lite);
+  await liteApp.ready();
+  apps.push(['pglite', liteApp, async () => {}]);
+  const url = process.env.BENCH_DATABASE_URL;
+  if (url) {
+    const scratch = await createScratchDatabase(url, 'sillage_bench');
+    const pgApp = await benchApp(scratch.database);
+    await pgApp.ready();
+    apps.push(['postgres', pgApp, scratch.drop]);
+  }
+  const runs = new Map<string, Round[]>();
+  const stageFigures: Record<string, Awaited<ReturnType<typeof stages>>> = {};
+  try {
+    for (let r = 0; r < rounds; r++) {
+      // alternate the order of databases and kinds from round to round
+      const order = r % 2 === 0 ? apps : [...apps].reverse();
+      const kinds = r % 2 === 0 ? KINDS : [...KINDS].reverse();
+      for (const [name, app] of order) {
+        for (const kind of kinds) {
+          const res = await round(app, shop, base, kind);
+          const key = `${name}/${kind}`;
+          runs.set(key, [...(runs.get(key) ?? []), res]);
+          log(
+            `round ${r + 1} ${key}: first ${fmt(res.first.callerMs / 1000, 2)} s (${res.first.status}, ${res.stored} stored), second ${res.second.status} ${res.secondRequests} requests ${fmt(res.second.callerMs, 0)} ms, 1% changed ${fmt(res.changedPull.callerMs / 1000, 2)} s (${res.changedPull.changed} changed)`,
+          );
+        }
+      }
+    }
+    for (const [name, app] of apps) {
+      const st = await stages(app, a);
+      stageFigures[name] = st;
+      log(
+        `stages ${name}: ${st.rows} rows; parse ${fmt(st.parseMs / 1000, 2)} s, recognise ${fmt(st.recogniseMs / 1000, 2)} s, sync ${fmt(st.syncMs / 1000, 2)} s (store ≈ ${fmt(st.storeMs / 1000, 2)} s), the same rows again ${fmt(st.resyncMs / 1000, 2)} s`,
+      );
+    }
+  } finally {
+    for (const [, app, cleanup] of apps) {
+      await app.close();
+      await cleanup();
+    }
+    shop.server.closeAllConnections();
+    await new Promise((resolve) => shop.server.close(resolve));
+  }
+
+  const results: Record<string, unknown> = {
+    products: a.length,
+    variants: items,
+    catalogShare,
+    arabicShare,
+    bytes,
+    rounds,
+    stages: stageFigures,
+  };
+  const med = (xs: Round[], f: (r: Round) => number) => median(xs.map(f));
+  for (const [name] of apps) {
+    log(`\n${name}, median of ${rounds} rounds\n`);
+    log(`| | ${KINDS.join(' | ')} |`);
+    log(`|---|${KINDS.map(() => '---').join('|')}|`);
+    const row = (label: string, f: (xs: Round[]) => string) =>
+      log(`| ${label} | ${KINDS.map((k) => f(runs.get(`${name}/${k}`) ?? [])).join(' | ')} |`);
+    const first = (xs: Round[]) => xs[0] as Round;
+    row('feed bytes (first pull, as recorded)', (xs) => first(xs).first.bytes.toLocaleString('en'));
+    row('requests, first pull (pages)', (xs) => String(first(xs).first.pages));
+    row('first pull: status', (xs) => first(xs).first.status);
+    row('first pull, caller (s)', (xs) => fmt(med(xs, (r) => r.first.callerMs) / 1000, 2));
+    row('first pull, record (s)', (xs) => fmt(med(xs, (r) => r.first.recordMs) / 1000, 2));
+    row('received (rows read)', (xs) => String(first(xs).first.received));
+    row('rejection lines', (xs) => String(first(xs).first.rejected));
+    row('products stored', (xs) => first(xs).stored.toLocaleString('en'));
+    row(
+      'matched / partial / unmatched',
+      (xs) => `${first(xs).matched} / ${first(xs).partial} / ${first(xs).unmatched}`,
+    );
+    row('second pull: status', (xs) => first(xs).second.status);
+    row('second pull: requests the server saw', (xs) => xs.map((r) => r.secondRequests).join(', '));
+    row('second pull, caller (ms)', (xs) =>
+      fmt(
+        med(xs, (r) => r.second.callerMs),
+        0,
+      ),
+    );
+    row('1% prices changed, caller (s)', (xs) => fmt(med(xs, (r) => r.changedPull.callerMs) / 1000, 2));
+    row('1% prices changed: `changed`', (xs) => String(first(xs).changedPull.changed));
+    for (const k of KINDS) {
+      const xs = runs.get(`${name}/${k}`) ?? [];
+      results[`${name}/${k}`] = {
+        firstCallerMs: xs.map((r) => Math.round(r.first.callerMs)),
+        firstRecordMs: xs.map((r) => r.first.recordMs),
+        secondCallerMs: xs.map((r) => Math.round(r.second.callerMs)),
+        secondRequests: xs.map((r) => r.secondRequests),
+        changedCallerMs: xs.map((r) => Math.round(r.changedPull.callerMs)),
+        first: first(xs).first,
+        stored: first(xs).stored,
+        matched: first(xs).matched,
+        partial: first(xs).partial,
+        unmatched: first(xs).unmatched,
+        available: first(xs).available,
+        second: first(xs).second,
+        changed: first(xs).changedPull,
+      };
+    }
+  }
+  if (apps.length > 1) {
+    log('\nPostgreSQL / PGlite, ratio of the medians (caller time)\n');
+    log(`| | ${KINDS.join(' | ')} |`);
+    log(`|---|${KINDS.map(() => '---').join('|')}|`);
+    const ratio = (label: string, f: (r: Round) => number) =>
+      log(
+        `| ${label} | ${KINDS.map((k) => fmt(med(runs.get(`postgres/${k}`) ?? [], f) / med(runs.get(`pglite/${k}`) ?? [], f), 2)).join(' | ')} |`,
+      );
+    ratio('first pull', (r) => r.first.callerMs);
+    ratio('second pull (304)', (r) => r.second.callerMs);
+    ratio('1% changed', (r) => r.changedPull.callerMs);
+  }
+  return results;
+}
