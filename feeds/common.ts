@@ -8,10 +8,17 @@ import { MAX_DESCRIPTION_LENGTH } from '../matching/listing.ts';
 import { type ProductForm, parseListing } from '../matching/parse.ts';
 import type { FeedPage, FeedProblem, FeedRow, FeedSize, ResponseHeaders } from './types.ts';
 
-/** Items read from one page; the rest of the page is rejected in one line that counts them. */
+/** Items read from one page of a paged API (Shopify, WooCommerce); the rest is rejected in one line that counts them. */
 export const MAX_ITEMS_PER_PAGE = 1000;
-/** A page longer than this (in characters) is not read at all. */
+/** A page of a paged API longer than this (in characters) is not read at all. */
 export const MAX_PAGE_CHARS = 16_000_000;
+/**
+ * A feed in one document (Google Merchant Center, CSV, JSON) holds the whole shop: up to the
+ * product sync's 50,000 products, in at most 64 million characters (a 20,000-product RSS feed with
+ * sizes is about 24 MB).
+ */
+export const MAX_ITEMS_PER_DOCUMENT = 50_000;
+export const MAX_DOCUMENT_CHARS = 64_000_000;
 /** Variants read of one product; a shop's product with more is cut here. */
 export const MAX_VARIANTS = 100;
 /** The product sync's limits (matching/listing.ts): longer text is cut to these. */
@@ -36,14 +43,8 @@ export function failedPage(reason: string): FeedPage {
 }
 
 /** The items of a page past the cap, as one rejection that counts them. */
-export function overCap(total: number): FeedProblem[] {
-  return total > MAX_ITEMS_PER_PAGE
-    ? [
-        {
-          reason: `${total - MAX_ITEMS_PER_PAGE} items past the first ${MAX_ITEMS_PER_PAGE} of this page were not read`,
-        },
-      ]
-    : [];
+export function overCap(total: number, cap = MAX_ITEMS_PER_PAGE): FeedProblem[] {
+  return total > cap ? [{ reason: `${total - cap} items past the first ${cap} of this page were not read` }] : [];
 }
 
 /** Text cut to `max` characters, trimmed; null when empty or not text. Never splits a surrogate pair. */
@@ -366,10 +367,12 @@ export const obj = (v: unknown): Record<string, unknown> =>
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** JSON text parsed, or the reason it could not be. */
-export function parseJson(body: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+export function parseJson(
+  body: string,
+  maxChars = MAX_PAGE_CHARS,
+): { ok: true; value: unknown } | { ok: false; reason: string } {
   if (typeof body !== 'string') return { ok: false, reason: 'the page is not text' };
-  if (body.length > MAX_PAGE_CHARS)
-    return { ok: false, reason: `the page is longer than ${MAX_PAGE_CHARS} characters` };
+  if (body.length > maxChars) return { ok: false, reason: `the page is longer than ${maxChars} characters` };
   try {
     return { ok: true, value: JSON.parse(body.replace(/^\uFEFF/, '')) };
   } catch {

@@ -13,10 +13,10 @@ import {
   cut,
   failedPage,
   idOf,
+  MAX_DOCUMENT_CHARS,
   MAX_HOUSE,
-  MAX_ITEMS_PER_PAGE,
+  MAX_ITEMS_PER_DOCUMENT,
   MAX_NAME,
-  MAX_PAGE_CHARS,
   obj,
   overCap,
   parseJson,
@@ -133,7 +133,7 @@ function readRecord(r: Record<string, unknown>, url: string): Read | FeedProblem
 function rowsOfRecords(records: Record<string, unknown>[], total: number, url: string, source: FeedSource): FeedPage {
   const rejected: FeedProblem[] = [];
   const groups = new Map<string, Read[]>();
-  for (const raw of records.slice(0, MAX_ITEMS_PER_PAGE)) {
+  for (const raw of records.slice(0, MAX_ITEMS_PER_DOCUMENT)) {
     try {
       const r = readRecord(mapColumns(obj(raw), source.mapping), url);
       if ('reason' in r) {
@@ -148,7 +148,7 @@ function rowsOfRecords(records: Record<string, unknown>[], total: number, url: s
       rejected.push({ reason: `the row could not be read (${e instanceof Error ? e.message : 'unknown error'})` });
     }
   }
-  rejected.push(...overCap(total));
+  rejected.push(...overCap(total, MAX_ITEMS_PER_DOCUMENT));
   const rows: FeedRow[] = [];
   for (const list of groups.values()) {
     const first = list[0] as Read;
@@ -173,7 +173,7 @@ function rowsOfRecords(records: Record<string, unknown>[], total: number, url: s
 
 /** CSV records as the upload reads them (csvProduct), with the feed's own fields kept beside. */
 function csvRecords(body: string, mapping: Record<string, string> | undefined): Record<string, unknown>[] {
-  const raw: Record<string, string>[] = parseCsv(body, { ...PRODUCT_CSV_OPTIONS, to: MAX_ITEMS_PER_PAGE + 1 });
+  const raw: Record<string, string>[] = parseCsv(body, { ...PRODUCT_CSV_OPTIONS, to: MAX_ITEMS_PER_DOCUMENT + 1 });
   return raw.map((r) => {
     const mapped = mapColumns(r, mapping) as Record<string, string>;
     const upload = csvProduct(mapped);
@@ -193,7 +193,7 @@ export const csv: Connector = {
   firstUrl: (source) => source.url,
   parse(body, url, source) {
     if (typeof body !== 'string') return failedPage('the page is not text');
-    if (body.length > MAX_PAGE_CHARS) return failedPage(`the file is longer than ${MAX_PAGE_CHARS} characters`);
+    if (body.length > MAX_DOCUMENT_CHARS) return failedPage(`the file is longer than ${MAX_DOCUMENT_CHARS} characters`);
     let records: Record<string, unknown>[];
     try {
       records = csvRecords(body, source.mapping);
@@ -203,11 +203,11 @@ export const csv: Connector = {
       );
     }
     const total =
-      records.length > MAX_ITEMS_PER_PAGE
+      records.length > MAX_ITEMS_PER_DOCUMENT
         ? Math.max(records.length, body.split('\n').filter((l) => l.trim() !== '').length - 1)
         : records.length;
     // already renamed: the mapping is not applied twice
-    return rowsOfRecords(records.slice(0, MAX_ITEMS_PER_PAGE), total, url, { ...source, mapping: undefined });
+    return rowsOfRecords(records.slice(0, MAX_ITEMS_PER_DOCUMENT), total, url, { ...source, mapping: undefined });
   },
 };
 
@@ -215,7 +215,7 @@ export const json: Connector = {
   kind: 'json',
   firstUrl: (source) => source.url,
   parse(body, url, source) {
-    const parsed = parseJson(body);
+    const parsed = parseJson(body, MAX_DOCUMENT_CHARS);
     if (!parsed.ok) return failedPage(parsed.reason);
     const products = jsonProducts(parsed.value);
     if (!products) return failedPage('the file is neither a JSON list of products nor {"products": [...]}');

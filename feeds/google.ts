@@ -11,7 +11,7 @@
  * - entity processing is off; the five XML entities and numeric references are decoded afterwards
  *   in one pass over each field we keep (`&amp;lt;` stays `&lt;`);
  * - elements nest at most MAX_XML_DEPTH deep (a feed needs 4), deeper refuses the page;
- * - the page is at most MAX_PAGE_CHARS characters, and at most MAX_ITEMS_PER_PAGE items are read.
+ * - the page is at most MAX_DOCUMENT_CHARS characters, and at most MAX_ITEMS_PER_DOCUMENT items are read.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { XMLParser } from 'fast-xml-parser';
@@ -23,11 +23,11 @@ import {
   decodeEntities,
   failedPage,
   idOf,
+  MAX_DOCUMENT_CHARS,
   MAX_HOUSE,
   MAX_HTML_CHARS,
-  MAX_ITEMS_PER_PAGE,
+  MAX_ITEMS_PER_DOCUMENT,
   MAX_NAME,
-  MAX_PAGE_CHARS,
   obj,
   overCap,
   plainText,
@@ -42,7 +42,7 @@ import type { Connector, FeedPage, FeedProblem, FeedRow, FeedSource } from './ty
 /** Elements nested deeper than this refuse the page (rss › channel › item › g:shipping › g:price is 5). */
 export const MAX_XML_DEPTH = 16;
 /** Elements in the items read (outside CDATA): a feed item holds 10–40; more refuses the page. */
-export const MAX_XML_TAGS = 100_000;
+export const MAX_XML_TAGS = 30 * MAX_ITEMS_PER_DOCUMENT;
 
 const xml = new XMLParser({
   ignoreAttributes: false,
@@ -161,7 +161,7 @@ function readItem(item: Item, base: string): ReadItem | FeedProblem {
 function rowsOfItems(items: Item[], total: number, url: string, source: FeedSource): FeedPage {
   const rejected: FeedProblem[] = [];
   const groups = new Map<string, ReadItem[]>();
-  for (const raw of items.slice(0, MAX_ITEMS_PER_PAGE)) {
+  for (const raw of items.slice(0, MAX_ITEMS_PER_DOCUMENT)) {
     try {
       const r = readItem(obj(raw), url);
       if ('reason' in r) {
@@ -176,7 +176,7 @@ function rowsOfItems(items: Item[], total: number, url: string, source: FeedSour
       rejected.push({ reason: `the item could not be read (${e instanceof Error ? e.message : 'unknown error'})` });
     }
   }
-  rejected.push(...overCap(total));
+  rejected.push(...overCap(total, MAX_ITEMS_PER_DOCUMENT));
   const rows: FeedRow[] = [];
   for (const list of groups.values()) {
     const first = list[0] as ReadItem;
@@ -253,7 +253,7 @@ function xmlItems(body: string): { items: Item[]; total: number } | string {
       return 'the feed declares a document type or entities (<!DOCTYPE>, <!ENTITY>): they are not read';
     for (const m of part.text.matchAll(ITEM_START)) {
       total++;
-      if (total === MAX_ITEMS_PER_PAGE + 1) {
+      if (total === MAX_ITEMS_PER_DOCUMENT + 1) {
         cutPart = n;
         cutAt = m.index;
       }
@@ -281,7 +281,7 @@ function xmlItems(body: string): { items: Item[]; total: number } | string {
       : doc.feed !== undefined
         ? arr(obj(doc.feed).entry)
         : null;
-  if (items) return { items: items.slice(0, MAX_ITEMS_PER_PAGE).map(obj), total: Math.max(total, items.length) };
+  if (items) return { items: items.slice(0, MAX_ITEMS_PER_DOCUMENT).map(obj), total: Math.max(total, items.length) };
   return 'the feed is neither RSS 2.0 (<rss><channel><item>) nor Atom (<feed><entry>)';
 }
 
@@ -300,7 +300,7 @@ function tsvItems(body: string): { items: Item[]; total: number } | string {
     skip_empty_lines: true,
     relax_column_count: true,
     // the header row, and one past the cap to know that there were more
-    to: MAX_ITEMS_PER_PAGE + 1,
+    to: MAX_ITEMS_PER_DOCUMENT + 1,
   };
   let records: Record<string, string>[];
   try {
@@ -316,10 +316,10 @@ function tsvItems(body: string): { items: Item[]; total: number } | string {
   if (!('id' in (records[0] as object))) return 'the tab-separated feed has no "id" column in its header row';
   // rows past the cap are counted (one a line), not read
   const total =
-    records.length > MAX_ITEMS_PER_PAGE
+    records.length > MAX_ITEMS_PER_DOCUMENT
       ? Math.max(records.length, body.split('\n').filter((l) => l.trim() !== '').length - 1)
       : records.length;
-  return { items: records.slice(0, MAX_ITEMS_PER_PAGE), total };
+  return { items: records.slice(0, MAX_ITEMS_PER_DOCUMENT), total };
 }
 
 export const google: Connector = {
@@ -327,7 +327,7 @@ export const google: Connector = {
   firstUrl: (source) => source.url,
   parse(body, url, source) {
     if (typeof body !== 'string') return failedPage('the page is not text');
-    if (body.length > MAX_PAGE_CHARS) return failedPage(`the feed is longer than ${MAX_PAGE_CHARS} characters`);
+    if (body.length > MAX_DOCUMENT_CHARS) return failedPage(`the feed is longer than ${MAX_DOCUMENT_CHARS} characters`);
     const trimmed = body.replace(/^\uFEFF/, '').trimStart();
     const read = trimmed.startsWith('<') ? xmlItems(trimmed) : tsvItems(trimmed);
     if (typeof read === 'string') return failedPage(read);

@@ -376,7 +376,8 @@ function exchange(
           lastModified: res.headers['last-modified'] ?? null,
           contentType,
           link: typeof res.headers.link === 'string' ? res.headers.link.slice(0, 4000) : null,
-          totalPages: typeof res.headers['x-wp-totalpages'] === 'string' ? res.headers['x-wp-totalpages'].slice(0, 12) : null,
+          totalPages:
+            typeof res.headers['x-wp-totalpages'] === 'string' ? res.headers['x-wp-totalpages'].slice(0, 12) : null,
           finalUrl: url.href,
           bytes,
         });

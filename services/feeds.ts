@@ -26,8 +26,10 @@ export const FEED_LIMITS = {
   maxPages: 200,
   /** bytes one pull reads at most, all pages together */
   maxFeedBytes: 200 * 1024 * 1024,
-  /** bytes one page may have */
+  /** bytes one page of a paged API may have */
   maxPageBytes: 20 * 1024 * 1024,
+  /** bytes a feed in one document (google, csv, json) may have: a 20,000-product RSS feed is about 24 MB */
+  maxDocumentBytes: 64 * 1024 * 1024,
   /** products one feed may hold (the product sync's own limit) */
   maxRows: 50_000,
   /** rejected rows a pull record keeps */
@@ -53,6 +55,7 @@ export function feedPageFetcher(allowPrivateHosts: readonly string[]): PageFetch
       headers: o.headers,
       etag: o.etag,
       lastModified: o.lastModified,
+      maxBytes: o.maxBytes,
       budgetBytes: o.maxBytes,
       allowPrivateHosts,
     });
@@ -291,7 +294,10 @@ async function readFeed(
       headers,
       etag: conditional && pages === 0 ? s.etag : null,
       lastModified: conditional && pages === 0 ? s.lastModified : null,
-      maxBytes: Math.min(FEED_LIMITS.maxPageBytes, left),
+      maxBytes: Math.min(
+        SINGLE_DOCUMENT.has(source.kind) ? FEED_LIMITS.maxDocumentBytes : FEED_LIMITS.maxPageBytes,
+        left,
+      ),
     });
     if (page.status === 304) return { notModified: true };
     if (pages === 0) {
@@ -403,7 +409,8 @@ export async function pullSource(
       .where(eq(merchantProducts.merchantId, s.merchantId));
     const before = new Map(existing.map((e) => [e.id, e]));
     // the rows as the product sync will store them (validated, so the comparison is like for like)
-    const { recognised, problems } = recogniseListings(read.rows, snapshot);
+    const matched = recogniseListings(read.rows, snapshot);
+    const { recognised, problems } = matched;
     const incoming = new Set(recognised.map((r) => r.listing.merchantProductId));
     let added = 0;
     let changed = 0;
@@ -456,11 +463,18 @@ export async function pullSource(
         )}%): nothing was changed. Confirm it to apply it.`,
       });
     }
-    const summary = await syncProducts(db, snapshot, s.merchantId, read.rows, { replace: true, sourceId: s.id });
-    await db
-      .update(feedSources)
-      .set({ etag: read.etag, lastModified: read.lastModified, confirmRemoval: false })
-      .where(eq(feedSources.id, s.id));
+    const validators = { etag: read.etag, lastModified: read.lastModified, confirmRemoval: false };
+    if (added === 0 && changed === 0 && removing === 0) {
+      // nothing to write: the shop's products, their matches and the merchant's caches stay as they are
+      await db.update(feedSources).set(validators).where(eq(feedSources.id, s.id));
+      return await finish({ status: 'applied', ...counts, added, changed, removed: 0 });
+    }
+    const summary = await syncProducts(db, snapshot, s.merchantId, read.rows, {
+      replace: true,
+      sourceId: s.id,
+      recognised: matched,
+    });
+    await db.update(feedSources).set(validators).where(eq(feedSources.id, s.id));
     return await finish({ status: 'applied', ...counts, added, changed, removed: summary.removed });
   } catch (err) {
     const code = err instanceof FeedFetchError ? err.code : err instanceof AppError ? err.code : 'feed_failed';

@@ -101,13 +101,18 @@ export async function syncProducts(
   snapshot: CatalogSnapshot,
   merchantIdOrSlug: string,
   feed: readonly unknown[],
-  opts: { replace?: boolean; sourceId?: string } = {},
+  opts: {
+    replace?: boolean;
+    sourceId?: string;
+    /** the feed already recognised by the caller (a pull compares it with what is stored first) */
+    recognised?: ReturnType<typeof recogniseListings>;
+  } = {},
 ): Promise<SyncSummary> {
   const merchant = await getMerchant(db, merchantIdOrSlug);
   const counts = { matched: 0, partial: 0, unmatched: 0 };
   const syncId = randomUUID();
 
-  const { recognised, problems } = recogniseListings(feed, snapshot);
+  const { recognised, problems } = opts.recognised ?? recogniseListings(feed, snapshot);
   const rejected = problems.length;
   const rejections: SyncRejection[] = problems
     .slice(0, 1000)

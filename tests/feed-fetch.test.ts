@@ -78,6 +78,8 @@ describe('fetchFeedPage', () => {
       etag: '"v1"',
       lastModified: 'Tue, 01 Dec 2026 10:00:00 GMT',
       contentType: 'application/json; charset=utf-8',
+      link: null,
+      totalPages: null,
       finalUrl: `${s.url}/products.json?page=1`,
       bytes: Buffer.byteLength('{"products":[{"title":"عود"}]}'),
     });
