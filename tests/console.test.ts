@@ -241,6 +241,26 @@ describe('the overview', () => {
     expect(figure(page.body, 'completions')).toBe('2');
     const test = await b.get('/console/m/figures-shop/?traffic=test');
     expect(figure(test.body, 'views')).toBe('0');
+    // a shop with only a test key (the demo's) is shown its test traffic by default
+    const { merchant: trial, key: trialKey } = await createMerchantWithKey(app, { slug: 'trial-shop', mode: 'test' });
+    await createConsoleUser(app.db, {
+      email: 'owner@trial-shop.example',
+      password: PASSWORD,
+      role: 'owner',
+      merchant: trial.id,
+    });
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/api/widget/event',
+      payload: { api_key: trialKey, session_id: randomUUID(), type: 'widget_loaded' },
+      headers: { origin: ORIGIN },
+    });
+    expect(sent.statusCode).toBe(202);
+    const t = new Browser(app, '10.0.8.2');
+    await t.signIn('owner@trial-shop.example');
+    const trialPage = await t.get('/console/m/trial-shop/');
+    expect(figure(trialPage.body, 'views')).toBe('1');
+    expect(trialPage.body).toMatch(/<option value="test" selected>/);
     const en = await b.get('/console/m/figures-shop/?lang=en');
     expect(en.body).toContain('<html lang="en" dir="ltr">');
     const missing = await b.get('/console/m/figures-shop/no-such-page');

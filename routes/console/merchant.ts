@@ -174,6 +174,10 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
     request.consoleMerchant = m;
   });
 
+  /** The traffic a page shows: as asked, else live, or test for a shop with no live key yet (its widget sends only test). */
+  const trafficOf = async (merchantId: string, asked: 'live' | 'test' | undefined) =>
+    asked ?? ((await listKeys(app.db, merchantId)).some((k) => k.mode === 'live' && !k.revoked) ? 'live' : 'test');
+
   /** Owner-only sections refuse staff. */
   const only = (section: Section) => async (request: FastifyRequest) => {
     const user = request.consoleUser;
@@ -188,7 +192,7 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
   // ---------- overview ----------
   app.get('/', { schema: { hide: true, params: Params, querystring: PeriodQuery } }, async (request, reply) => {
     const m = merchantOf(request);
-    const p = periodOf(m.id, request.query);
+    const p = periodOf(m.id, { ...request.query, traffic: await trafficOf(m.id, request.query.traffic) });
     const [a, leads, days] = await Promise.all([
       merchantAnalytics(app.db, m.id, { ...p, attributionWindowDays: app.config.attributionWindowDays }),
       leadCount(app.db, p),
@@ -223,7 +227,7 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/asks', { schema: { hide: true, params: Params, querystring: PeriodQuery } }, async (request, reply) => {
     const m = merchantOf(request);
     const lang = request.consoleLang;
-    const p = periodOf(m.id, request.query);
+    const p = periodOf(m.id, { ...request.query, traffic: await trafficOf(m.id, request.query.traffic) });
     const [a, asked] = await Promise.all([
       merchantAnalytics(app.db, m.id, { ...p, attributionWindowDays: app.config.attributionWindowDays }),
       askedFor(app.db, p),
