@@ -409,33 +409,36 @@ export async function pullSource(
       .where(eq(merchantProducts.merchantId, s.merchantId));
     const before = new Map(existing.map((e) => [e.id, e]));
     // the rows as the product sync will store them (validated, so the comparison is like for like)
-    const matched = recogniseListings(read.rows, snapshot);
-    const { recognised, problems } = matched;
+    const { recognised, problems } = recogniseListings(read.rows, snapshot);
     const incoming = new Set(recognised.map((r) => r.listing.merchantProductId));
     let added = 0;
     let changed = 0;
+    /** what a pull writes: products new to the shop or changed since, not the unchanged rest */
+    const writeIds = new Set<string>();
     for (const r of recognised) {
       const l = r.listing;
       const was = before.get(l.merchantProductId);
+      const now = fingerprint({
+        name: l.name,
+        house: l.house,
+        price: l.price,
+        sale_price: l.salePrice,
+        currency: l.currency,
+        available: l.available,
+        image_url: l.imageUrl,
+        product_url: l.productUrl,
+        description: l.description,
+        sizes: l.sizes,
+      });
       if (!was) added++;
-      else {
-        const now = fingerprint({
-          name: l.name,
-          house: l.house,
-          price: l.price,
-          sale_price: l.salePrice,
-          currency: l.currency,
-          available: l.available,
-          image_url: l.imageUrl,
-          product_url: l.productUrl,
-          description: l.description,
-          sizes: l.sizes,
-        });
-        if (fingerprint(was) !== now) changed++;
-      }
+      else if (fingerprint(was) !== now) changed++;
+      else if (was.source === s.id) continue;
+      // unchanged but brought by an upload: written so that this source owns it from now on
+      writeIds.add(l.merchantProductId);
     }
     const own = existing.filter((e) => e.source === s.id);
-    const removing = own.filter((e) => !incoming.has(e.id)).length;
+    const gone = own.filter((e) => !incoming.has(e.id)).map((e) => e.id);
+    const removing = gone.length;
     const rejections = [
       ...read.rejected,
       ...problems.map((p) => ({ ...(p.merchantProductId ? { id: p.merchantProductId } : {}), reason: p.message })),
@@ -464,16 +467,22 @@ export async function pullSource(
       });
     }
     const validators = { etag: read.etag, lastModified: read.lastModified, confirmRemoval: false };
-    if (added === 0 && changed === 0 && removing === 0) {
+    if (writeIds.size === 0 && removing === 0) {
       // nothing to write: the shop's products, their matches and the merchant's caches stay as they are
       await db.update(feedSources).set(validators).where(eq(feedSources.id, s.id));
       return await finish({ status: 'applied', ...counts, added, changed, removed: 0 });
     }
-    const summary = await syncProducts(db, snapshot, s.merchantId, read.rows, {
-      replace: true,
-      sourceId: s.id,
-      recognised: matched,
-    });
+    const summary = await syncProducts(
+      db,
+      snapshot,
+      s.merchantId,
+      read.rows.filter((r) => writeIds.has(r.merchant_product_id)),
+      {
+        sourceId: s.id,
+        recognised: { recognised: recognised.filter((r) => writeIds.has(r.listing.merchantProductId)), problems: [] },
+        remove: gone,
+      },
+    );
     await db.update(feedSources).set(validators).where(eq(feedSources.id, s.id));
     return await finish({ status: 'applied', ...counts, added, changed, removed: summary.removed });
   } catch (err) {

@@ -106,6 +106,8 @@ export async function syncProducts(
     sourceId?: string;
     /** the feed already recognised by the caller (a pull compares it with what is stored first) */
     recognised?: ReturnType<typeof recogniseListings>;
+    /** with a `sourceId`: these of its products are removed in the same transaction (a pull's own diff) */
+    remove?: readonly string[];
   } = {},
 ): Promise<SyncSummary> {
   const merchant = await getMerchant(db, merchantIdOrSlug);
@@ -184,6 +186,21 @@ export async function syncProducts(
         )
         .returning({ id: merchantProducts.id });
       removed = gone.length;
+    }
+    if (opts.remove?.length && opts.sourceId) {
+      for (let i = 0; i < opts.remove.length; i += UPSERT_BATCH) {
+        const gone = await tx
+          .delete(merchantProducts)
+          .where(
+            and(
+              eq(merchantProducts.merchantId, merchant.id),
+              eq(merchantProducts.feedSourceId, opts.sourceId),
+              inArray(merchantProducts.merchantProductId, opts.remove.slice(i, i + UPSERT_BATCH) as string[]),
+            ),
+          )
+          .returning({ id: merchantProducts.id });
+        removed += gone.length;
+      }
     }
     // counts as stored: pinned products count as matched whatever the matcher said this time
     const stored = await tx
