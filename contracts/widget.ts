@@ -181,7 +181,8 @@ export const MerchantProductInputSchema = Type.Object(
     available: Type.Optional(
       Nullable(
         Type.Boolean({
-          description: 'false when the shop cannot sell it now (every size sold out): stored, never recommended. true when omitted',
+          description:
+            'false when the shop cannot sell it now (every size sold out): stored, never recommended. true when omitted',
         }),
       ),
     ),
@@ -204,7 +205,10 @@ export const MerchantProductInputSchema = Type.Object(
             sale_price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9 }))),
             available: Type.Optional(Type.Boolean()),
           }),
-          { maxItems: 20, description: 'The sizes the shop sells it in (a feed\'s variants); `price` is the default size\'s' },
+          {
+            maxItems: 20,
+            description: "The sizes the shop sells it in (a feed's variants); `price` is the default size's",
+          },
         ),
       ),
     ),

@@ -79,7 +79,8 @@ const money = (v: unknown): number | null | undefined =>
 
 function sizesOf(v: unknown): { value: ProductSize[] | null; error?: string } {
   if (v === undefined || v === null) return { value: null };
-  if (!Array.isArray(v) || v.length > MAX_SIZES) return { value: null, error: `sizes must be a list of at most ${MAX_SIZES}` };
+  if (!Array.isArray(v) || v.length > MAX_SIZES)
+    return { value: null, error: `sizes must be a list of at most ${MAX_SIZES}` };
   const out: ProductSize[] = [];
   for (const [i, x] of v.entries()) {
     const o = x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : null;

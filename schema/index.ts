@@ -1,5 +1,5 @@
 export * from './activity.ts';
 export * from './catalog.ts';
 export * from './console.ts';
-export * from './merchants.ts';
 export * from './feeds.ts';
+export * from './merchants.ts';

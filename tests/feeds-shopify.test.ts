@@ -66,7 +66,9 @@ describe('Shopify storefront listing (products.json)', () => {
 
   it('a product sold out in full is stored, not available', () => {
     expect(rows.get('7003')).toMatchObject({ available: false, price: 1150 });
-    expect(rows.get('7003')?.sizes).toEqual([{ label: 'one size', ml: null, price: 1150, sale_price: null, available: false }]);
+    expect(rows.get('7003')?.sizes).toEqual([
+      { label: 'one size', ml: null, price: 1150, sale_price: null, available: false },
+    ]);
   });
 
   it('the default size is the first available one: its price is the row price', () => {
