@@ -379,3 +379,36 @@ export function parseJson(
     return { ok: false, reason: 'the page is not JSON' };
   }
 }
+
+/**
+ * A single document's items read one by one and grouped into products: items sharing a group id
+ * (Google's item_group_id, a feed's group_id) are the sizes of one product, any other item a
+ * product of its own. An item that cannot be read is rejected with why; past the document's cap
+ * the rest are counted in one line.
+ */
+export function groupItems<T extends { id: string; group: string | null }>(
+  items: readonly unknown[],
+  total: number,
+  read: (raw: unknown) => T | FeedProblem,
+  noun: 'item' | 'row',
+): { groups: T[][]; rejected: FeedProblem[] } {
+  const rejected: FeedProblem[] = [];
+  const groups = new Map<string, T[]>();
+  for (const raw of items.slice(0, MAX_ITEMS_PER_DOCUMENT)) {
+    try {
+      const r = read(raw);
+      if ('reason' in r) {
+        rejected.push(r);
+        continue;
+      }
+      const key = r.group ? `group:${r.group}` : `item:${r.id}`;
+      const list = groups.get(key) ?? [];
+      list.push(r);
+      groups.set(key, list);
+    } catch (e) {
+      rejected.push({ reason: `the ${noun} could not be read (${e instanceof Error ? e.message : 'unknown error'})` });
+    }
+  }
+  rejected.push(...overCap(total, MAX_ITEMS_PER_DOCUMENT));
+  return { groups: [...groups.values()], rejected };
+}

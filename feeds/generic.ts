@@ -12,13 +12,13 @@ import {
   currencyOf,
   cut,
   failedPage,
+  groupItems,
   idOf,
   MAX_DOCUMENT_CHARS,
   MAX_HOUSE,
   MAX_ITEMS_PER_DOCUMENT,
   MAX_NAME,
   obj,
-  overCap,
   parseJson,
   plainName,
   plainText,
@@ -131,26 +131,14 @@ function readRecord(r: Record<string, unknown>, url: string): Read | FeedProblem
 }
 
 function rowsOfRecords(records: Record<string, unknown>[], total: number, url: string, source: FeedSource): FeedPage {
-  const rejected: FeedProblem[] = [];
-  const groups = new Map<string, Read[]>();
-  for (const raw of records.slice(0, MAX_ITEMS_PER_DOCUMENT)) {
-    try {
-      const r = readRecord(mapColumns(obj(raw), source.mapping), url);
-      if ('reason' in r) {
-        rejected.push(r);
-        continue;
-      }
-      const key = r.group ? `group:${r.group}` : `item:${r.id}`;
-      const list = groups.get(key) ?? [];
-      list.push(r);
-      groups.set(key, list);
-    } catch (e) {
-      rejected.push({ reason: `the row could not be read (${e instanceof Error ? e.message : 'unknown error'})` });
-    }
-  }
-  rejected.push(...overCap(total, MAX_ITEMS_PER_DOCUMENT));
+  const { groups, rejected } = groupItems(
+    records,
+    total,
+    (raw) => readRecord(mapColumns(obj(raw), source.mapping), url),
+    'row',
+  );
   const rows: FeedRow[] = [];
-  for (const list of groups.values()) {
+  for (const list of groups) {
     const first = list[0] as Read;
     rows.push(
       ...rowsOf(

@@ -22,6 +22,7 @@ import {
   cut,
   decodeEntities,
   failedPage,
+  groupItems,
   idOf,
   MAX_DOCUMENT_CHARS,
   MAX_HOUSE,
@@ -29,7 +30,6 @@ import {
   MAX_ITEMS_PER_DOCUMENT,
   MAX_NAME,
   obj,
-  overCap,
   plainText,
   priceOf,
   rowsOf,
@@ -159,26 +159,9 @@ function readItem(item: Item, base: string): ReadItem | FeedProblem {
 
 /** Items read, grouped by item_group_id (an item without one is a product of its own), into rows. */
 function rowsOfItems(items: Item[], total: number, url: string, source: FeedSource): FeedPage {
-  const rejected: FeedProblem[] = [];
-  const groups = new Map<string, ReadItem[]>();
-  for (const raw of items.slice(0, MAX_ITEMS_PER_DOCUMENT)) {
-    try {
-      const r = readItem(obj(raw), url);
-      if ('reason' in r) {
-        rejected.push(r);
-        continue;
-      }
-      const key = r.group ? `group:${r.group}` : `item:${r.id}`;
-      const list = groups.get(key) ?? [];
-      list.push(r);
-      groups.set(key, list);
-    } catch (e) {
-      rejected.push({ reason: `the item could not be read (${e instanceof Error ? e.message : 'unknown error'})` });
-    }
-  }
-  rejected.push(...overCap(total, MAX_ITEMS_PER_DOCUMENT));
+  const { groups, rejected } = groupItems(items, total, (raw) => readItem(obj(raw), url), 'item');
   const rows: FeedRow[] = [];
-  for (const list of groups.values()) {
+  for (const list of groups) {
     const first = list[0] as ReadItem;
     const house = list.find((i) => i.brand)?.brand ?? null;
     if (!house) {
