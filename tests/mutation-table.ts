@@ -20,6 +20,7 @@ const GROUPS: Record<string, string[]> = {
   'matcher and search': ['matching/matcher.ts', 'catalog/search.ts'],
   'events, origins and keys': ['events/validate.ts', 'auth/origins.ts', 'auth/keys.ts'],
   'rate limits': ['lib/shared-counter.ts'],
+  console: ['console/install-check.ts'],
 };
 
 export function tally(mutants: readonly Mutant[]) {
