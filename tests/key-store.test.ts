@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore, KEY_CACHE_TTL_MS, KEY_LOOKUP_RETRY_MS, MAX_SIGHTINGS_PER_FLUSH } from '../auth/key-store.ts';
 import { parseKey } from '../auth/keys.ts';
@@ -111,6 +111,19 @@ describe('key store', () => {
       widgetVersion: '1',
       outcome: 'origin_not_allowed',
     });
+    // an origin or version a client makes as long as it likes is stored cut to 200 and 20 characters
+    const store2 = createKeyStore({ db: app.db, redis: null, log: app.log });
+    store2.sighted(k.keyId, `https://${'a'.repeat(500)}.example`, 'v'.repeat(100), 'ok');
+    await store2.flush();
+    const [long] = await app.db
+      .select()
+      .from(keySightings)
+      .where(
+        and(eq(keySightings.keyId, k.keyId), eq(keySightings.outcome, 'ok'), sql`length(${keySightings.origin}) > 100`),
+      );
+    expect(long?.origin).toHaveLength(200);
+    expect(long?.widgetVersion).toHaveLength(20);
+    await store2.close();
     // the next minute adds to what is stored
     store.sighted(k.keyId, 'https://shop.example', '2', 'ok');
     await store.close();
