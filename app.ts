@@ -17,6 +17,7 @@ import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/app
 import eventWriterPlugin from './plugins/app/event-writer.ts';
 import feedRunnerPlugin from './plugins/app/feed-runner.ts';
 import inlineMatcherPlugin from './plugins/app/inline-matcher.ts';
+import jobsPlugin from './plugins/app/jobs.ts';
 import leadsPlugin from './plugins/app/leads.ts';
 import merchantProductsPlugin from './plugins/app/merchant-products.ts';
 import metricsPlugin from './plugins/app/metrics.ts';
@@ -182,6 +183,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(metricsPlugin);
   await app.register(databasePlugin, { database: opts.database });
   await app.register(redisPlugin);
+  await app.register(jobsPlugin);
   await app.register(catalogPlugin);
   await app.register(merchantProductsPlugin);
   await app.register(catalogUpgradePlugin);

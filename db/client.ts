@@ -32,6 +32,8 @@ export const rowsOf = <T>(result: unknown): T[] =>
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /** the PostgreSQL connection URL (the background jobs open their own small pool on it); none on PGlite */
+  url?: string;
   /**
    * Runs a statement whose text never changes and which the service sends many
    * times a second (the session log's batch insert). On PostgreSQL it is a
@@ -104,6 +106,7 @@ function createPostgres(url: string, statementTimeoutMs?: number): Database {
   return {
     db,
     kind: 'postgres',
+    url,
     async executePrepared(query) {
       const { sql: text, params } = dialect.sqlToQuery(query);
       return [...(await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }))];

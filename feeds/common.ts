@@ -219,6 +219,9 @@ export interface ProductDraft {
   product_url: string | null;
   description: string | null;
   categories: string[];
+  /** hints passed on as the feed gives them (the product sync validates them) */
+  accords?: unknown;
+  notes?: unknown;
 }
 
 /** One variant (or the product itself when it has none). */
@@ -336,6 +339,8 @@ export function rowsOf(product: ProductDraft, variants: VariantDraft[]): FeedRow
       product_url: own.product_url ?? first.product_url ?? product.product_url,
       description: product.description,
       categories: product.categories,
+      ...(product.accords !== undefined ? { accords: product.accords as FeedRow['accords'] } : {}),
+      ...(product.notes !== undefined ? { notes: product.notes as FeedRow['notes'] } : {}),
     });
   }
   return rows;

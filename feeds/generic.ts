@@ -85,6 +85,9 @@ interface Read {
   currency: string | null;
   description: string | null;
   categories: string[];
+  /** the upload format's hints, passed on as written (the product sync validates them) */
+  accords: unknown;
+  notes: unknown;
   variant: VariantDraft;
 }
 
@@ -116,6 +119,8 @@ function readRecord(r: Record<string, unknown>, url: string): Read | FeedProblem
     currency,
     description: plainText(r.description),
     categories: categoriesOf(categories),
+    accords: r.accords,
+    notes: r.notes,
     variant: {
       id,
       label: size ?? '',
@@ -151,6 +156,8 @@ function rowsOfRecords(records: Record<string, unknown>[], total: number, url: s
           product_url: first.variant.product_url ?? null,
           description: first.description,
           categories: first.categories,
+          accords: first.accords,
+          notes: first.notes,
         },
         list.map((r) => r.variant),
       ),

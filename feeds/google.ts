@@ -114,8 +114,24 @@ export function availableOf(v: string | null): boolean {
   return a === 'in_stock' || a === 'preorder' || a === 'backorder' || a === 'available_for_order';
 }
 
+/**
+ * Google's `sale_price_effective_date`, "start/end" in ISO 8601 ("2026-11-20T00:00+0300/2026-11-30T23:59+0300"):
+ * whether the sale runs at `now`. A window that cannot be read counts as running: the sale price
+ * is the one the shop sends.
+ */
+export function saleRunning(window: string | null, now: number): boolean {
+  if (!window) return true;
+  const ends = window.trim().slice(0, 100).split('/');
+  if (ends.length !== 2) return true;
+  const [start, end] = ends.map((e) => Date.parse(e.trim()));
+  if (start === undefined || end === undefined || Number.isNaN(start) || Number.isNaN(end)) return true;
+  return start <= now && now < end;
+}
+
 interface ReadItem {
   id: string;
+  /** its sale has dates: the page reads otherwise at another time */
+  timed: boolean;
   group: string | null;
   title: string;
   brand: string | null;
@@ -125,7 +141,7 @@ interface ReadItem {
   categories: string[];
 }
 
-function readItem(item: Item, base: string): ReadItem | FeedProblem {
+function readItem(item: Item, base: string, now: number): ReadItem | FeedProblem {
   const id = idOf(field(item, 'id'));
   if (!id) return { reason: 'the item has no g:id' };
   // Google's title and brand are plain text: decoded once, as XML
@@ -134,9 +150,12 @@ function readItem(item: Item, base: string): ReadItem | FeedProblem {
   const price = moneyOf(field(item, 'price'));
   const sale = moneyOf(field(item, 'sale_price'));
   const size = cut(field(item, 'size'), 80);
-  const onSale = price.amount !== null && sale.amount !== null && sale.amount < price.amount;
+  const window = field(item, 'sale_price_effective_date');
+  const onSale =
+    price.amount !== null && sale.amount !== null && sale.amount < price.amount && saleRunning(window, now);
   return {
     id,
+    timed: window !== null && window.trim() !== '',
     group: idOf(field(item, 'item_group_id')),
     title,
     brand: cut(field(item, 'brand'), MAX_HOUSE),
@@ -158,8 +177,8 @@ function readItem(item: Item, base: string): ReadItem | FeedProblem {
 }
 
 /** Items read, grouped by item_group_id (an item without one is a product of its own), into rows. */
-function rowsOfItems(items: Item[], total: number, url: string, source: FeedSource): FeedPage {
-  const { groups, rejected } = groupItems(items, total, (raw) => readItem(obj(raw), url), 'item');
+function rowsOfItems(items: Item[], total: number, url: string, source: FeedSource, now: number): FeedPage {
+  const { groups, rejected } = groupItems(items, total, (raw) => readItem(obj(raw), url, now), 'item');
   const rows: FeedRow[] = [];
   for (const list of groups) {
     const first = list[0] as ReadItem;
@@ -184,7 +203,7 @@ function rowsOfItems(items: Item[], total: number, url: string, source: FeedSour
       ),
     );
   }
-  return { rows, rejected, next: null };
+  return { rows, rejected, next: null, ...(groups.some((g) => g.some((i) => i.timed)) ? { timed: true } : {}) };
 }
 
 /** The start of an RSS item or an Atom entry. */
@@ -209,6 +228,16 @@ function sections(body: string): { text: string; cdata: boolean }[] {
 
 /** Markup with every run of text longer than MAX_HTML_CHARS cut to it (the parser reads long text slowly). */
 function capTextRuns(markup: string): string {
+  // most feeds have no such run: then the markup is read as it is, without copying it in pieces
+  let long = false;
+  for (let i = 0, lt = markup.indexOf('<'); ; i = lt + 1, lt = markup.indexOf('<', i)) {
+    if ((lt === -1 ? markup.length : lt) - i > MAX_HTML_CHARS) {
+      long = true;
+      break;
+    }
+    if (lt === -1) break;
+  }
+  if (!long) return markup;
   const parts: string[] = [];
   let i = 0;
   while (i < markup.length) {
@@ -308,12 +337,12 @@ function tsvItems(body: string): { items: Item[]; total: number } | string {
 export const google: Connector = {
   kind: 'google',
   firstUrl: (source) => source.url,
-  parse(body, url, source) {
+  parse(body, url, source, _headers, now = Date.now()) {
     if (typeof body !== 'string') return failedPage('the page is not text');
     if (body.length > MAX_DOCUMENT_CHARS) return failedPage(`the feed is longer than ${MAX_DOCUMENT_CHARS} characters`);
     const trimmed = body.replace(/^\uFEFF/, '').trimStart();
     const read = trimmed.startsWith('<') ? xmlItems(trimmed) : tsvItems(trimmed);
     if (typeof read === 'string') return failedPage(read);
-    return rowsOfItems(read.items, read.total, url, source);
+    return rowsOfItems(read.items, read.total, url, source, now);
   },
 };

@@ -36,10 +36,12 @@ export function readPage(
   url: string,
   source: FeedSource,
   headers?: ResponseHeaders,
+  /** when the page is read (a sale's dates are compared with it) */
+  now?: number,
 ): FeedPage {
   if (!Object.hasOwn(CONNECTORS, kind)) return failedPage(`no connector reads feeds of kind "${String(kind)}"`);
   try {
-    return CONNECTORS[kind].parse(body, url, source, headers);
+    return CONNECTORS[kind].parse(body, url, source, headers, now);
   } catch (e) {
     return failedPage(`the page could not be read (${e instanceof Error ? e.message.slice(0, 200) : 'unknown error'})`);
   }

@@ -40,6 +40,16 @@ export interface FeedRow {
   product_url: string | null;
   description: string | null;
   categories: string[];
+  /** the merchant's accord hints, when the feed gives them (CSV and JSON feeds in the upload's format) */
+  accords?: string[] | null;
+  /** the merchant's note pyramid, when the feed gives it (CSV and JSON feeds in the upload's format) */
+  notes?: FeedNotes | null;
+}
+
+export interface FeedNotes {
+  top?: string[];
+  heart?: string[];
+  base?: string[];
 }
 
 export interface FeedProblem {
@@ -54,6 +64,11 @@ export interface FeedPage {
   rejected: FeedProblem[];
   /** the next page's URL, or null when this was the last */
   next: string | null;
+  /**
+   * true when what the page says depends on the time it is read (a sale with its dates): the same
+   * document read later can give other prices, so it is never answered from a conditional request
+   */
+  timed?: boolean;
 }
 
 export interface FeedSource {
@@ -76,7 +91,7 @@ export interface Connector {
    * one page's text, read; `url` is the page's own (for relative links and the next page);
    * `headers` are the response's, when the next page is named there (Shopify Admin's `Link`)
    */
-  parse(body: string, url: string, source: FeedSource, headers?: ResponseHeaders): FeedPage;
+  parse(body: string, url: string, source: FeedSource, headers?: ResponseHeaders, now?: number): FeedPage;
 }
 
 /** A response's headers as fetched: names in any case, a value or several. */

@@ -8,6 +8,7 @@ import { isUuid } from '../lib/ids.ts';
 import type { ProductSize } from '../matching/listing.ts';
 import { recogniseListings } from '../matching/recognise.ts';
 import type { LeadCipher } from '../privacy/lead-crypto.ts';
+import type { NotePyramid } from '../schema/catalog.ts';
 import { feedPulls, feedSources, merchantProducts } from '../schema/index.ts';
 import { fetchFeedPage } from './feed-fetch.ts';
 import { getMerchant } from './merchants.ts';
@@ -285,6 +286,8 @@ async function readFeed(
   let bytes = 0;
   let etag: string | null = null;
   let lastModified: string | null = null;
+  /** a page whose prices depend on when it is read: its validators are not kept */
+  let timed = false;
   const conditional = o.conditional && SINGLE_DOCUMENT.has(source.kind);
   while (url && pages < o.maxPages) {
     const left = FEED_LIMITS.maxFeedBytes - bytes;
@@ -317,6 +320,7 @@ async function readFeed(
       rows.push(row);
     }
     rejected.push(...read.rejected);
+    if (read.timed) timed = true;
     // a next page that is this one again would loop for ever
     url = read.next && read.next !== url ? read.next : null;
   }
@@ -325,7 +329,16 @@ async function readFeed(
   if (rows.length === 0 && rejected.length > 0) {
     throw new FeedFetchError('feed_unreadable', `No product could be read: ${rejected[0]?.reason ?? 'unknown format'}`);
   }
-  return { notModified: false, rows, rejected, pages, bytes, etag, lastModified };
+  // a sale with dates begins or ends without the document changing: such a feed is read in full each time
+  return {
+    notModified: false,
+    rows,
+    rejected,
+    pages,
+    bytes,
+    etag: timed ? null : etag,
+    lastModified: timed ? null : lastModified,
+  };
 }
 
 /** A row's fields that a pull compares to tell a changed product from an unchanged one. */
@@ -340,6 +353,8 @@ const fingerprint = (r: {
   product_url: string | null;
   description: string | null;
   sizes: ProductSize[] | null;
+  accords: string[] | null;
+  notes: NotePyramid | null;
 }) =>
   JSON.stringify([
     r.name,
@@ -353,6 +368,8 @@ const fingerprint = (r: {
     r.description,
     // field by field: jsonb stores an object's keys in its own order
     (r.sizes ?? []).map((z) => [z.label, z.ml, z.price, z.sale_price, z.available]),
+    r.accords ?? [],
+    [r.notes?.top ?? [], r.notes?.heart ?? [], r.notes?.base ?? []],
   ]);
 
 /**
@@ -403,6 +420,8 @@ export async function pullSource(
         product_url: merchantProducts.productUrl,
         description: merchantProducts.description,
         sizes: merchantProducts.sizes,
+        accords: merchantProducts.accords,
+        notes: merchantProducts.notes,
         source: merchantProducts.feedSourceId,
       })
       .from(merchantProducts)
@@ -429,6 +448,8 @@ export async function pullSource(
         product_url: l.productUrl,
         description: l.description,
         sizes: l.sizes,
+        accords: l.accords,
+        notes: l.notes,
       });
       if (!was) added++;
       else if (fingerprint(was) !== now) changed++;
@@ -557,29 +578,33 @@ async function readFirstPage(s: FeedSourceRow, cipher: LeadCipher, fetchPage: Pa
   return { rows: read.rows, rejected: read.rejected };
 }
 
-/** Claims one source for a pull now (the admin API's); false when a pull of it is under way elsewhere. */
-export async function claimSource(db: DbOrTx, sourceId: string, holdMs: number): Promise<boolean> {
+/**
+ * Claims one source for a pull (an operator's "pull now", or a scheduled one while still due) for
+ * `holdMs`: false when a pull of it is under way elsewhere. Two instances never pull one feed at
+ * once, and a claim of an instance that died lapses.
+ */
+export async function claimSource(
+  db: DbOrTx,
+  sourceId: string,
+  holdMs: number,
+  /** only while it is due and not paused (a scheduled pull; "pull now" takes it whenever it is free) */
+  o: { due?: boolean } = {},
+): Promise<boolean> {
   await getSource(db, sourceId);
+  const due = o.due ? sql`and not paused and next_pull_at <= now()` : sql``;
   const rows = await db.execute(sql`
     update ${feedSources} set claimed_until = now() + make_interval(secs => ${holdMs / 1000})
-    where id = ${sourceId} and (claimed_until is null or claimed_until < now())
+    where id = ${sourceId} and (claimed_until is null or claimed_until < now()) ${due}
     returning id`);
   return rowsOf<{ id: string }>(rows).length > 0;
 }
 
-/**
- * Claims the next source due, for this instance alone: one row, locked with SKIP LOCKED and marked
- * claimed for `holdMs`, so two instances never pull one feed at once and a crashed one lets go.
- */
-export async function claimDueSource(db: DbOrTx, holdMs: number): Promise<string | null> {
+/** The sources due now and not being pulled, longest waiting first: what the dispatch sends to be pulled. */
+export async function dueSourceIds(db: DbOrTx, limit = 1000): Promise<string[]> {
   const rows = await db.execute(sql`
-    update ${feedSources} set claimed_until = now() + make_interval(secs => ${holdMs / 1000})
-    where id = (
-      select id from ${feedSources}
-      where not paused and next_pull_at <= now() and (claimed_until is null or claimed_until < now())
-      order by next_pull_at
-      limit 1
-      for update skip locked)
-    returning id`);
-  return rowsOf<{ id: string }>(rows)[0]?.id ?? null;
+    select id from ${feedSources}
+    where not paused and next_pull_at <= now() and (claimed_until is null or claimed_until < now())
+    order by next_pull_at
+    limit ${limit}`);
+  return rowsOf<{ id: string }>(rows).map((r) => r.id);
 }

@@ -40,6 +40,8 @@ describe('a CSV URL with a column mapping', () => {
         product_url: 'https://shop.example/aventus',
         description: 'Fruity chypre, birch and musk',
         categories: [],
+        // the merchant's notes travel with the row, as an upload's do
+        notes: { top: ['pineapple', 'bergamot'] },
       },
       expect.objectContaining({ merchant_product_id: 'GEN-2', available: false, price: 220, image_url: null }),
     ]);
@@ -91,6 +93,20 @@ describe('a JSON URL', () => {
       mapping: { merchant_product_id: 'id', name: 'title', house: 'brand' },
     });
     expect(mapped.rows.map((r) => r.merchant_product_id)).toContain('14');
+  });
+
+  it("passes the upload format's accords and notes on with the product, once per group", () => {
+    const notes = { top: ['saffron'], heart: ['rose'], base: ['oud', 'amber'] };
+    const body = JSON.stringify([
+      { merchant_product_id: 'O1', name: 'Oud 100ml', house: 'Ajmal', group_id: 'O', accords: ['oud'], notes },
+      { merchant_product_id: 'O2', name: 'Oud 50ml', house: 'Ajmal', group_id: 'O', accords: ['oud'], notes },
+      { merchant_product_id: 'P', name: 'Plain', house: 'Ajmal' },
+    ]);
+    const rows = readPage('json', body, source.url, source).rows;
+    expect(rows.map((r) => [r.merchant_product_id, r.accords, r.notes])).toEqual([
+      ['O', ['oud'], notes],
+      ['P', undefined, undefined],
+    ]);
   });
 
   it('refuses a file that is not a product list', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { availableOf, moneyOf } from '../feeds/google.ts';
+import { availableOf, moneyOf, saleRunning } from '../feeds/google.ts';
 import { readPage } from '../feeds/index.ts';
 import type { FeedRow, FeedSource } from '../feeds/types.ts';
 
@@ -140,5 +140,41 @@ describe('prices and availability', () => {
       true,
     ]);
     expect(['out_of_stock', 'out of stock', 'discontinued'].map(availableOf)).toEqual([false, false, false]);
+  });
+
+  it("reads a sale's dates: the sale price only while the sale runs", () => {
+    const now = Date.parse('2026-11-27T12:00:00Z');
+    expect(saleRunning('2026-11-20T00:00+0300/2026-11-30T23:59+0300', now)).toBe(true);
+    expect(saleRunning('2026-11-01T00:00+0300/2026-11-26T23:59+0300', now)).toBe(false);
+    expect(saleRunning('2026-12-01T00:00Z/2026-12-31T00:00Z', now)).toBe(false);
+    expect(saleRunning('2026-11-27T12:00:00Z/2026-11-27T12:00:01Z', now)).toBe(true);
+    // a window that cannot be read: the shop's sale price stands
+    for (const odd of [null, '', 'soon', '2026-11-20', 'a/b', '2026-11-20/2026-11-30/2026-12-01'])
+      expect(saleRunning(odd, now), String(odd)).toBe(true);
+
+    const item = (id: string, window: string | null) =>
+      `<item><g:id>${id}</g:id><g:title>Hawas EDP 100ml</g:title><g:brand>Rasasi</g:brand><g:price>300 SAR</g:price><g:sale_price>240 SAR</g:sale_price>${window ? `<g:sale_price_effective_date>${window}</g:sale_price_effective_date>` : ''}</item>`;
+    const feed = (...items: string[]) =>
+      `<rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel>${items.join('')}</channel></rss>`;
+    const page = readPage(
+      'google',
+      feed(
+        item('ended', '2026-11-01T00:00+0300/2026-11-26T23:59+0300'),
+        item('running', '2026-11-20T00:00+0300/2026-11-30T23:59+0300'),
+        item('later', '2026-12-01T00:00+0300/2026-12-31T23:59+0300'),
+      ),
+      source.url,
+      source,
+      undefined,
+      now,
+    );
+    expect(page.rows.map((r) => [r.merchant_product_id, r.price, r.sale_price, r.sizes[0]?.sale_price])).toEqual([
+      ['ended', 300, null, null],
+      ['running', 300, 240, 240],
+      ['later', 300, null, null],
+    ]);
+    // read later, the same document says otherwise: it is never answered by a conditional request
+    expect(page.timed).toBe(true);
+    expect(readPage('google', feed(item('plain', null)), source.url, source, undefined, now).timed).toBeUndefined();
   });
 });

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApp } from '../app.ts';
 import { run } from '../cli/admin.ts';
 import { createDatabase } from '../db/client.ts';
-import { merchantProducts } from '../schema/index.ts';
+import { feedPulls, feedSources, merchantProducts } from '../schema/index.ts';
 import { createConsoleUser } from '../services/console-users.ts';
-import { claimDueSource, createSource } from '../services/feeds.ts';
+import { claimSource, createSource } from '../services/feeds.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
 import { Browser, PASSWORD } from './console-session.ts';
@@ -139,6 +140,51 @@ describe('pulling a feed', () => {
     const changed = await pull(source.id);
     expect(changed).toMatchObject({ status: 'applied', added: 0, changed: 1, removed: 0 });
     expect((await stored(merchant.id))[0]?.price).toBe(89);
+  });
+
+  it("stores a feed's accords and notes as an upload's, and counts a change of notes alone", async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    const own = product('N', 'Layali Al Shams EDP 100ml', {
+      house: 'Dar Al Shams',
+      accords: ['oud', 'smoky'],
+      notes: { top: ['saffron'], base: ['oud', 'frankincense'] },
+    });
+    serveJson('/notes.json', [own]);
+    const source = await addSource(merchant.slug, { kind: 'json', url: `${base}/notes.json` });
+    expect(await pull(source.id)).toMatchObject({ status: 'applied', added: 1 });
+    const [row] = await stored(merchant.id);
+    expect(row).toMatchObject({
+      accords: ['oud', 'smoky'],
+      notes: { top: ['saffron'], base: ['oud', 'frankincense'] },
+    });
+    // not in the catalog: its profile comes from the feed's notes, said to be partial
+    expect(row?.matchStatus).toBe('partial');
+    serveJson('/notes.json', [{ ...own, notes: { top: ['saffron'], heart: ['rose'], base: ['oud'] } }]);
+    expect(await pull(source.id)).toMatchObject({ status: 'applied', added: 0, changed: 1 });
+    expect((await stored(merchant.id))[0]?.notes).toEqual({ top: ['saffron'], heart: ['rose'], base: ['oud'] });
+  });
+
+  it('reads a feed with dated sales in full every time: its prices change without the document changing', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    const conditional: boolean[] = [];
+    routes.set('/dated.xml', (req, res) => {
+      conditional.push(req.headers['if-none-match'] !== undefined);
+      if (req.headers['if-none-match'] === '"dated"') {
+        res.statusCode = 304;
+        res.end();
+        return;
+      }
+      res.setHeader('content-type', 'application/rss+xml');
+      res.setHeader('etag', '"dated"');
+      res.end(
+        `<rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel><item><g:id>D1</g:id><g:title>Hawas EDP 100ml</g:title><g:brand>Rasasi</g:brand><g:price>300 SAR</g:price><g:sale_price>240 SAR</g:sale_price><g:sale_price_effective_date>2020-01-01T00:00Z/2099-01-01T00:00Z</g:sale_price_effective_date></item></channel></rss>`,
+      );
+    });
+    const source = await addSource(merchant.slug, { kind: 'google', url: `${base}/dated.xml` });
+    expect(await pull(source.id)).toMatchObject({ status: 'applied', added: 1 });
+    expect((await stored(merchant.id))[0]).toMatchObject({ price: 300, salePrice: 240 });
+    expect((await pull(source.id)).status).toBe('applied');
+    expect(conditional).toEqual([false, false]);
   });
 
   it('keeps the last good products when a pull fails: an error status, a cut connection, a bad body', async () => {
@@ -356,11 +402,62 @@ describe.runIf(TEST_DATABASE_URL)('several instances on one PostgreSQL', () => {
       Array.from({ length: 3 }, () => createDatabase({ database: { kind: 'postgres', url: url as string } })),
     );
     try {
-      const claims = await Promise.all([database, ...others].map((d) => claimDueSource(d.db, 60_000)));
-      expect(claims.filter((c) => c === source.id)).toHaveLength(1);
-      expect(claims.filter((c) => c === null)).toHaveLength(3);
+      const claims = await Promise.all(
+        [database, ...others].map((d) => claimSource(d.db, source.id, 60_000, { due: true })),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      // claimed: not due for another scheduled pull until the claim lapses
+      expect(await claimSource(database.db, source.id, 60_000, { due: true })).toBe(false);
     } finally {
       await Promise.all([database, ...others].map((o) => o.close()));
+      await drop();
+    }
+  });
+
+  it('two instances pull each feed once per interval, through the job queue', async () => {
+    const { database, url, drop } = await createTestDatabase();
+    const second = await createDatabase({ database: { kind: 'postgres', url: url as string } });
+    const instances: Awaited<ReturnType<typeof buildApp>>[] = [];
+    try {
+      for (const d of [database, second]) {
+        const a = await buildApp({
+          config: testConfig({ FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1' }),
+          database: d,
+          logger: false,
+        });
+        await a.ready();
+        instances.push(a);
+      }
+      const [one, two] = instances as [typeof app, typeof app];
+      expect(one.jobs.kind).toBe('pg-boss');
+      const merchant = await createMerchant(one.db, { name: 'Twice', slug: 'twice' });
+      serveJson('/twice.json', SHELF.slice(0, 2));
+      const source = await createSource(one.db, one.leadCipher, merchant.id, {
+        kind: 'json',
+        url: `${base}/twice.json`,
+      });
+      // both instances dispatch at once (as both timers would), several times over
+      await Promise.all([one, two, one, two].map((a) => a.jobs.send('feeds.dispatch', {})));
+      await one.jobs.drain();
+      await Promise.all([one, two].map((a) => a.feeds.runDue()));
+      expect(hits.get('/twice.json')).toBe(1);
+      const pulls = () => one.db.select().from(feedPulls).where(eq(feedPulls.sourceId, source.id));
+      expect(await pulls()).toHaveLength(1);
+      expect(
+        (await one.db.select().from(merchantProducts).where(eq(merchantProducts.merchantId, merchant.id))).length,
+      ).toBe(2);
+      // the interval passes: due again, pulled once more (a conditional request), by one instance
+      await one.db
+        .update(feedSources)
+        .set({ nextPullAt: sql`now() - interval '1 second'` })
+        .where(eq(feedSources.id, source.id));
+      await Promise.all([one, two].map((a) => a.feeds.runDue()));
+      expect(hits.get('/twice.json')).toBe(2);
+      expect(await pulls()).toHaveLength(2);
+    } finally {
+      for (const a of instances) await a.close();
+      if (instances.length < 2) await second.close().catch(() => {});
+      if (instances.length < 1) await database.close().catch(() => {});
       await drop();
     }
   });

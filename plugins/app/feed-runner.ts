@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin';
 import { AppError } from '../../lib/errors.ts';
 import {
-  claimDueSource,
   claimSource,
+  dueSourceIds,
   feedPageFetcher,
   type PageFetcher,
   pullSource,
@@ -16,23 +16,24 @@ declare module 'fastify' {
       fetchPage: PageFetcher;
       /** pulls a source now (the admin API's "pull now") and answers its record */
       pullNow(sourceId: string, o?: { force?: boolean }): Promise<ReturnType<typeof pullView>>;
-      /** pulls what is due, one source after another, until none is (the timer's work; tests call it) */
-      runDue(): Promise<number>;
+      /** sends what is due to be pulled, and waits until the background work is done (tests; the dispatch job's work) */
+      runDue(): Promise<void>;
     };
   }
 }
 
-/** How often an instance looks for feeds due. */
-export const FEED_POLL_MS = 30_000;
-/** How long a claim holds a source against other instances: longer than any pull's reading and storing. */
+/** How often the dispatch looks for feeds due (once for all instances). */
+export const FEED_DISPATCH_MINUTES = 1;
+/** How long a claim holds a source against other pulls: longer than any pull's reading and storing. */
 export const FEED_CLAIM_MS = 15 * 60_000;
 
 /**
- * Pulls merchants' feeds when they are due (docs/feeds.md). Every instance looks every
- * FEED_POLL_MS and claims one due source at a time with SKIP LOCKED (services/feeds.ts), so with
- * several instances on one PostgreSQL each feed is pulled once per interval; on the embedded
- * database the one process does it. A pull that stores products drops the merchant's compiled
- * products here (other instances see the new version at their next check).
+ * Pulls merchants' feeds when they are due (docs/feeds.md), as background jobs (plugins/app/jobs.ts):
+ * every minute one `feeds.dispatch` run (one for all instances) sends a `feeds.pull` per source due,
+ * keyed by the source, which one instance takes; the pull claims its source again in the database
+ * (only while it is still due and nobody pulls it), so a pull sent twice, or racing an operator's
+ * "pull now", happens once. A pull that stores products drops the merchant's compiled products here
+ * (other instances see the new version at their next check).
  */
 export default fp(
   async (app) => {
@@ -58,36 +59,28 @@ export default fp(
       return pull(sourceId, o);
     };
 
-    let running: Promise<number> | null = null;
-    const runDue = () => {
-      running ??= (async () => {
-        let n = 0;
+    app.jobs.define<{ sourceId: string }>('feeds.pull', {
+      async run({ sourceId }) {
         try {
-          for (
-            let id = await claimDueSource(app.db, FEED_CLAIM_MS);
-            id;
-            id = await claimDueSource(app.db, FEED_CLAIM_MS)
-          ) {
-            await pull(id);
-            n++;
-          }
+          if (await claimSource(app.db, sourceId, FEED_CLAIM_MS, { due: true })) await pull(sourceId);
         } catch (err) {
-          app.log.warn({ err }, 'feed runner: could not claim or pull; next try later');
-        } finally {
-          running = null;
+          // removed meanwhile: nothing to pull
+          if (err instanceof AppError && err.statusCode === 404) return;
+          throw err;
         }
-        return n;
-      })();
-      return running;
-    };
-
-    app.decorate('feeds', { fetchPage, pullNow, runDue });
-    const timer = setInterval(() => void runDue(), FEED_POLL_MS);
-    timer.unref();
-    app.addHook('onClose', async () => {
-      clearInterval(timer);
-      await running;
+      },
+      expireMinutes: FEED_CLAIM_MS / 60_000,
     });
+    const dispatch = async () => {
+      for (const id of await dueSourceIds(app.db)) await app.jobs.send('feeds.pull', { sourceId: id }, id);
+    };
+    app.jobs.define('feeds.dispatch', { run: dispatch, everyMinutes: FEED_DISPATCH_MINUTES });
+
+    const runDue = async () => {
+      await app.jobs.send('feeds.dispatch', {}, 'now');
+      await app.jobs.drain();
+    };
+    app.decorate('feeds', { fetchPage, pullNow, runDue });
   },
-  { name: 'feed-runner', dependencies: ['database', 'catalog', 'leads', 'merchant-products'] },
+  { name: 'feed-runner', dependencies: ['database', 'catalog', 'leads', 'merchant-products', 'jobs'] },
 );

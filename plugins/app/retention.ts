@@ -3,13 +3,15 @@ import { purgeConsoleSessions } from '../../services/console-users.ts';
 import { purgeExpiredEvents } from '../../services/events.ts';
 import { purgeExpiredLeads } from '../../services/leads.ts';
 
-const PURGE_EVERY_MS = 6 * 3600 * 1000;
+/** How often the retention purge runs (once for all instances: plugins/app/jobs.ts). */
+export const PURGE_EVERY_MINUTES = 6 * 60;
 
 /**
  * Retention: leads older than LEAD_RETENTION_DAYS and widget events older than
- * EVENT_RETENTION_DAYS are deleted when the instance starts and every 6 hours
- * after (on every instance: a purge finds nothing the second time); so are
- * console sessions past their expiry (already refused: this only frees the rows).
+ * EVENT_RETENTION_DAYS are deleted when the service starts and every 6 hours
+ * after, as the background job `retention.purge` (one run for all instances);
+ * so are console sessions past their expiry (already refused: this only frees
+ * the rows). A purge that fails is logged and the next one tries again.
  */
 export default fp(
   async (app) => {
@@ -18,22 +20,26 @@ export default fp(
       ['events', () => purgeExpiredEvents(app.db, app.config.eventRetentionDays), app.config.eventRetentionDays],
       ['console sessions', () => purgeConsoleSessions(app.db), 0],
     ] as const;
-    const purge = async () => {
-      for (const [what, run, retentionDays] of purges) {
-        try {
-          const purged = await run();
-          if (purged) app.log.info({ purged, retentionDays }, `expired ${what} purged`);
-        } catch (err) {
-          app.log.warn({ err }, `${what} retention purge failed; next try later`);
+    app.jobs.define('retention.purge', {
+      async run() {
+        for (const [what, run, retentionDays] of purges) {
+          try {
+            const purged = await run();
+            if (purged) app.log.info({ purged, retentionDays }, `expired ${what} purged`);
+          } catch (err) {
+            app.log.warn({ err }, `${what} retention purge failed; next try later`);
+          }
         }
-      }
-    };
-    app.addHook('onReady', async () => {
-      void purge();
+      },
+      everyMinutes: PURGE_EVERY_MINUTES,
+      expireMinutes: 60,
     });
-    const timer = setInterval(() => void purge(), PURGE_EVERY_MS);
-    timer.unref();
-    app.addHook('onClose', async () => clearInterval(timer));
+    // at start too (a purge already waiting is not sent again); the start does not wait for it
+    app.addHook('onReady', async () => {
+      void app.jobs.send('retention.purge', {}, 'start').catch((err) => {
+        app.log.warn({ err }, 'retention purge could not be sent; the next scheduled one runs');
+      });
+    });
   },
-  { name: 'retention', dependencies: ['database'] },
+  { name: 'retention', dependencies: ['database', 'jobs'] },
 );
