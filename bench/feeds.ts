@@ -16,7 +16,7 @@
  * then a pull after 1% of the products' prices changed (time, `changed`). BENCH_ROUNDS rounds (3),
  * databases and kinds alternating in order from round to round; medians. Then, per database, where a
  * 20,000-product pull's time goes (parse, recognition, product sync), without HTTP. On in-memory
- * PGlite, and on PostgreSQL (a scratch database, dropped after) when BENCH_DATABASE_URL is set.
+ * PGlite, and on PostgreSQL (a scratch database, dropped after) when BENCH_DATABASE_URL is set. BENCH_FEED_KINDS=google,json keeps only those kinds.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -38,8 +38,12 @@ import { rng, syntheticPerfumes } from './synthetic.ts';
 const PRODUCTS = Number(process.env.BENCH_FEED_PRODUCTS ?? 20_000);
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const LEAD_KEY = 'ef'.repeat(32);
-const KINDS = ['google', 'json', 'shopify'] as const;
-type Kind = (typeof KINDS)[number];
+const ALL_KINDS = ['google', 'json', 'shopify'] as const;
+type Kind = (typeof ALL_KINDS)[number];
+/** BENCH_FEED_KINDS=google,json: only these (all three by default) */
+const KINDS: readonly Kind[] = process.env.BENCH_FEED_KINDS
+  ? ALL_KINDS.filter((k) => process.env.BENCH_FEED_KINDS?.split(',').includes(k))
+  : ALL_KINDS;
 
 interface Size {
   ml: number;
