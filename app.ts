@@ -21,6 +21,7 @@ import jobsPlugin from './plugins/app/jobs.ts';
 import leadsPlugin from './plugins/app/leads.ts';
 import merchantProductsPlugin from './plugins/app/merchant-products.ts';
 import metricsPlugin from './plugins/app/metrics.ts';
+import platformsPlugin from './plugins/app/platforms.ts';
 import redisPlugin from './plugins/app/redis.ts';
 import retentionPlugin from './plugins/app/retention.ts';
 import scoreAnswersPlugin from './plugins/app/score-answers.ts';
@@ -32,6 +33,7 @@ import adminRoutes from './routes/admin/index.ts';
 import consoleRoutes from './routes/console/index.ts';
 import demoRoutes from './routes/demo/index.ts';
 import healthRoutes from './routes/health.ts';
+import platformRoutes from './routes/platforms/index.ts';
 import widgetRoutes from './routes/widget/index.ts';
 import widgetAssetRoutes from './routes/widget-assets.ts';
 
@@ -197,6 +199,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(feedRunnerPlugin);
   await app.register(rateLimitPlugin);
   await app.register(widgetKeyPlugin);
+  await app.register(platformsPlugin);
   await app.register(demoPlugin);
   await app.register(swaggerPlugin);
 
@@ -206,6 +209,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(adminRoutes, { prefix: '/api/admin' });
   await app.register(demoRoutes, { prefix: '/demo' });
   await app.register(consoleRoutes, { prefix: '/console' });
+  await app.register(platformRoutes, { prefix: '/api/platforms' });
 
   return app;
 }

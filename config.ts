@@ -65,6 +65,16 @@ export const EnvSchema = Type.Object({
   FEED_ALLOW_PRIVATE_HOSTS: Type.Optional(
     Type.String({ minLength: 1, description: 'comma-separated host names or IP addresses' }),
   ),
+  SALLA_WEBHOOK_SECRET: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description: "the Salla app's webhook secret (Partner Portal), at least 16 characters",
+    }),
+  ),
+  SALLA_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  SALLA_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  SALLA_API_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://api.salla.dev/admin/v2' }),
+  SALLA_ACCOUNTS_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://accounts.salla.sa' }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -75,7 +85,15 @@ export const EnvSchema = Type.Object({
 export type Env = Static<typeof EnvSchema>;
 
 /** Never echoed back in an error line: they are credentials or may hold one. */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'LEAD_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL', 'SMTP_URL']);
+const SECRET_VARIABLES = new Set([
+  'ADMIN_TOKEN',
+  'LEAD_ENCRYPTION_KEY',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'SMTP_URL',
+  'SALLA_WEBHOOK_SECRET',
+  'SALLA_CLIENT_SECRET',
+]);
 
 export interface Config {
   port: number;
@@ -124,6 +142,18 @@ export interface Config {
      * are loopback or private, and over plain http: the operator's own network; lower case
      */
     allowPrivateHosts: string[];
+  };
+  /** the platforms' apps (docs/platforms.md); a platform without its secrets is off */
+  platforms: {
+    salla: {
+      webhookSecret: string;
+      clientId: string;
+      clientSecret: string;
+      /** the Merchant API's base */
+      apiUrl: string;
+      /** the OAuth server (token refresh, the store's identity) */
+      accountsUrl: string;
+    } | null;
   };
   /** create the demo merchant, key and feed at start-up */
   seedDemo: boolean;
@@ -222,6 +252,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateHosts.push(host);
   }
 
+  const sallaSet = [e.SALLA_WEBHOOK_SECRET, e.SALLA_CLIENT_ID, e.SALLA_CLIENT_SECRET].filter(Boolean).length;
+  if (sallaSet > 0 && sallaSet < 3) {
+    throw new ConfigError(
+      'Invalid configuration: the Salla app needs SALLA_WEBHOOK_SECRET, SALLA_CLIENT_ID and SALLA_CLIENT_SECRET together (or none: the Salla app is off)',
+    );
+  }
   if (e.SMTP_URL && !e.SMTP_FROM) {
     throw new ConfigError(
       'Invalid configuration: SMTP_FROM is required with SMTP_URL: the address the picks emails come from',
@@ -260,6 +296,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: e.WEBHOOK_POLL_MS,
     },
     feeds: { allowPrivateHosts },
+    platforms: {
+      salla:
+        e.SALLA_WEBHOOK_SECRET && e.SALLA_CLIENT_ID && e.SALLA_CLIENT_SECRET
+          ? {
+              webhookSecret: e.SALLA_WEBHOOK_SECRET,
+              clientId: e.SALLA_CLIENT_ID,
+              clientSecret: e.SALLA_CLIENT_SECRET,
+              apiUrl: e.SALLA_API_URL.replace(/\/+$/, ''),
+              accountsUrl: e.SALLA_ACCOUNTS_URL.replace(/\/+$/, ''),
+            }
+          : null,
+    },
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',
     logLevel: e.LOG_LEVEL,
   };

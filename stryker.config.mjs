@@ -18,6 +18,10 @@ export default {
     'auth/keys.ts',
     'lib/shared-counter.ts',
     'console/install-check.ts',
+    'feeds/google.ts',
+    'feeds/generic.ts',
+    'feeds/salla.ts',
+    'platforms/salla.ts',
   ],
   coverageAnalysis: 'perTest',
   // a rerun after a small change tests only the mutants it touches

@@ -40,6 +40,11 @@ export const MUTATION_TESTS = [
   'tests/shared-counter.test.ts',
   'tests/shared-counter-faults.test.ts',
   'tests/console-views.test.ts',
+  'tests/feeds-google.test.ts',
+  'tests/feeds-generic.test.ts',
+  'tests/feeds-salla.test.ts',
+  'tests/feeds-caps.test.ts',
+  'tests/salla-platform.test.ts',
 ];
 
 /** Runs the files in the order of MUTATION_TESTS rather than slowest first. */

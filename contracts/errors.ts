@@ -54,6 +54,14 @@ export const ERRORS = {
     when: 'admin lead settings: a webhook URL that is not http(s), holds credentials, or names a loopback or private address',
   },
   invalid_period: { status: 400, when: 'admin analytics: `from` is not before `to`' },
+  invalid_platform_webhook: {
+    status: 400,
+    when: "platform webhooks: a body that is not the platform's JSON envelope (an event and the store's id)",
+  },
+  invalid_signature: {
+    status: 401,
+    when: "platform webhooks: no signature, or one that is not the HMAC of the body with the app's secret",
+  },
   missing_api_key: { status: 401, when: 'widget operations: no key in the body or `Authorization`' },
   invalid_api_key: { status: 401, when: 'widget operations: a key that is not one of ours' },
   invalid_admin_token: { status: 401, when: 'admin: no or a wrong `Authorization: Bearer <ADMIN_TOKEN>`' },
@@ -70,6 +78,11 @@ export const ERRORS = {
   perfume_not_found: { status: 404, when: 'admin: no perfume of the catalog with this id (a pin)' },
   demo_disabled: { status: 404, when: 'the demo storefront, on an instance that serves no demo' },
   feed_not_found: { status: 404, when: 'admin: no feed source with this id' },
+  platform_not_configured: { status: 404, when: "platforms: the platform's app is not set up on this service" },
+  unknown_store: {
+    status: 404,
+    when: 'platforms: a store that has not installed the app (its webhooks other than install are refused, nothing stored)',
+  },
   lead_not_found: { status: 404, when: 'console: the merchant has no lead with this id (erased already)' },
   user_not_found: { status: 404, when: 'console: the merchant has no console user with this id' },
   invalid_csrf_token: {
@@ -83,6 +96,10 @@ export const ERRORS = {
   email_taken: { status: 409, when: 'admin: another console user has this email' },
   feed_exists: { status: 409, when: 'admin: the merchant already has a feed source with this URL' },
   feed_busy: { status: 409, when: 'admin: a pull of this feed is under way (on this or another instance)' },
+  store_not_installed: {
+    status: 409,
+    when: 'feeds of a platform store: the store has uninstalled the app, or its tokens have not arrived yet',
+  },
   payload_too_large: { status: 413, when: 'a body over 1 MiB (event: 64 KB; admin product sync: 64 MB)' },
   uri_too_long: { status: 414, when: 'a URL too long, or a path parameter over 200 characters' },
   unsupported_media_type: {
@@ -94,6 +111,10 @@ export const ERRORS = {
     when: 'widget operations and admin tokens: too many requests (with `Retry-After`)',
   },
   internal_error: { status: 500, when: 'details only in the server log, under the request id' },
+  platform_error: {
+    status: 502,
+    when: "a platform store's feed: the platform's API (a token refresh) answered an error, or nothing usable",
+  },
   shutting_down: {
     status: 503,
     when: "any: the request reached an instance that is shutting down; retry (the proxy's next upstream answers)",
@@ -159,6 +180,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'The body is not of a media type this operation takes',
   429: 'Too many requests: retry after `Retry-After` seconds',
   500: 'The server failed; the request id names it in the server log',
+  502: 'A service this operation depends on answered an error',
   503: 'Unavailable for now: retry after `Retry-After` seconds',
 };
 

@@ -6,6 +6,7 @@
 import { failedPage } from './common.ts';
 import { csv, json } from './generic.ts';
 import { google } from './google.ts';
+import { salla } from './salla.ts';
 import { shopify, shopifyAdmin } from './shopify.ts';
 import type { Connector, FeedKind, FeedPage, FeedSource, ResponseHeaders } from './types.ts';
 import { woocommerce } from './woocommerce.ts';
@@ -16,6 +17,7 @@ const CONNECTORS: Record<FeedKind, Connector> = {
   shopify,
   shopify_admin: shopifyAdmin,
   woocommerce,
+  salla,
   google,
   csv,
   json,

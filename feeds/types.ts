@@ -1,13 +1,13 @@
 /**
- * A shop's products as its own feed publishes them (Shopify, WooCommerce, Google Merchant Center
- * XML or TSV, a CSV or JSON URL), read into one shape: the product rows the product sync stores
+ * A shop's products as its own feed publishes them (Shopify, WooCommerce, Salla, Google Merchant
+ * Center XML or TSV, a CSV or JSON URL), read into one shape: the product rows the product sync stores
  * (services/products.ts), with what a feed adds to them — availability, sale price and sizes.
  *
  * Pure: a connector turns the text of one page into rows and names the next page; fetching is
  * elsewhere (services/feed-fetch.ts), so every connector is tested on fixtures alone.
  */
 
-export type FeedKind = 'shopify' | 'shopify_admin' | 'woocommerce' | 'google' | 'csv' | 'json';
+export type FeedKind = 'shopify' | 'shopify_admin' | 'woocommerce' | 'salla' | 'google' | 'csv' | 'json';
 
 export interface FeedSize {
   /** as the shop names the variant: "100 ml", "50ml EDP", "3.4 oz" */
@@ -73,19 +73,24 @@ export interface FeedPage {
 
 export interface FeedSource {
   kind: FeedKind;
-  /** the shop's address (Shopify, WooCommerce) or the feed's URL (google, csv, json) */
+  /** the shop's address (Shopify, WooCommerce), the API's base (Salla) or the feed's URL (google, csv, json) */
   url: string;
   /** csv and json: which of the feed's columns holds each field, when not named as ours */
   mapping?: Record<string, string>;
   /** the shop's currency when the feed does not say it (ISO 4217; SAR by default) */
   currency?: string;
+  /**
+   * salla: the store's brands, id → name (from Salla's Brands resource), naming the house of a
+   * product that gives only its `brand_id`
+   */
+  brands?: Record<string, string>;
 }
 
 export interface Connector {
   kind: FeedKind;
   /** the first page to fetch for a source */
   firstUrl(source: FeedSource): string;
-  /** extra request headers (an Admin API token) */
+  /** extra request headers (an Admin API token, Salla's bearer token) */
   headers?(source: FeedSource, secret: string | null): Record<string, string>;
   /**
    * one page's text, read; `url` is the page's own (for relative links and the next page);

@@ -3,3 +3,4 @@ export * from './catalog.ts';
 export * from './console.ts';
 export * from './feeds.ts';
 export * from './merchants.ts';
+export * from './platforms.ts';

@@ -17,7 +17,15 @@ import { syncProducts } from './products.ts';
 export type FeedSourceRow = typeof feedSources.$inferSelect;
 export type FeedPullRow = typeof feedPulls.$inferSelect;
 
-export const FEED_KINDS: readonly FeedKind[] = ['shopify', 'shopify_admin', 'woocommerce', 'google', 'csv', 'json'];
+export const FEED_KINDS: readonly FeedKind[] = [
+  'shopify',
+  'shopify_admin',
+  'woocommerce',
+  'salla',
+  'google',
+  'csv',
+  'json',
+];
 /** One document, so its ETag covers the whole feed: a 304 means nothing changed (paged APIs are read in full). */
 const SINGLE_DOCUMENT: ReadonlySet<FeedKind> = new Set(['google', 'csv', 'json']);
 
@@ -69,6 +77,17 @@ export function feedPageFetcher(allowPrivateHosts: readonly string[]): PageFetch
     return { status: 200, body: r.body, etag: r.etag, lastModified: r.lastModified, headers };
   };
 }
+
+/**
+ * Where a source's secret comes from: by default its own, stored encrypted (a Shopify Admin token);
+ * a platform store's is its current access token (services/platforms.ts), refreshed when due.
+ */
+export type SecretOf = (s: FeedSourceRow) => Promise<string | null>;
+
+export const storedSecret =
+  (cipher: LeadCipher): SecretOf =>
+  async (s) =>
+    s.secretEncrypted ? cipher.decrypt(s.secretEncrypted) : null;
 
 /** A failed fetch or read, with a code a merchant can look up (docs/feeds.md). */
 export class FeedFetchError extends Error {
@@ -157,6 +176,9 @@ export async function createSource(db: DbOrTx, cipher: LeadCipher, merchantIdOrS
   if (!FEED_KINDS.includes(input.kind)) throw badRequest('invalid_feed', `kind is one of ${FEED_KINDS.join(', ')}`);
   if (input.kind === 'shopify_admin' && !input.token) {
     throw badRequest('invalid_feed', "a Shopify Admin API source needs the shop's access token");
+  }
+  if (input.kind === 'salla' && !input.token) {
+    throw badRequest('invalid_feed', "a Salla source needs the store's access token");
   }
   const url = checkSourceUrl(input.url);
   const [row] = await db
@@ -259,7 +281,7 @@ function feedSourceOf(s: FeedSourceRow): FeedSource {
 /** Reads a source's pages, one after the other, within the pull's bounds. */
 async function readFeed(
   s: FeedSourceRow,
-  cipher: LeadCipher,
+  secretOf: SecretOf,
   fetchPage: PageFetcher,
   o: { conditional: boolean; maxPages: number },
 ): Promise<
@@ -276,7 +298,7 @@ async function readFeed(
 > {
   const source = feedSourceOf(s);
   const connector = connectorFor(source.kind);
-  const secret = s.secretEncrypted ? cipher.decrypt(s.secretEncrypted) : null;
+  const secret = await secretOf(s);
   const headers = connector.headers?.(source, secret) ?? {};
   const rows: FeedRow[] = [];
   const rejected: FeedProblem[] = [];
@@ -384,7 +406,7 @@ export async function pullSource(
   cipher: LeadCipher,
   sourceId: string,
   fetchPage: PageFetcher,
-  o: { confirm?: boolean; force?: boolean } = {},
+  o: { confirm?: boolean; force?: boolean; secretOf?: SecretOf } = {},
 ) {
   const s = await getSource(db, sourceId);
   const [pull] = await db
@@ -405,7 +427,10 @@ export async function pullSource(
     return { pull: pullView(row as FeedPullRow), merchantId: s.merchantId };
   };
   try {
-    const read = await readFeed(s, cipher, fetchPage, { conditional: !o.force, maxPages: FEED_LIMITS.maxPages });
+    const read = await readFeed(s, o.secretOf ?? storedSecret(cipher), fetchPage, {
+      conditional: !o.force,
+      maxPages: FEED_LIMITS.maxPages,
+    });
     if (read.notModified) return await finish({ status: 'not_modified', pages: 1 });
     const existing = await db
       .select({
@@ -532,10 +557,11 @@ export async function testSource(
   cipher: LeadCipher,
   sourceId: string,
   fetchPage: PageFetcher,
+  secretOf: SecretOf = storedSecret(cipher),
 ) {
   const s = await getSource(db, sourceId);
   try {
-    const page = await readFirstPage(s, cipher, fetchPage);
+    const page = await readFirstPage(s, secretOf, fetchPage);
     const { recognised, problems } = recogniseListings(page.rows.slice(0, 50), snapshot);
     return {
       ok: true as const,
@@ -562,10 +588,10 @@ export async function testSource(
   }
 }
 
-async function readFirstPage(s: FeedSourceRow, cipher: LeadCipher, fetchPage: PageFetcher) {
+async function readFirstPage(s: FeedSourceRow, secretOf: SecretOf, fetchPage: PageFetcher) {
   const source = feedSourceOf(s);
   const connector = connectorFor(source.kind);
-  const secret = s.secretEncrypted ? cipher.decrypt(s.secretEncrypted) : null;
+  const secret = await secretOf(s);
   const url = connector.firstUrl(source);
   const page = await fetchPage(url, {
     headers: connector.headers?.(source, secret) ?? {},

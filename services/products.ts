@@ -223,6 +223,27 @@ export async function syncProducts(
   });
 }
 
+/**
+ * The ids of a feed source's products that are one of `ids` or match one of its `%` patterns
+ * (a platform's product is one row per concentration: `123`, `123:edt`).
+ */
+export async function productsOfSource(db: DbOrTx, sourceId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: merchantProducts.merchantProductId })
+    .from(merchantProducts)
+    .where(
+      and(
+        eq(merchantProducts.feedSourceId, sourceId),
+        sql`${merchantProducts.merchantProductId} like any (${sql`array[${sql.join(
+          ids.map((i) => sql`${i}`),
+          sql`, `,
+        )}]::text[]`})`,
+      ),
+    );
+  return rows.map((r) => r.id);
+}
+
 /** Marks the merchant's products changed (score caches key on the version); a sync also records its time. */
 export async function touchMerchantCatalog(db: DbOrTx, merchantId: string, synced: boolean): Promise<number> {
   const [row] = await db

@@ -21,6 +21,7 @@ const SOURCE_DIRS = [
   'http',
   'lib',
   'matching',
+  'platforms',
   'plugins',
   'privacy',
   'routes',
@@ -33,7 +34,17 @@ const SOURCE_DIRS = [
 const ROOT_FILES = ['app.ts', 'server.ts', 'config.ts'];
 
 /** Modules that compute and know nothing of how they are served or stored. */
-const PURE = ['scoring/', 'matching/', 'vocabulary/', 'catalog/', 'console/', 'feeds/', 'events/validate.ts', 'lib/'];
+const PURE = [
+  'scoring/',
+  'matching/',
+  'vocabulary/',
+  'catalog/',
+  'console/',
+  'feeds/',
+  'platforms/',
+  'events/validate.ts',
+  'lib/',
+];
 /** What a pure module may not reach, even through another module. */
 const IMPURE_PACKAGES = [
   /^fastify$/,

@@ -57,6 +57,27 @@ describe('configuration', () => {
     expect(errorOf({ LEAD_ENCRYPTION_KEY: 'topsecretbutshort' })).not.toContain('topsecret');
   });
 
+  it('turns the Salla app on with its three secrets together, never one or two, and never echoes them', () => {
+    expect(loadConfig({}).platforms.salla).toBeNull();
+    const on = {
+      SALLA_WEBHOOK_SECRET: 'whsec-0123456789abcdef',
+      SALLA_CLIENT_ID: 'client',
+      SALLA_CLIENT_SECRET: 'client-secret-value',
+    };
+    expect(loadConfig(on).platforms.salla).toEqual({
+      webhookSecret: on.SALLA_WEBHOOK_SECRET,
+      clientId: 'client',
+      clientSecret: on.SALLA_CLIENT_SECRET,
+      apiUrl: 'https://api.salla.dev/admin/v2',
+      accountsUrl: 'https://accounts.salla.sa',
+    });
+    expect(errorOf({ SALLA_WEBHOOK_SECRET: on.SALLA_WEBHOOK_SECRET })).toMatch(/all three|together/);
+    expect(errorOf({ SALLA_CLIENT_ID: 'c', SALLA_CLIENT_SECRET: 's' })).toMatch(/SALLA_WEBHOOK_SECRET/);
+    const short = errorOf({ ...on, SALLA_WEBHOOK_SECRET: 'tooshort' });
+    expect(short).toMatch(/SALLA_WEBHOOK_SECRET/);
+    expect(short).not.toContain('tooshort');
+  });
+
   it('accepts proxy addresses and CIDRs but refuses TRUST_PROXY=true', () => {
     expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1' }).trustProxy).toEqual([
       '127.0.0.1',

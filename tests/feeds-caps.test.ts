@@ -41,6 +41,15 @@ const shopifyProduct = (i: number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+const sallaProduct = (i: number, extra: Record<string, unknown> = {}) => ({
+  id: i,
+  name: `Perfume ${i} 100 ml`,
+  brand: { id: 1, name: 'House' },
+  price: { amount: 10, currency: 'SAR' },
+  is_available: true,
+  ...extra,
+});
+
 describe('caps: every connector bounds its work', () => {
   it('reads 1,000 items of an API page of 5,000, and 50,000 of one feed document, and rejects the rest in one line', () => {
     const shop = JSON.stringify({ products: Array.from({ length: 5000 }, (_, i) => shopifyProduct(i)) });
@@ -79,6 +88,16 @@ describe('caps: every connector bounds its work', () => {
     expect(readPage('woocommerce', woo, 'https://x.example/', src('woocommerce')).rows).toHaveLength(
       MAX_ITEMS_PER_PAGE,
     );
+
+    const sallaPage = JSON.stringify({
+      data: Array.from({ length: 5000 }, (_, i) => sallaProduct(i)),
+      pagination: { currentPage: 1, totalPages: 3 },
+    });
+    const s = readPage('salla', sallaPage, 'https://api.salla.example/admin/v2/products?page=1', src('salla'));
+    expect(s.rows).toHaveLength(MAX_ITEMS_PER_PAGE);
+    expect(s.rejected).toEqual([{ reason: '4000 items past the first 1000 of this page were not read' }]);
+    expect(s.next).toBe('https://api.salla.example/admin/v2/products?page=2');
+    checkPage(s);
   });
 
   it('cuts a 5 MB description to 4,000 characters, in bounded time', () => {
@@ -86,6 +105,7 @@ describe('caps: every connector bounds its work', () => {
     const cases: [FeedKind, string][] = [
       ['shopify', JSON.stringify({ products: [shopifyProduct(1, { body_html: huge })] })],
       ['woocommerce', JSON.stringify([{ id: 1, name: 'P', brands: [{ name: 'B' }], description: huge }])],
+      ['salla', JSON.stringify({ data: [sallaProduct(1, { description: huge })] })],
       [
         'google',
         `<rss xmlns:g="g"><channel><item><g:id>1</g:id><g:title>P</g:title><g:brand>B</g:brand><g:description><![CDATA[${huge}]]></g:description></item></channel></rss>`,
@@ -177,7 +197,12 @@ describe('properties', () => {
   it('no connector throws on any JSON, and every page it reads holds the rules', () => {
     fc.assert(
       fc.property(fc.constantFrom(...FEED_KINDS), fc.jsonValue({ maxDepth: 4 }), (kind, value) => {
-        const bodies = [JSON.stringify(value), JSON.stringify({ products: [value] }), JSON.stringify([value])];
+        const bodies = [
+          JSON.stringify(value),
+          JSON.stringify({ products: [value] }),
+          JSON.stringify([value]),
+          JSON.stringify({ data: [value], pagination: value }),
+        ];
         for (const body of bodies) checkPage(readPage(kind, body, 'https://x.example/f?page=1', src(kind)));
       }),
       { numRuns: 300 },
@@ -210,6 +235,54 @@ describe('properties', () => {
         expect(page.rows.reduce((n, r) => n + r.sizes.length, 0)).toBe(variants.length);
         expect(new Set(page.rows.map((r) => r.merchant_product_id)).size).toBe(page.rows.length);
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a product read from Salla skus: one size per sku, the default size gives the price, any size available makes the row available', () => {
+    const labels = ['50 مل', '100 مل', '3.4 oz', 'EDP', 'EDT', 'تستر', 'طقم هدية', 'Elixir', ''];
+    const amount = fc.oneof(
+      fc.integer({ min: 0, max: 100_000 }).map((n) => ({ amount: n / 100, currency: 'SAR' })),
+      fc.integer({ min: 0, max: 1000 }),
+      fc.constant(null),
+    );
+    const sku = fc.record({
+      values: fc.subarray([0, 1, 2, 3, 4, 5, 6, 7, 8], { maxLength: 2 }),
+      price: amount,
+      regular_price: amount,
+      sale_price: amount,
+      stock_quantity: fc.option(fc.integer({ min: -1, max: 5 })),
+      unlimited_quantity: fc.option(fc.boolean()),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(sku, { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        fc.constantFrom('sale', 'out'),
+        (skus, unlimited, status) => {
+          const options = [{ id: 1, values: labels.map((name, i) => ({ id: 100 + i, name })) }];
+          const body = JSON.stringify({
+            data: [
+              sallaProduct(1, {
+                status,
+                unlimited_quantity: unlimited,
+                options,
+                skus: skus.map(({ values, ...s }, i) => ({
+                  id: i,
+                  ...s,
+                  related_option_values: values.map((v) => 100 + v),
+                })),
+              }),
+            ],
+          });
+          const page = readPage('salla', body, 'https://api.salla.example/admin/v2/products?page=1', src('salla'));
+          checkPage(page);
+          expect(page.rejected).toEqual([]);
+          expect(page.rows.reduce((n, r) => n + r.sizes.length, 0)).toBe(skus.length);
+          expect(new Set(page.rows.map((r) => r.merchant_product_id)).size).toBe(page.rows.length);
+          if (status === 'out') for (const r of page.rows) expect(r.available).toBe(false);
+        },
+      ),
       { numRuns: 300 },
     );
   });

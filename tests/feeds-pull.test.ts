@@ -276,6 +276,34 @@ describe('pulling a feed', () => {
     expect(ids).not.toContain('OUT');
   });
 
+  it('pulls a Salla store page by page with its access token, in Arabic, and stores what it can read', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    const asked: { page: string | null; auth: unknown; lang: unknown }[] = [];
+    routes.set('/salla/admin/v2/products', (req, res) => {
+      const page = new URL(req.url ?? '/', base).searchParams.get('page');
+      asked.push({ page, auth: req.headers.authorization, lang: req.headers['accept-language'] });
+      res.setHeader('content-type', 'application/json');
+      res.end(readFileSync(join(import.meta.dirname, 'fixtures', 'feeds', `salla-products-page${page}.json`)));
+    });
+    const source = await addSource(merchant.slug, { kind: 'salla', url: `${base}/salla/admin/v2`, token: 'salla_tok' });
+    const result = await pull(source.id);
+    // 1006 (no brand), 1007 (a brand id this source cannot name) and 1009 are rejected; hidden and service products are skipped
+    expect(result).toMatchObject({ status: 'applied', added: 5, rejected: 3 });
+    expect(asked).toEqual([
+      { page: '1', auth: 'Bearer salla_tok', lang: 'ar' },
+      { page: '2', auth: 'Bearer salla_tok', lang: 'ar' },
+    ]);
+    const rows = await stored(merchant.id);
+    expect(rows.map((p) => [p.merchantProductId, p.price, p.salePrice, p.available])).toEqual([
+      ['1001', 610, null, true],
+      ['1002', 800, 720, true],
+      ['1003', 180, null, true],
+      ['1008:edp', 650, null, true],
+      ['1008:edt', 560, null, false],
+    ]);
+    expect(rows.find((p) => p.merchantProductId === '1003')).toMatchObject({ house: 'لطافة' });
+  });
+
   it('refuses a feed that redirects to a private address, and stores nothing from it', async () => {
     const { merchant } = await createMerchantWithKey(app);
     routes.set('/moved.json', (_req, res) => {
@@ -337,12 +365,13 @@ describe('pulling a feed', () => {
     expect(gone.statusCode).toBe(404);
   });
 
-  it('refuses a source that is not https (outside the allow-list), or a Shopify Admin source without its token', async () => {
+  it('refuses a source that is not https (outside the allow-list), or a Shopify Admin or Salla source without its token', async () => {
     const { merchant } = await createMerchantWithKey(app);
     for (const body of [
       { kind: 'json', url: 'ftp://shop.example/feed.json' },
       { kind: 'json', url: 'https://user:pass@shop.example/feed.json' },
       { kind: 'shopify_admin', url: 'https://shop.example' },
+      { kind: 'salla', url: 'https://api.salla.dev/admin/v2' },
       { kind: 'rss', url: 'https://shop.example/feed.xml' },
     ]) {
       const r = await app.inject({

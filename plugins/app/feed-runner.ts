@@ -46,7 +46,8 @@ export default fp(
         app.leadCipher,
         sourceId,
         fetchPage,
-        o,
+        // a platform store's source reads with the store's access token (plugins/app/platforms.ts)
+        { ...o, secretOf: app.platforms.secretOf },
       );
       if (pull.status === 'applied') app.merchantProducts.invalidate(merchantId);
       app.log.info({ feed: sourceId, status: pull.status, added: pull.added, removed: pull.removed }, 'feed pulled');

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { purgeConsoleSessions } from '../../services/console-users.ts';
 import { purgeExpiredEvents } from '../../services/events.ts';
 import { purgeExpiredLeads } from '../../services/leads.ts';
+import { purgeWebhooks, WEBHOOK_KEEP_DAYS } from '../../services/platforms.ts';
 
 /** How often the retention purge runs (once for all instances: plugins/app/jobs.ts). */
 export const PURGE_EVERY_MINUTES = 6 * 60;
@@ -11,7 +12,7 @@ export const PURGE_EVERY_MINUTES = 6 * 60;
  * EVENT_RETENTION_DAYS are deleted when the service starts and every 6 hours
  * after, as the background job `retention.purge` (one run for all instances);
  * so are console sessions past their expiry (already refused: this only frees
- * the rows). A purge that fails is logged and the next one tries again.
+ * the rows), and platform webhooks worked more than a week ago. A purge that fails is logged and the next one tries again.
  */
 export default fp(
   async (app) => {
@@ -19,6 +20,7 @@ export default fp(
       ['leads', () => purgeExpiredLeads(app.db, app.config.leadRetentionDays), app.config.leadRetentionDays],
       ['events', () => purgeExpiredEvents(app.db, app.config.eventRetentionDays), app.config.eventRetentionDays],
       ['console sessions', () => purgeConsoleSessions(app.db), 0],
+      ['platform webhooks', () => purgeWebhooks(app.db), WEBHOOK_KEEP_DAYS],
     ] as const;
     app.jobs.define('retention.purge', {
       async run() {

@@ -87,6 +87,11 @@ export default fp(
           { name: 'admin', description: 'Operators and merchant integrations (ADMIN_TOKEN)' },
           { name: 'widget files', description: 'The embeddable widget and the headless client, with their manifest' },
           { name: 'health', description: 'Liveness and readiness' },
+          {
+            name: 'platforms',
+            description:
+              "Called by the shop platforms (webhooks, signed with the app's secret) and by the platform app's storefront script",
+          },
         ],
         components: {
           securitySchemes: {

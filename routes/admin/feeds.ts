@@ -22,7 +22,7 @@ const Kind = Type.Union(
   FEED_KINDS.map((k) => Type.Literal(k)),
   {
     description:
-      'shopify (the public /products.json), shopify_admin (the Admin API, with `token`), woocommerce (the Store API), google (Google Merchant Center XML or TSV, as Salla, Zid, Shopify and WooCommerce export), csv, json (a file at a URL, with `mapping`)',
+      'shopify (the public /products.json), shopify_admin (the Admin API, with `token`), woocommerce (the Store API), salla (the Salla Merchant API, with `token`), google (Google Merchant Center XML or TSV, as Salla, Zid, Shopify and WooCommerce export), csv, json (a file at a URL, with `mapping`)',
   },
 );
 const Interval = Type.Integer({
@@ -109,12 +109,13 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
             url: Type.String({
               minLength: 8,
               maxLength: 2000,
-              description: 'The shop (shopify, woocommerce) or the feed',
+              description:
+                'The shop (shopify, woocommerce), the API base (salla: https://api.salla.dev/admin/v2) or the feed',
             }),
             mapping: Type.Optional(Mapping),
             currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
             token: Type.Optional(
-              Type.String({ minLength: 1, maxLength: 500, description: 'shopify_admin: the access token' }),
+              Type.String({ minLength: 1, maxLength: 500, description: 'shopify_admin, salla: the access token' }),
             ),
             interval_minutes: Type.Optional(Interval),
             max_removal_share: Type.Optional(Share),
@@ -240,12 +241,25 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
             ]),
             'How the first page reads, or why it could not be fetched',
           ),
-          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'feed_not_found']),
+          ...errorResponses([
+            ...PATH_PARAM,
+            ...ADMIN_CHANGE,
+            'feed_not_found',
+            'store_not_installed',
+            'platform_error',
+          ]),
         },
       },
     },
     async (request) =>
-      testSource(app.db, app.catalog.current(), app.leadCipher, request.params.id, app.feeds.fetchPage),
+      testSource(
+        app.db,
+        app.catalog.current(),
+        app.leadCipher,
+        request.params.id,
+        app.feeds.fetchPage,
+        app.platforms.secretOf,
+      ),
   );
 
   app.post(

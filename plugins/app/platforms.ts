@@ -1,0 +1,222 @@
+import fp from 'fastify-plugin';
+import { readPage } from '../../feeds/index.ts';
+import { AppError } from '../../lib/errors.ts';
+import { type SallaTokens, sallaEnvelope, sallaProductId, sallaStore, sallaTokens } from '../../platforms/salla.ts';
+import { type FeedSourceRow, type SecretOf, storedSecret } from '../../services/feeds.ts';
+import {
+  findInstall,
+  finishWebhook,
+  installOfSource,
+  installStore,
+  storeAccessToken,
+  takeWebhook,
+  uninstallStore,
+  waitingWebhooks,
+} from '../../services/platforms.ts';
+import { productsOfSource, syncProducts } from '../../services/products.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    platforms: {
+      /** a feed source's secret: a platform store's access token (refreshed when due), else its own */
+      secretOf: SecretOf;
+      /** queues a stored webhook's work (the receivers answer at once) */
+      workWebhook(id: string): Promise<void>;
+    };
+  }
+}
+
+/** An answer from a platform's API is read up to this many bytes. */
+const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
+/** A call to a platform's API gives up after this long. */
+const CALL_TIMEOUT_MS = 10_000;
+/** A webhook's work is tried this many times in all (on PostgreSQL; once on the embedded database). */
+const WEBHOOK_TRIES = 4;
+
+/** One call to a platform's API, its JSON answer read within MAX_ANSWER_BYTES; null when not found. */
+export async function callJson(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<unknown | null> {
+  const res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+  if (res.status === 404) {
+    await res.body?.cancel();
+    return null;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (res.body) {
+    for await (const chunk of res.body) {
+      size += chunk.byteLength;
+      if (size > MAX_ANSWER_BYTES) throw new AppError(502, 'platform_error', `${url}: the answer is too large`);
+      chunks.push(chunk);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!res.ok) throw new AppError(502, 'platform_error', `${new URL(url).pathname}: answered ${res.status}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError(502, 'platform_error', `${new URL(url).pathname}: the answer is not JSON`);
+  }
+}
+
+/**
+ * The platforms' apps on the service's side (docs/platforms.md): a webhook stored by its receiver
+ * (routes/platforms/) is worked here as the background job `platforms.webhook`; a platform store's
+ * feed source reads the store's products with its access token, refreshed under a lock when due.
+ */
+export default fp(
+  async (app) => {
+    const salla = app.config.platforms.salla;
+
+    const refreshSalla = async (refreshToken: string): Promise<SallaTokens> => {
+      if (!salla) throw new AppError(404, 'platform_not_configured', 'The Salla app is not set up on this service');
+      const answer = await callJson(`${salla.accountsUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: salla.clientId,
+          client_secret: salla.clientSecret,
+        }).toString(),
+      });
+      const tokens = sallaTokens((answer as { data?: unknown } | null)?.data ?? answer);
+      if (!tokens) throw new AppError(502, 'platform_error', "Salla's token refresh answered no tokens");
+      return tokens;
+    };
+    const sallaToken = (storeId: string) => storeAccessToken(app.db, app.leadCipher, 'salla', storeId, refreshSalla);
+
+    const own = storedSecret(app.leadCipher);
+    const secretOf: SecretOf = async (s: FeedSourceRow) => {
+      if (s.kind !== 'salla') return own(s);
+      // a source an operator added with a token of its own reads with it; an installed store's with the store's
+      const install = await installOfSource(app.db, s.id);
+      if (!install) return own(s);
+      return sallaToken(install.storeId);
+    };
+
+    /** A product webhook: the product read again from Salla (the payload is never trusted alone) and stored. */
+    const applySallaProduct = async (storeId: string, productId: string, deleted: boolean) => {
+      if (!salla) return;
+      const install = await findInstall(app.db, 'salla', storeId);
+      if (install?.status !== 'installed' || !install.feedSourceId) return;
+      const token = await sallaToken(storeId);
+      const answer = deleted
+        ? null
+        : await callJson(`${salla.apiUrl}/products/${productId}`, {
+            headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-language': 'ar' },
+          });
+      const product = (answer as { data?: unknown } | null)?.data;
+      const rows = product
+        ? readPage(
+            'salla',
+            JSON.stringify({ data: [product], pagination: { currentPage: 1, totalPages: 1 } }),
+            `${salla.apiUrl}/products?page=1`,
+            { kind: 'salla', url: salla.apiUrl },
+          ).rows
+        : [];
+      // this product's rows before (one per concentration), and those it no longer has
+      const before = await productsOfSource(app.db, install.feedSourceId, [productId, `${productId}:%`]);
+      const now = new Set(rows.map((r) => r.merchant_product_id));
+      const remove = before.filter((id) => !now.has(id));
+      await syncProducts(app.db, app.catalog.current(), install.merchantId, rows, {
+        sourceId: install.feedSourceId,
+        remove,
+      });
+      app.merchantProducts.invalidate(install.merchantId);
+    };
+
+    const workSalla = async (event: string, storeId: string, data: Record<string, unknown>) => {
+      if (!salla) return;
+      switch (event) {
+        case 'app.installed':
+        case 'app.store.authorize': {
+          const tokens = event === 'app.store.authorize' ? sallaTokens(data) : null;
+          if (event === 'app.store.authorize' && !tokens) throw new Error('app.store.authorize without tokens');
+          const store = tokens
+            ? sallaStore(
+                await callJson(`${salla.accountsUrl}/oauth2/user/info`, {
+                  headers: { authorization: `Bearer ${tokens.accessToken}`, accept: 'application/json' },
+                }).catch((err) => {
+                  app.log.warn({ err, store: storeId }, "Salla store's name could not be read: a placeholder is used");
+                  return null;
+                }),
+              )
+            : { name: null, origin: null };
+          const { install, created, reinstalled } = await installStore(app.db, app.leadCipher, {
+            platform: 'salla',
+            storeId,
+            tokens,
+            store,
+            apiUrl: salla.apiUrl,
+          });
+          app.log.info({ store: storeId, merchant: install.merchantId, created, reinstalled }, `salla ${event}`);
+          // the first full import, as soon as there are tokens to read the products with
+          if (tokens && install.feedSourceId) {
+            await app.jobs.send('feeds.pull', { sourceId: install.feedSourceId }, install.feedSourceId);
+          }
+          return;
+        }
+        case 'app.uninstalled': {
+          const done = await uninstallStore(app.db, 'salla', storeId);
+          if (done) {
+            for (const hash of done.revokedHashes) await app.keyStore.invalidate(hash);
+            app.merchantProducts.invalidate(done.merchantId);
+            app.log.info({ store: storeId, merchant: done.merchantId }, 'salla app.uninstalled');
+          }
+          return;
+        }
+        case 'product.created':
+        case 'product.updated':
+        case 'product.available':
+        case 'product.quantity.low':
+        case 'product.deleted': {
+          const id = sallaProductId(data);
+          if (id) await applySallaProduct(storeId, id, event === 'product.deleted');
+          return;
+        }
+        default:
+          // acknowledged, nothing to do (app.updated: its app.store.authorize follows)
+          return;
+      }
+    };
+
+    app.jobs.define<{ id: string }>('platforms.webhook', {
+      async run({ id }) {
+        const row = await takeWebhook(app.db, app.leadCipher, id);
+        if (!row) return;
+        try {
+          const envelope = sallaEnvelope(JSON.parse(row.body));
+          if (typeof envelope === 'string') throw new Error(envelope);
+          if (row.platform === 'salla') await workSalla(envelope.event, envelope.storeId, envelope.data);
+          await finishWebhook(app.db, id, null);
+        } catch (err) {
+          const final = app.jobs.kind === 'in-process' || row.attempts >= WEBHOOK_TRIES;
+          await finishWebhook(app.db, id, err instanceof Error ? err.message : String(err), final);
+          app.log.warn({ err, webhook: id, event: row.event, final }, 'platform webhook failed');
+          if (!final) throw err;
+        }
+      },
+      retries: WEBHOOK_TRIES - 1,
+    });
+
+    // a webhook stored whose work was never queued (the instance stopped in between) is sent again
+    app.jobs.define('platforms.dispatch', {
+      async run() {
+        for (const id of await waitingWebhooks(app.db)) await app.jobs.send('platforms.webhook', { id }, id);
+      },
+      everyMinutes: 5,
+    });
+
+    app.decorate('platforms', {
+      secretOf,
+      workWebhook: (id: string) => app.jobs.send('platforms.webhook', { id }, id),
+    });
+  },
+  {
+    name: 'platforms',
+    dependencies: ['database', 'jobs', 'catalog', 'leads', 'merchant-products'],
+  },
+);

@@ -1,0 +1,136 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ANY_OPERATION, errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
+import { AppError } from '../../lib/errors.ts';
+import { INSTALL_EVENTS, sallaEnvelope, sallaSignatureValid } from '../../platforms/salla.ts';
+import { findInstall, recordWebhook, storeWidget } from '../../services/platforms.ts';
+
+/** A platform's webhook body is read up to this size (a Salla order with many lines is a few tens of KB). */
+export const PLATFORM_WEBHOOK_MAX_BYTES = 1024 * 1024;
+
+const Received = Type.Object({
+  received: Type.Literal(true),
+  duplicate: Type.Boolean({ description: 'the same delivery arrived before: it is worked once' }),
+});
+const StoreParams = Type.Object({
+  store: Type.String({ pattern: '^[0-9]{1,20}$', description: "The platform's id of the store" }),
+});
+
+/**
+ * The platforms' side of the apps (docs/platforms.md): Salla's webhooks, each checked against its
+ * signature on the raw body, stored and answered at once (the work is the background runner's),
+ * and the public widget settings the app's storefront script reads.
+ */
+const platforms: FastifyPluginAsyncTypebox = async (app) => {
+  // the raw body: a signature is of the bytes as sent, not of JSON parsed and written again
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: PLATFORM_WEBHOOK_MAX_BYTES },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.post(
+    '/salla/webhook',
+    {
+      bodyLimit: PLATFORM_WEBHOOK_MAX_BYTES,
+      schema: {
+        operationId: 'receiveSallaWebhook',
+        tags: ['platforms'],
+        summary: "Salla's webhooks (`X-Salla-Signature`: hex HMAC-SHA256 of the body with the app's webhook secret)",
+        security: [],
+        response: {
+          200: success(Received, 'Stored; worked in the background'),
+          ...errorResponses([
+            ...ANY_OPERATION,
+            'invalid_content_length',
+            'client_closed_request',
+            'payload_too_large',
+            'unsupported_media_type',
+            'invalid_signature',
+            'invalid_platform_webhook',
+            'platform_not_configured',
+            'unknown_store',
+            'database_unavailable',
+          ]),
+        },
+      },
+    },
+    async (request) => {
+      const salla = app.config.platforms.salla;
+      if (!salla) throw new AppError(404, 'platform_not_configured', 'The Salla app is not set up on this service');
+      const raw = request.body as Buffer;
+      if (
+        !Buffer.isBuffer(raw) ||
+        !sallaSignatureValid(raw, request.headers['x-salla-signature'] as string, salla.webhookSecret)
+      ) {
+        throw new AppError(401, 'invalid_signature', "The signature is not the body's HMAC with the app's secret");
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new AppError(400, 'invalid_platform_webhook', 'The body is not JSON');
+      }
+      const envelope = sallaEnvelope(body);
+      if (typeof envelope === 'string') throw new AppError(400, 'invalid_platform_webhook', envelope);
+      // a store that never installed the app has nothing here to change: refused, nothing kept
+      if (!INSTALL_EVENTS.has(envelope.event) && !(await findInstall(app.db, 'salla', envelope.storeId))) {
+        throw new AppError(404, 'unknown_store', 'This store has not installed the app');
+      }
+      const { id, duplicate } = await recordWebhook(app.db, app.leadCipher, {
+        platform: 'salla',
+        storeId: envelope.storeId,
+        event: envelope.event,
+        raw,
+      });
+      if (!duplicate) {
+        await app.platforms.workWebhook(id).catch((err) => {
+          // stored: the dispatch of stored webhooks sends it again
+          request.log.warn({ err, webhook: id }, 'platform webhook stored, its work not queued yet');
+        });
+      }
+      return { received: true as const, duplicate };
+    },
+  );
+
+  app.get(
+    '/salla/stores/:store/widget',
+    {
+      schema: {
+        operationId: 'getSallaStoreWidget',
+        tags: ['platforms'],
+        summary:
+          "A Salla store's widget settings, read by the app's storefront script (public: the key is publishable)",
+        security: [],
+        params: StoreParams,
+        response: {
+          200: success(
+            Type.Object({ publishable_key: Type.String({ description: "The store's live publishable key" }) }),
+            'The store has installed the app',
+          ),
+          ...errorResponses([
+            ...ANY_OPERATION,
+            ...WITH_INPUT,
+            ...PATH_PARAM,
+            'platform_not_configured',
+            'unknown_store',
+            'database_unavailable',
+          ]),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (!app.config.platforms.salla) {
+        throw new AppError(404, 'platform_not_configured', 'The Salla app is not set up on this service');
+      }
+      reply.header('access-control-allow-origin', '*');
+      reply.header('cache-control', 'public, max-age=300');
+      const widget = await storeWidget(app.db, 'salla', request.params.store);
+      if (!widget) throw new AppError(404, 'unknown_store', 'This store has not installed the app');
+      return widget;
+    },
+  );
+};
+
+export default platforms;

@@ -1,0 +1,297 @@
+import { createHash } from 'node:crypto';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../db/client.ts';
+import { AppError } from '../lib/errors.ts';
+import type { SallaStore, SallaTokens } from '../platforms/salla.ts';
+import { needsRefresh } from '../platforms/salla.ts';
+import type { LeadCipher } from '../privacy/lead-crypto.ts';
+import { apiKeys, feedSources, type PlatformInstallRow, platformInstalls, platformWebhooks } from '../schema/index.ts';
+import { createKey } from './keys.ts';
+import { createMerchant } from './merchants.ts';
+
+export type Platform = 'salla';
+
+/** How long a worked webhook's row is kept (its hash recognises a delivery sent again). */
+export const WEBHOOK_KEEP_DAYS = 7;
+
+/**
+ * Stores a webhook whose signature was checked: its body encrypted, its hash the key that makes a
+ * delivery sent again the same row. Answers the row's id, and whether it was already there.
+ */
+export async function recordWebhook(
+  db: DbOrTx,
+  cipher: LeadCipher,
+  input: { platform: Platform; storeId: string; event: string; raw: Buffer },
+): Promise<{ id: string; duplicate: boolean }> {
+  const bodyHash = createHash('sha256').update(input.raw).digest('hex');
+  const [row] = await db
+    .insert(platformWebhooks)
+    .values({
+      platform: input.platform,
+      storeId: input.storeId,
+      event: input.event.slice(0, 100),
+      bodyHash,
+      bodyEncrypted: cipher.encrypt(input.raw.toString('utf8')),
+    })
+    .onConflictDoNothing()
+    .returning({ id: platformWebhooks.id });
+  if (row) return { id: row.id, duplicate: false };
+  const [existing] = await db
+    .select({ id: platformWebhooks.id })
+    .from(platformWebhooks)
+    .where(and(eq(platformWebhooks.platform, input.platform), eq(platformWebhooks.bodyHash, bodyHash)));
+  if (!existing) throw new AppError(500, 'internal_error', 'webhook row neither inserted nor found');
+  return { id: existing.id, duplicate: true };
+}
+
+/** A stored webhook to work, its body decrypted; null when it is done already (or gone). */
+export async function takeWebhook(db: DbOrTx, cipher: LeadCipher, id: string) {
+  const [row] = await db
+    .update(platformWebhooks)
+    .set({ attempts: sql`${platformWebhooks.attempts} + 1` })
+    .where(and(eq(platformWebhooks.id, id), sql`${platformWebhooks.status} <> 'done'`))
+    .returning();
+  if (!row?.bodyEncrypted) return null;
+  return { ...row, body: cipher.decrypt(row.bodyEncrypted) };
+}
+
+/** The webhook worked (its body dropped), or failed with why (its body kept for the next try). */
+export async function finishWebhook(db: DbOrTx, id: string, error: string | null, final = true) {
+  await db
+    .update(platformWebhooks)
+    .set(
+      error === null
+        ? { status: 'done', bodyEncrypted: null, error: null, processedAt: new Date() }
+        : { status: 'failed', error: error.slice(0, 500), ...(final ? { bodyEncrypted: null } : {}) },
+    )
+    .where(eq(platformWebhooks.id, id));
+}
+
+/** Webhooks stored and still waiting a minute later (their work was never queued: an instance stopped between). */
+export async function waitingWebhooks(db: DbOrTx, limit = 1000): Promise<string[]> {
+  const rows = await db
+    .select({ id: platformWebhooks.id })
+    .from(platformWebhooks)
+    .where(
+      and(eq(platformWebhooks.status, 'received'), sql`${platformWebhooks.receivedAt} < now() - interval '1 minute'`),
+    )
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** Worked webhooks older than WEBHOOK_KEEP_DAYS, deleted (the retention purge). */
+export async function purgeWebhooks(db: Db): Promise<number> {
+  const rows = await db
+    .delete(platformWebhooks)
+    .where(sql`${platformWebhooks.receivedAt} < now() - make_interval(days => ${WEBHOOK_KEEP_DAYS})`)
+    .returning({ id: platformWebhooks.id });
+  return rows.length;
+}
+
+export async function findInstall(db: DbOrTx, platform: Platform, storeId: string) {
+  const [row] = await db
+    .select()
+    .from(platformInstalls)
+    .where(and(eq(platformInstalls.platform, platform), eq(platformInstalls.storeId, storeId)));
+  return row ?? null;
+}
+
+export function installView(i: PlatformInstallRow) {
+  return {
+    platform: i.platform,
+    store_id: i.storeId,
+    merchant_id: i.merchantId,
+    status: i.status,
+    token_expires_at: i.tokenExpiresAt?.toISOString() ?? null,
+    scope: i.scope,
+    feed_source_id: i.feedSourceId,
+    installed_at: i.installedAt.toISOString(),
+    uninstalled_at: i.uninstalledAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * A store installs the app (or authorizes it again): the first time, a merchant of its own with a
+ * live and a test key and a feed source that imports its products through the platform's API;
+ * after an uninstall, the same merchant with new keys and its source resumed; otherwise only its
+ * tokens are replaced. Safe to run twice and in any order with the other install events.
+ */
+export async function installStore(
+  db: Db,
+  cipher: LeadCipher,
+  input: {
+    platform: Platform;
+    storeId: string;
+    tokens: SallaTokens | null;
+    store: SallaStore;
+    /** the feed source's URL: the platform's API base */
+    apiUrl: string;
+  },
+): Promise<{ install: PlatformInstallRow; created: boolean; reinstalled: boolean }> {
+  return db.transaction(async (tx) => {
+    // serialises two install events of one store (app.installed and app.store.authorize arrive together)
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`${input.platform}:${input.storeId}`}))`);
+    const existing = await findInstall(tx, input.platform, input.storeId);
+    const tokenSet = input.tokens
+      ? {
+          accessTokenEncrypted: cipher.encrypt(input.tokens.accessToken),
+          refreshTokenEncrypted: cipher.encrypt(input.tokens.refreshToken),
+          tokenExpiresAt: input.tokens.expiresAt,
+          scope: input.tokens.scope,
+        }
+      : {};
+    if (existing && existing.status === 'installed') {
+      const [install] = await tx
+        .update(platformInstalls)
+        .set({ ...tokenSet, updatedAt: new Date() })
+        .where(eq(platformInstalls.id, existing.id))
+        .returning();
+      return { install: install as PlatformInstallRow, created: false, reinstalled: false };
+    }
+    const merchantId =
+      existing?.merchantId ??
+      (
+        await createMerchant(tx, {
+          name: input.store.name ?? `Salla store ${input.storeId}`,
+          slug: `${input.platform}-${input.storeId}`,
+        })
+      ).id;
+    const live = await createKey(tx, merchantId, {
+      mode: 'live',
+      allowedOrigins: input.store.origin ? [input.store.origin] : [],
+    });
+    await createKey(tx, merchantId, { mode: 'test', allowedOrigins: ['*'] });
+    let sourceId = existing?.feedSourceId ?? null;
+    if (sourceId) {
+      await tx
+        .update(feedSources)
+        .set({ paused: false, nextPullAt: new Date(), claimedUntil: null })
+        .where(eq(feedSources.id, sourceId));
+    } else {
+      const [source] = await tx
+        .insert(feedSources)
+        .values({ merchantId, kind: input.platform, url: input.apiUrl, intervalMinutes: 60 })
+        .onConflictDoUpdate({
+          target: [feedSources.merchantId, feedSources.url],
+          set: { paused: false, nextPullAt: new Date() },
+        })
+        .returning({ id: feedSources.id });
+      sourceId = source?.id ?? null;
+    }
+    const values = {
+      status: 'installed',
+      publishableKey: live.key,
+      feedSourceId: sourceId,
+      uninstalledAt: null,
+      installedAt: new Date(),
+      updatedAt: new Date(),
+      ...tokenSet,
+    };
+    const [install] = existing
+      ? await tx.update(platformInstalls).set(values).where(eq(platformInstalls.id, existing.id)).returning()
+      : await tx
+          .insert(platformInstalls)
+          .values({ platform: input.platform, storeId: input.storeId, merchantId, ...values })
+          .returning();
+    return { install: install as PlatformInstallRow, created: !existing, reinstalled: Boolean(existing) };
+  });
+}
+
+/**
+ * A store uninstalls the app: its tokens forgotten (the platform has made them invalid), its keys
+ * revoked (the storefront script stops), its feed paused. The merchant and its history stay, so a
+ * reinstall finds them. Answers the revoked keys' hashes (the key store drops them) and the merchant.
+ */
+export async function uninstallStore(
+  db: Db,
+  platform: Platform,
+  storeId: string,
+): Promise<{ merchantId: string; revokedHashes: string[] } | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`${platform}:${storeId}`}))`);
+    const existing = await findInstall(tx, platform, storeId);
+    if (!existing) return null;
+    await tx
+      .update(platformInstalls)
+      .set({
+        status: 'uninstalled',
+        accessTokenEncrypted: null,
+        refreshTokenEncrypted: null,
+        tokenExpiresAt: null,
+        publishableKey: null,
+        uninstalledAt: existing.uninstalledAt ?? new Date(),
+        updatedAt: new Date(),
+      })
+      .where(eq(platformInstalls.id, existing.id));
+    const revoked = await tx
+      .update(apiKeys)
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(apiKeys.merchantId, existing.merchantId), isNull(apiKeys.revokedAt)))
+      .returning({ hash: apiKeys.keyHash });
+    if (existing.feedSourceId) {
+      await tx.update(feedSources).set({ paused: true }).where(eq(feedSources.id, existing.feedSourceId));
+    }
+    return { merchantId: existing.merchantId, revokedHashes: revoked.map((r) => r.hash) };
+  });
+}
+
+export class StoreNotInstalled extends AppError {
+  constructor(what: string) {
+    super(409, 'store_not_installed', what);
+  }
+}
+
+/**
+ * The store's access token, refreshed first when it expires within a day. The refresh runs with
+ * the store's row locked (SELECT … FOR UPDATE) until both new tokens are stored: a refresh token is
+ * single-use, and one sent twice revokes the store's tokens; whoever waited on the lock finds the
+ * new token and sends nothing. Holds on PostgreSQL across instances and on the embedded database.
+ */
+export async function storeAccessToken(
+  db: Db,
+  cipher: LeadCipher,
+  platform: Platform,
+  storeId: string,
+  refresh: (refreshToken: string) => Promise<SallaTokens>,
+  now: () => number = Date.now,
+): Promise<string> {
+  const where = and(eq(platformInstalls.platform, platform), eq(platformInstalls.storeId, storeId));
+  const usable = (row: PlatformInstallRow | undefined) => {
+    if (row?.status !== 'installed' || !row.accessTokenEncrypted || !row.refreshTokenEncrypted) {
+      throw new StoreNotInstalled(`The ${platform} store ${storeId} has not installed the app (or has no tokens)`);
+    }
+    return row;
+  };
+  // most calls: the token is fresh, no lock is taken
+  const seen = usable((await db.select().from(platformInstalls).where(where))[0]);
+  if (!needsRefresh(seen.tokenExpiresAt, now())) return cipher.decrypt(seen.accessTokenEncrypted as string);
+  return db.transaction(async (tx) => {
+    const row = usable((await tx.select().from(platformInstalls).where(where).for('update'))[0]);
+    if (!needsRefresh(row.tokenExpiresAt, now())) return cipher.decrypt(row.accessTokenEncrypted as string);
+    const tokens = await refresh(cipher.decrypt(row.refreshTokenEncrypted as string));
+    await tx
+      .update(platformInstalls)
+      .set({
+        accessTokenEncrypted: cipher.encrypt(tokens.accessToken),
+        refreshTokenEncrypted: cipher.encrypt(tokens.refreshToken),
+        tokenExpiresAt: tokens.expiresAt,
+        ...(tokens.scope ? { scope: tokens.scope } : {}),
+        updatedAt: new Date(),
+      })
+      .where(eq(platformInstalls.id, row.id));
+    return tokens.accessToken;
+  });
+}
+
+/** The install of a merchant's platform feed source, when the source is one. */
+export async function installOfSource(db: DbOrTx, sourceId: string) {
+  const [row] = await db.select().from(platformInstalls).where(eq(platformInstalls.feedSourceId, sourceId));
+  return row ?? null;
+}
+
+/** A store's public widget settings: its live publishable key, when it is installed. */
+export async function storeWidget(db: DbOrTx, platform: Platform, storeId: string) {
+  const row = await findInstall(db, platform, storeId);
+  if (row?.status !== 'installed' || !row.publishableKey) return null;
+  return { publishable_key: row.publishableKey };
+}

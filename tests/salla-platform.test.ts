@@ -1,0 +1,130 @@
+import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  needsRefresh,
+  REFRESH_AHEAD_MS,
+  sallaEnvelope,
+  sallaProductId,
+  sallaSignatureValid,
+  sallaStore,
+  sallaTokens,
+} from '../platforms/salla.ts';
+
+/** What the service reads from Salla (platforms/salla.ts), rule by rule. */
+const SECRET = 'salla-webhook-secret-0123456789';
+const sign = (body: Buffer | string, secret = SECRET) => createHmac('sha256', secret).update(body).digest('hex');
+
+describe("Salla's webhook signature", () => {
+  it('holds for the HMAC of exactly these bytes with this secret, in any letter case', () => {
+    const body = Buffer.from('{"event":"app.installed","merchant":1}');
+    expect(sallaSignatureValid(body, sign(body), SECRET)).toBe(true);
+    expect(sallaSignatureValid(body, sign(body).toUpperCase(), SECRET)).toBe(true);
+    expect(sallaSignatureValid(body, ` ${sign(body)} `, SECRET)).toBe(true);
+  });
+
+  it('fails for another body, another secret, a missing, short, long or non-hex signature', () => {
+    const body = Buffer.from('{"event":"app.installed","merchant":1}');
+    const good = sign(body);
+    for (const bad of [undefined, '', good.slice(0, 63), `${good}0`, `${good.slice(0, 63)}g`, sign(body, 'other')]) {
+      expect(sallaSignatureValid(body, bad, SECRET), String(bad)).toBe(false);
+    }
+    expect(sallaSignatureValid(Buffer.from(`${body} `), good, SECRET)).toBe(false);
+  });
+
+  it('for any body and any secret: only its own HMAC passes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.string({ minLength: 1, maxLength: 40 }), (bytes, secret) => {
+        const body = Buffer.from(bytes);
+        expect(sallaSignatureValid(body, sign(body, secret), secret)).toBe(true);
+        expect(sallaSignatureValid(body, sign(body, `${secret}x`), secret)).toBe(false);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("Salla's envelope", () => {
+  it('reads the event, the store id (number or digits) and the data', () => {
+    expect(sallaEnvelope({ event: 'product.updated', merchant: 1305146709, data: { id: 1 } })).toEqual({
+      event: 'product.updated',
+      storeId: '1305146709',
+      data: { id: 1 },
+    });
+    expect(sallaEnvelope({ event: 'app.installed', merchant: '42' })).toEqual({
+      event: 'app.installed',
+      storeId: '42',
+      data: {},
+    });
+  });
+
+  it('says why a body is not one', () => {
+    for (const bad of [
+      null,
+      [],
+      'x',
+      { merchant: 1 },
+      { event: '', merchant: 1 },
+      { event: 'e' },
+      { event: 'e', merchant: -1 },
+    ]) {
+      expect(typeof sallaEnvelope(bad), JSON.stringify(bad)).toBe('string');
+    }
+    expect(sallaEnvelope({ event: 'e', merchant: 'abc' })).toMatch(/merchant/);
+    expect(sallaEnvelope({ event: 'e'.repeat(101), merchant: 1 })).toMatch(/event/);
+  });
+});
+
+describe("Salla's tokens", () => {
+  const now = Date.parse('2026-11-27T12:00:00Z');
+  it('reads expires as a Unix time, or expires_in in seconds from now', () => {
+    expect(sallaTokens({ access_token: 'a', refresh_token: 'r', expires: 1_800_000_000, scope: 's' }, now)).toEqual({
+      accessToken: 'a',
+      refreshToken: 'r',
+      expiresAt: new Date(1_800_000_000_000),
+      scope: 's',
+    });
+    expect(sallaTokens({ access_token: 'a', refresh_token: 'r', expires_in: 3600 }, now)?.expiresAt).toEqual(
+      new Date(now + 3_600_000),
+    );
+  });
+
+  it('refuses an answer without both tokens or without an expiry', () => {
+    for (const bad of [
+      null,
+      {},
+      { access_token: 'a', expires: 1 },
+      { refresh_token: 'r', expires: 1 },
+      { access_token: 'a', refresh_token: 'r' },
+      { access_token: 'a', refresh_token: 'r', expires: 0 },
+      { access_token: '', refresh_token: 'r', expires: 1 },
+    ]) {
+      expect(sallaTokens(bad, now), JSON.stringify(bad)).toBeNull();
+    }
+  });
+
+  it('a token is refreshed when it expires within a day, or has no expiry', () => {
+    expect(needsRefresh(null, now)).toBe(true);
+    expect(needsRefresh(new Date(now + REFRESH_AHEAD_MS - 1), now)).toBe(true);
+    expect(needsRefresh(new Date(now + REFRESH_AHEAD_MS + 1), now)).toBe(false);
+    expect(needsRefresh(new Date(now - 1), now)).toBe(true);
+  });
+});
+
+describe("the store's identity and a product webhook's product", () => {
+  it("reads the store's name and its storefront's origin", () => {
+    expect(sallaStore({ data: { merchant: { name: ' متجر ', domain: 'https://shop.example/ar/' } } })).toEqual({
+      name: 'متجر',
+      origin: 'https://shop.example',
+    });
+    expect(sallaStore({ data: { merchant: { domain: 'javascript:alert(1)' } } })).toEqual({ name: null, origin: null });
+    expect(sallaStore(null)).toEqual({ name: null, origin: null });
+  });
+
+  it('reads the product id as digits, or nothing', () => {
+    expect(sallaProductId({ id: 1025569331 })).toBe('1025569331');
+    expect(sallaProductId({ id: '77' })).toBe('77');
+    for (const bad of [undefined, null, -1, 1.5, '7a', '%', ''])
+      expect(sallaProductId({ id: bad }), String(bad)).toBeNull();
+  });
+});
