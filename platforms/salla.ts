@@ -17,6 +17,7 @@ export const SALLA_EVENTS = [
   'product.available',
   'product.quantity.low',
   'product.deleted',
+  'order.created',
 ] as const;
 export type SallaEvent = (typeof SALLA_EVENTS)[number];
 
@@ -118,4 +119,92 @@ export function sallaProductId(data: Record<string, unknown>): string | null {
   if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) return String(id);
   if (typeof id === 'string' && /^[0-9]{1,20}$/.test(id)) return id;
   return null;
+}
+
+export interface SallaOrder {
+  orderId: string;
+  total: number;
+  currency: string;
+  items: { merchant_product_id: string; quantity: number; price: number }[];
+  occurredAt: Date;
+}
+
+/** A money value as Salla writes it: `{amount, currency}`, a number or digits. */
+function amountOf(v: unknown): number | null {
+  const raw = v && typeof v === 'object' ? (v as { amount?: unknown }).amount : v;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
+  return Number.isFinite(n) && n >= 0 && n <= 1e9 ? n : null;
+}
+
+/** How many lines of an order are read (an order with more is read up to here). */
+export const MAX_ORDER_ITEMS = 200;
+
+/**
+ * An `order.created` webhook's order, as a purchase: its id, `amounts.total`, the currency and each
+ * line's product (`product.id`, else `product_id`), quantity and unit price (`amounts.price`, else
+ * the line's total over its quantity). Null when it has no id or no total. The line shapes are read
+ * defensively: Salla's examples do not settle them (docs/platforms.md, "Check on a demo store").
+ */
+export function sallaOrder(data: Record<string, unknown>, fallbackDate: Date): SallaOrder | null {
+  const id = sallaProductId(data);
+  const amounts = (data.amounts ?? {}) as Record<string, unknown>;
+  const total = amountOf(amounts.total) ?? amountOf(data.total);
+  if (!id || total === null) return null;
+  const totalObj = amounts.total as { currency?: unknown } | undefined;
+  const code = typeof totalObj?.currency === 'string' ? totalObj.currency : data.currency;
+  const currency = typeof code === 'string' && /^[A-Za-z]{3}$/.test(code) ? code.toUpperCase() : 'SAR';
+  const items: SallaOrder['items'] = [];
+  for (const raw of Array.isArray(data.items) ? data.items.slice(0, MAX_ORDER_ITEMS) : []) {
+    if (!raw || typeof raw !== 'object') continue;
+    const line = raw as Record<string, unknown>;
+    const product = (line.product ?? {}) as Record<string, unknown>;
+    const productId = sallaProductId({ id: product.id ?? line.product_id });
+    const quantity = typeof line.quantity === 'number' && Number.isInteger(line.quantity) ? line.quantity : 1;
+    if (!productId || quantity < 1) continue;
+    const lineAmounts = (line.amounts ?? {}) as Record<string, unknown>;
+    const lineTotal = amountOf(lineAmounts.total);
+    const price =
+      amountOf(lineAmounts.price) ?? amountOf(line.price) ?? (lineTotal === null ? 0 : lineTotal / quantity);
+    items.push({ merchant_product_id: productId, quantity, price });
+  }
+  const when = (data.date ?? {}) as { date?: unknown; timezone?: unknown };
+  const parsed =
+    typeof when.date === 'string'
+      ? localTime(when.date, typeof when.timezone === 'string' ? when.timezone : SALLA_TIME_ZONE)
+      : null;
+  return { orderId: id, total, currency, items, occurredAt: parsed ?? fallbackDate };
+}
+
+/** The time zone of a Salla date that names none: Saudi Arabia's (UTC+3 all year). */
+export const SALLA_TIME_ZONE = 'Asia/Riyadh';
+
+/**
+ * "2026-11-27 10:00:00.000000" in an IANA time zone ("Asia/Riyadh") as an instant; null when
+ * either cannot be read. The zone's offset is the one at that time (Intl), so any zone is right.
+ */
+export function localTime(local: string, timeZone: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?/.exec(local.trim());
+  if (!m) return null;
+  const [, y, mo, d, h, mi, sec] = m.map(Number) as number[];
+  const asUtc = Date.UTC(y as number, (mo as number) - 1, d, h, mi, sec || 0);
+  if (Number.isNaN(asUtc)) return null;
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }).formatToParts(new Date(asUtc));
+  } catch {
+    return null;
+  }
+  const part = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+  const shown = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  // the zone's offset at about that time: shown − asUtc
+  return new Date(asUtc - (shown - asUtc));
 }

@@ -82,7 +82,11 @@ export async function writeEvents(
           from jsonb_to_recordset(${JSON.stringify(purchaseRows)}::jsonb) as x(
             merchant_id uuid, session_id uuid, test boolean, order_id text, event_id text,
             total numeric, currency text, items jsonb, occurred_at timestamptz)
-          on conflict (merchant_id, test, order_id) do nothing
+          on conflict (merchant_id, test, order_id) do update
+            set session_id = excluded.session_id, event_id = coalesce(${purchases}.event_id, excluded.event_id)
+            -- an order the shop's platform reported first (no session: services/platforms.ts) takes the
+            -- browser's session, so that its attribution is computed; any other is a duplicate
+            where ${purchases}.session_id is null and excluded.session_id is not null
           returning merchant_id, test, order_id`),
       );
       const fresh = new Set(inserted.map((r) => `${r.merchant_id}|${r.test}|${r.order_id}`));

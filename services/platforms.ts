@@ -2,10 +2,17 @@ import { createHash } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
-import type { SallaStore, SallaTokens } from '../platforms/salla.ts';
+import type { SallaOrder, SallaStore, SallaTokens } from '../platforms/salla.ts';
 import { needsRefresh } from '../platforms/salla.ts';
 import type { LeadCipher } from '../privacy/lead-crypto.ts';
-import { apiKeys, feedSources, type PlatformInstallRow, platformInstalls, platformWebhooks } from '../schema/index.ts';
+import {
+  apiKeys,
+  feedSources,
+  type PlatformInstallRow,
+  platformInstalls,
+  platformWebhooks,
+  purchases,
+} from '../schema/index.ts';
 import { createKey } from './keys.ts';
 import { createMerchant } from './merchants.ts';
 
@@ -294,4 +301,28 @@ export async function storeWidget(db: DbOrTx, platform: Platform, storeId: strin
   const row = await findInstall(db, platform, storeId);
   if (row?.status !== 'installed' || !row.publishableKey) return null;
   return { publishable_key: row.publishableKey };
+}
+
+/**
+ * An order the platform reported (its `order.created` webhook), stored as a live purchase without
+ * a session. The browser's purchase event for the same order id, when it comes, gives it its
+ * session and so its attribution (services/events.ts); one that came first keeps the order, and
+ * this one is then a duplicate. Answers whether it was new.
+ */
+export async function recordPlatformOrder(db: DbOrTx, merchantId: string, order: SallaOrder): Promise<boolean> {
+  const rows = await db
+    .insert(purchases)
+    .values({
+      merchantId,
+      sessionId: null,
+      test: false,
+      orderId: order.orderId,
+      total: order.total,
+      currency: order.currency,
+      items: order.items,
+      occurredAt: order.occurredAt,
+    })
+    .onConflictDoNothing()
+    .returning({ id: purchases.id });
+  return rows.length > 0;
 }

@@ -104,6 +104,40 @@ describe('webhooks are refused without a trace unless Salla signed them', () => 
   });
 });
 
+describe('the storefront script, and a service without the Salla app', () => {
+  it('serves the App Snippet with this service’s address written in', async () => {
+    const r = await app.inject({ method: 'GET', url: '/api/platforms/salla/snippet.js' });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(r.body).toContain(`var BASE = ${JSON.stringify(app.config.publicBaseUrl)};`);
+    expect(r.body).toContain("'Order Completed'");
+    // it parses as a script
+    expect(() => new Function(r.body)).not.toThrow();
+  });
+
+  it('answers 404 platform_not_configured everywhere when the app has no secrets', async () => {
+    const off = await buildTestApp({});
+    try {
+      for (const req of [
+        { method: 'GET' as const, url: '/api/platforms/salla/snippet.js' },
+        { method: 'GET' as const, url: '/api/platforms/salla/stores/1/widget' },
+        {
+          method: 'POST' as const,
+          url: '/api/platforms/salla/webhook',
+          payload: '{}',
+          headers: { 'content-type': 'application/json' },
+        },
+      ]) {
+        const r = await off.inject(req);
+        expect(r.statusCode, req.url).toBe(404);
+        expect(r.json()).toMatchObject({ code: 'platform_not_configured' });
+      }
+    } finally {
+      await closeTestApp(off);
+    }
+  });
+});
+
 describe('install → import → recommendation', () => {
   it('app.store.authorize makes the merchant, its keys and its feed, and imports the products', async () => {
     sim.addStore(1001, SHELF, { name: 'متجر العطور', domain: 'https://perfumes.sim.example' });
@@ -231,6 +265,112 @@ describe('product webhooks', () => {
     // worked once each, and the body is not kept after the work
     expect(rows.every((r) => r.attempts === 1 && r.body === null)).toBe(true);
     expect((await productsOf(install?.merchantId as string)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('orders', () => {
+  const ORIGIN = 'https://perfumes.sim.example';
+  const keyOf = async () =>
+    (await app.inject({ method: 'GET', url: '/api/platforms/salla/stores/1001/widget' })).json()
+      .publishable_key as string;
+  const event = (key: string, body: object) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/widget/event',
+      headers: { origin: ORIGIN, 'content-type': 'application/json' },
+      payload: JSON.stringify({ api_key: key, ...body }),
+    });
+  const order = (id: number) => ({
+    id,
+    reference_id: id + 90000,
+    currency: 'SAR',
+    // now, as Salla writes it: the store's local time and its zone
+    date: {
+      date: new Date(Date.now() + 3 * 3600_000 + 60_000).toISOString().replace('T', ' ').replace('Z', '000'),
+      timezone: 'Asia/Riyadh',
+    },
+    amounts: { total: { amount: 199, currency: 'SAR' } },
+    items: [
+      {
+        id: 1,
+        name: 'Khamrah',
+        quantity: 1,
+        product: { id: 101 },
+        amounts: { total: { amount: 199, currency: 'SAR' } },
+      },
+    ],
+  });
+  const purchasesOf = async (orderId: string) =>
+    (await app.db.execute(
+      sql`select session_id, attributed, attributed_revenue from purchases where order_id = ${orderId}`,
+    )) as unknown;
+  const rowsOfResult = (r: unknown) =>
+    (Array.isArray(r) ? r : ((r as { rows: unknown[] }).rows ?? [])) as {
+      session_id: string | null;
+      attributed: boolean;
+      attributed_revenue: string | number;
+    }[];
+
+  it("an order reported by Salla and by the shopper's browser is counted once, and attributed", async () => {
+    const key = await keyOf();
+    const { scoredSession } = await import('./helper.ts');
+    const session = await scoredSession(app, key, ORIGIN);
+    expect(
+      (
+        await event(key, {
+          session_id: session,
+          type: 'recommendation_clicked',
+          merchant_product_id: '101',
+          position: 1,
+        })
+      ).statusCode,
+    ).toBe(202);
+    // Salla's webhook first: the order, without a session
+    await send(sim.webhook('order.created', 1001, order(5001), SECRET));
+    await app.jobs.drain();
+    let rows = rowsOfResult(await purchasesOf('5001'));
+    expect(rows).toEqual([expect.objectContaining({ session_id: null, attributed: false })]);
+    // then the thank-you page: the same order takes the session, and so its attribution
+    const browser = await event(key, {
+      session_id: session,
+      type: 'purchase_completed',
+      order_id: '5001',
+      total: 199,
+      currency: 'SAR',
+      items: [{ merchant_product_id: '101', quantity: 1, price: 199 }],
+    });
+    expect(browser.statusCode).toBe(202);
+    rows = rowsOfResult(await purchasesOf('5001'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ session_id: session, attributed: true });
+    expect(Number(rows[0]?.attributed_revenue)).toBe(199);
+  });
+
+  it('the browser first, then the webhook: still one purchase, with its session', async () => {
+    const key = await keyOf();
+    const { scoredSession } = await import('./helper.ts');
+    const session = await scoredSession(app, key, ORIGIN);
+    await event(key, {
+      session_id: session,
+      type: 'purchase_completed',
+      order_id: '5002',
+      total: 199,
+      currency: 'SAR',
+      items: [{ merchant_product_id: '101', quantity: 1, price: 199 }],
+    });
+    await send(sim.webhook('order.created', 1001, order(5002), SECRET));
+    await app.jobs.drain();
+    const rows = rowsOfResult(await purchasesOf('5002'));
+    expect(rows).toEqual([expect.objectContaining({ session_id: session })]);
+    // an order without an id is not recorded, and the webhook says why
+    await send(sim.webhook('order.created', 1001, { amounts: { total: { amount: 5 } } }, SECRET));
+    await app.jobs.drain();
+    const [failed] = await app.db
+      .select()
+      .from(platformWebhooks)
+      .where(sql`${platformWebhooks.event} = 'order.created' and ${platformWebhooks.status} = 'failed'`);
+    expect(failed?.error).toMatch(/without an id/);
+    expect(failed?.bodyEncrypted).toBeNull();
   });
 });
 

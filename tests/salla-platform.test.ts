@@ -2,9 +2,11 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  localTime,
   needsRefresh,
   REFRESH_AHEAD_MS,
   sallaEnvelope,
+  sallaOrder,
   sallaProductId,
   sallaSignatureValid,
   sallaStore,
@@ -126,5 +128,51 @@ describe("the store's identity and a product webhook's product", () => {
     expect(sallaProductId({ id: '77' })).toBe('77');
     for (const bad of [undefined, null, -1, 1.5, '7a', '%', ''])
       expect(sallaProductId({ id: bad }), String(bad)).toBeNull();
+  });
+});
+
+describe("an order.created webhook's order", () => {
+  const fallback = new Date('2026-11-27T00:00:00Z');
+  it('reads its id, total, currency, lines and the time in the store’s zone', () => {
+    expect(
+      sallaOrder(
+        {
+          id: 5001,
+          reference_id: 95001,
+          amounts: { total: { amount: 398, currency: 'sar' } },
+          date: { date: '2026-11-27 10:00:00.000000', timezone: 'Asia/Riyadh' },
+          items: [
+            { product: { id: 101 }, quantity: 2, amounts: { total: { amount: 398, currency: 'SAR' } } },
+            { product_id: '102', quantity: 1, price: 150 },
+            { product: {}, quantity: 1 },
+            'junk',
+          ],
+        },
+        fallback,
+      ),
+    ).toEqual({
+      orderId: '5001',
+      total: 398,
+      currency: 'SAR',
+      items: [
+        { merchant_product_id: '101', quantity: 2, price: 199 },
+        { merchant_product_id: '102', quantity: 1, price: 150 },
+      ],
+      occurredAt: new Date('2026-11-27T07:00:00Z'),
+    });
+  });
+
+  it('without an id or a total it is no order; without a date it happened when received', () => {
+    expect(sallaOrder({ amounts: { total: { amount: 5 } } }, fallback)).toBeNull();
+    expect(sallaOrder({ id: 1 }, fallback)).toBeNull();
+    expect(sallaOrder({ id: 1, amounts: { total: 5 } }, fallback)?.occurredAt).toEqual(fallback);
+  });
+
+  it('reads a local time in any zone, at that time’s offset', () => {
+    expect(localTime('2026-11-27 10:00:00', 'Asia/Riyadh')).toEqual(new Date('2026-11-27T07:00:00Z'));
+    expect(localTime('2026-07-01 12:00', 'Europe/London')).toEqual(new Date('2026-07-01T11:00:00Z'));
+    expect(localTime('2026-01-01 12:00', 'Europe/London')).toEqual(new Date('2026-01-01T12:00:00Z'));
+    expect(localTime('yesterday', 'Asia/Riyadh')).toBeNull();
+    expect(localTime('2026-11-27 10:00', 'Not/AZone')).toBeNull();
   });
 });

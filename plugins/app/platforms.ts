@@ -1,13 +1,21 @@
 import fp from 'fastify-plugin';
 import { readPage } from '../../feeds/index.ts';
 import { AppError } from '../../lib/errors.ts';
-import { type SallaTokens, sallaEnvelope, sallaProductId, sallaStore, sallaTokens } from '../../platforms/salla.ts';
+import {
+  type SallaTokens,
+  sallaEnvelope,
+  sallaOrder,
+  sallaProductId,
+  sallaStore,
+  sallaTokens,
+} from '../../platforms/salla.ts';
 import { type FeedSourceRow, type SecretOf, storedSecret } from '../../services/feeds.ts';
 import {
   findInstall,
   finishWebhook,
   installOfSource,
   installStore,
+  recordPlatformOrder,
   storeAccessToken,
   takeWebhook,
   uninstallStore,
@@ -175,6 +183,14 @@ export default fp(
         case 'product.deleted': {
           const id = sallaProductId(data);
           if (id) await applySallaProduct(storeId, id, event === 'product.deleted');
+          return;
+        }
+        case 'order.created': {
+          const install = await findInstall(app.db, 'salla', storeId);
+          if (install?.status !== 'installed') return;
+          const order = sallaOrder(data, new Date());
+          if (!order) throw new Error('order.created without an id or a total');
+          await recordPlatformOrder(app.db, install.merchantId, order);
           return;
         }
         default:

@@ -1,8 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ANY_OPERATION, errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
+import {
+  ANY_OPERATION,
+  errorResponses,
+  PATH_PARAM,
+  REQUEST_ID_HEADER,
+  success,
+  WITH_INPUT,
+} from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import { INSTALL_EVENTS, sallaEnvelope, sallaSignatureValid } from '../../platforms/salla.ts';
+import { sallaSnippet } from '../../platforms/salla-snippet.ts';
 import { findInstall, recordWebhook, storeWidget } from '../../services/platforms.ts';
 
 /** A platform's webhook body is read up to this size (a Salla order with many lines is a few tens of KB). */
@@ -91,6 +99,35 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
         });
       }
       return { received: true as const, duplicate };
+    },
+  );
+
+  app.get(
+    '/salla/snippet.js',
+    {
+      schema: {
+        operationId: 'getSallaSnippet',
+        tags: ['platforms'],
+        summary: "The Salla app's storefront script, for the operator to paste into the Partner Portal's App Snippets",
+        description:
+          "Pure JavaScript, the same for every store: it reads the store id from Salla's storefront SDK, loads the widget with the store's publishable key, and reports `Order Completed` as a purchase (docs/platforms.md).",
+        security: [],
+        response: {
+          200: {
+            description: 'The script',
+            headers: { ...REQUEST_ID_HEADER },
+            content: { 'text/javascript': { schema: Type.String() } },
+          },
+          ...errorResponses([...ANY_OPERATION, 'platform_not_configured']),
+        },
+      },
+    },
+    async (_request, reply) => {
+      if (!app.config.platforms.salla) {
+        throw new AppError(404, 'platform_not_configured', 'The Salla app is not set up on this service');
+      }
+      reply.type('text/javascript; charset=utf-8');
+      return sallaSnippet(app.config.publicBaseUrl);
     },
   );
 
