@@ -34,6 +34,9 @@ declare module 'fastify' {
   }
 }
 
+/** A webhook that can never be worked (its payload lacks what the event needs): not tried again. */
+class UnusableWebhook extends Error {}
+
 /** An answer from a platform's API is read up to this many bytes. */
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 /** A call to a platform's API gives up after this long. */
@@ -142,7 +145,8 @@ export default fp(
         case 'app.installed':
         case 'app.store.authorize': {
           const tokens = event === 'app.store.authorize' ? sallaTokens(data) : null;
-          if (event === 'app.store.authorize' && !tokens) throw new Error('app.store.authorize without tokens');
+          if (event === 'app.store.authorize' && !tokens)
+            throw new UnusableWebhook('app.store.authorize without tokens');
           const store = tokens
             ? sallaStore(
                 await callJson(`${salla.accountsUrl}/oauth2/user/info`, {
@@ -189,7 +193,7 @@ export default fp(
           const install = await findInstall(app.db, 'salla', storeId);
           if (install?.status !== 'installed') return;
           const order = sallaOrder(data, new Date());
-          if (!order) throw new Error('order.created without an id or a total');
+          if (!order) throw new UnusableWebhook('order.created without an id or a total');
           await recordPlatformOrder(app.db, install.merchantId, order);
           return;
         }
@@ -205,11 +209,13 @@ export default fp(
         if (!row) return;
         try {
           const envelope = sallaEnvelope(JSON.parse(row.body));
-          if (typeof envelope === 'string') throw new Error(envelope);
+          if (typeof envelope === 'string') throw new UnusableWebhook(envelope);
           if (row.platform === 'salla') await workSalla(envelope.event, envelope.storeId, envelope.data);
           await finishWebhook(app.db, id, null);
         } catch (err) {
-          const final = app.jobs.kind === 'in-process' || row.attempts >= WEBHOOK_TRIES;
+          // a payload that cannot be worked fails for good; anything else (Salla or the database away) is tried again
+          const final =
+            err instanceof UnusableWebhook || app.jobs.kind === 'in-process' || row.attempts >= WEBHOOK_TRIES;
           await finishWebhook(app.db, id, err instanceof Error ? err.message : String(err), final);
           app.log.warn({ err, webhook: id, event: row.event, final }, 'platform webhook failed');
           if (!final) throw err;
