@@ -43,7 +43,6 @@ export const MUTATION_TESTS = [
   'tests/feeds-google.test.ts',
   'tests/feeds-generic.test.ts',
   'tests/feeds-salla.test.ts',
-  'tests/feeds-caps.test.ts',
   'tests/salla-platform.test.ts',
 ];
 

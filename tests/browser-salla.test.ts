@@ -7,9 +7,9 @@
  * `order.created` for the same order does not count it again.
  */
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './cluster.ts';
 import { buildTestApp, closeTestApp, type TestApp } from './helper.ts';
 import { SallaSimulator } from './salla-sim.ts';
 
@@ -18,17 +18,6 @@ const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chro
 );
 const SECRET = 'salla-webhook-secret-0123456789';
 const STORE = 3003;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 /** A page as a Salla theme renders it: the SDK first (Twilight's body:end), the app's snippet after. */
 const sallaPage = (title: string) => `<!doctype html>
@@ -68,13 +57,7 @@ describe.skipIf(!CHROMIUM)("the Salla app's storefront script in Chromium", () =
       {
         PORT: String(port),
         PUBLIC_BASE_URL: base,
-        SALLA_WEBHOOK_SECRET: SECRET,
-        SALLA_CLIENT_ID: 'client-id',
-        SALLA_CLIENT_SECRET: 'client-secret',
-        SALLA_API_URL: sim.apiUrl,
-        SALLA_ACCOUNTS_URL: sim.base,
-        // the simulated Salla API is on loopback
-        FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+        ...sim.env(SECRET),
       },
       (a) => {
         a.get('/salla-store/:page', { schema: { hide: true } }, async (request, reply) => {

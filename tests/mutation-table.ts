@@ -21,6 +21,7 @@ const GROUPS: Record<string, string[]> = {
   'events, origins and keys': ['events/validate.ts', 'auth/origins.ts', 'auth/keys.ts'],
   'rate limits': ['lib/shared-counter.ts'],
   console: ['console/install-check.ts'],
+  'feeds and platforms': ['feeds/google.ts', 'feeds/generic.ts', 'feeds/salla.ts', 'platforms/salla.ts'],
 };
 
 export function tally(mutants: readonly Mutant[]) {

@@ -62,14 +62,7 @@ const webhookRows = async () => (await app.db.select({ n: sql<number>`count(*)::
 
 beforeAll(async () => {
   sim = await new SallaSimulator().start();
-  env = {
-    SALLA_WEBHOOK_SECRET: SECRET,
-    SALLA_CLIENT_ID: 'client-id',
-    SALLA_CLIENT_SECRET: 'client-secret',
-    SALLA_API_URL: sim.apiUrl,
-    SALLA_ACCOUNTS_URL: sim.base,
-    FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
-  };
+  env = sim.env(SECRET);
   app = await buildTestApp(env);
 });
 afterAll(async () => {

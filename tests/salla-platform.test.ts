@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  INSTALL_EVENTS,
   localTime,
   needsRefresh,
   REFRESH_AHEAD_MS,
@@ -174,5 +175,103 @@ describe("an order.created webhook's order", () => {
     expect(localTime('2026-01-01 12:00', 'Europe/London')).toEqual(new Date('2026-01-01T12:00:00Z'));
     expect(localTime('yesterday', 'Asia/Riyadh')).toBeNull();
     expect(localTime('2026-11-27 10:00', 'Not/AZone')).toBeNull();
+  });
+});
+
+describe('the edges of what is read', () => {
+  const now = Date.parse('2026-11-27T12:00:00Z');
+  it('only the install events may come from a store not installed', () => {
+    expect([...INSTALL_EVENTS].sort()).toEqual(['app.installed', 'app.store.authorize']);
+  });
+
+  it('a store id is a positive whole number or its digits, nothing else; an event name is 1–100 characters', () => {
+    for (const m of [0, -5, 1.5, Number.MAX_SAFE_INTEGER + 2, '12a', 'a12', '', '1'.repeat(21), null, {}]) {
+      expect(sallaEnvelope({ event: 'e', merchant: m }), JSON.stringify(m)).toMatch(/merchant/);
+    }
+    expect(sallaEnvelope({ event: 'e'.repeat(100), merchant: 1 })).toMatchObject({ storeId: '1' });
+    expect(sallaEnvelope({ event: 'e', merchant: 1, data: [1, 2] })).toMatchObject({ data: {} });
+    expect(sallaEnvelope({ event: 'e', merchant: 1, data: 'x' })).toMatchObject({ data: {} });
+  });
+
+  it('a token is 1–4,096 characters; an expiry in the past or not a number is none', () => {
+    const t = (o: object) => sallaTokens({ access_token: 'a', refresh_token: 'r', ...o }, now);
+    expect(t({ expires: 1, access_token: 'x'.repeat(4096) })?.accessToken).toHaveLength(4096);
+    expect(t({ expires: 1, access_token: 'x'.repeat(4097) })).toBeNull();
+    expect(t({ expires_in: -10 })).toBeNull();
+    expect(t({ expires_in: 0 })).toBeNull();
+    expect(t({ expires: Number.NaN })).toBeNull();
+    expect(t({ expires: '1800000000' })).toBeNull();
+    expect(t({ expires_in: 60, expires: 'soon' })?.expiresAt).toEqual(new Date(now + 60_000));
+    expect(t({ expires: 1, scope: 's'.repeat(3000) })?.scope).toHaveLength(2000);
+    expect(t({ expires: 1, scope: 7 })?.scope).toBeNull();
+  });
+
+  it('refreshes a token within 24 hours of its expiry, not before', () => {
+    expect(needsRefresh(new Date(now + 23 * 3600_000), now)).toBe(true);
+    expect(needsRefresh(new Date(now + 25 * 3600_000), now)).toBe(false);
+  });
+
+  it("an order's currency: its total's, else the order's, else SAR; lines without a product or a quantity are left out", () => {
+    const base = { id: 9, amounts: { total: { amount: '120.50' } } };
+    expect(sallaOrder({ ...base, currency: 'aed' }, new Date(now))).toMatchObject({ total: 120.5, currency: 'AED' });
+    expect(sallaOrder({ ...base, currency: 'dollars' }, new Date(now))?.currency).toBe('SAR');
+    expect(sallaOrder({ ...base, amounts: { total: { amount: 5, currency: 'kwd' } } }, new Date(now))?.currency).toBe(
+      'KWD',
+    );
+    for (const total of [-1, 2e9, '', 'ten', null]) {
+      expect(sallaOrder({ id: 9, amounts: { total: { amount: total } } }, new Date(now)), String(total)).toBeNull();
+    }
+    const lines = sallaOrder(
+      {
+        ...base,
+        items: [
+          { product: { id: 1 }, quantity: 0 },
+          { product: { id: 2 }, quantity: 1.5, price: 10 },
+          { product: { id: 3 }, quantity: 2 },
+          null,
+          7,
+          { product: { id: 4 }, quantity: 1, amounts: { price: { amount: 30 } } },
+        ],
+      },
+      new Date(now),
+    )?.items;
+    expect(lines).toEqual([
+      { merchant_product_id: '2', quantity: 1, price: 10 },
+      { merchant_product_id: '3', quantity: 2, price: 0 },
+      { merchant_product_id: '4', quantity: 1, price: 30 },
+    ]);
+    expect(
+      sallaOrder(
+        { ...base, items: Array.from({ length: 300 }, (_, i) => ({ product: { id: i + 1 }, quantity: 1 })) },
+        new Date(now),
+      )?.items,
+    ).toHaveLength(200);
+  });
+
+  it('reads the seconds of a local time, a T between date and time, and no date that is not one', () => {
+    expect(localTime('2026-11-27 10:00:30', 'Asia/Riyadh')).toEqual(new Date('2026-11-27T07:00:30Z'));
+    expect(localTime('  2026-11-27T10:00  ', 'UTC')).toEqual(new Date('2026-11-27T10:00:00Z'));
+    expect(localTime('x2026-11-27 10:00', 'UTC')).toBeNull();
+    expect(
+      sallaOrder({ id: 1, amounts: { total: 1 }, date: { date: '2026-11-27 10:00:00' } }, new Date(now))?.occurredAt,
+    ).toEqual(new Date('2026-11-27T07:00:00Z'));
+    expect(
+      sallaOrder(
+        { id: 1, amounts: { total: 1 }, date: { date: '2026-11-27 10:00:00', timezone: 'UTC' } },
+        new Date(now),
+      )?.occurredAt,
+    ).toEqual(new Date('2026-11-27T10:00:00Z'));
+  });
+
+  it("reads a store's name only when it is text, and its origin only from an http(s) address", () => {
+    expect(sallaStore({ data: { merchant: { name: '   ', domain: 'ftp://x.example' } } })).toEqual({
+      name: null,
+      origin: null,
+    });
+    expect(sallaStore({ data: { merchant: { name: 5, domain: 'http://x.example:8080/a' } } })).toEqual({
+      name: null,
+      origin: 'http://x.example:8080',
+    });
+    expect(sallaStore({ data: { merchant: { domain: 'not a url' } } }).origin).toBeNull();
   });
 });

@@ -96,6 +96,18 @@ export class SallaSimulator {
     return `${this.base}/admin/v2`;
   }
 
+  /** The service's settings for the Salla app, pointed at this simulator (on loopback: allowed as a feed host). */
+  env(webhookSecret: string): Record<string, string> {
+    return {
+      SALLA_WEBHOOK_SECRET: webhookSecret,
+      SALLA_CLIENT_ID: 'client-id',
+      SALLA_CLIENT_SECRET: 'client-secret',
+      SALLA_API_URL: this.apiUrl,
+      SALLA_ACCOUNTS_URL: this.base,
+      FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    };
+  }
+
   addStore(id: number, products: SimProduct[], o: { name?: string; domain?: string; expiresInS?: number } = {}) {
     const store: SimStore = {
       id,
