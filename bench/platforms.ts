@@ -172,7 +172,7 @@ export async function runSallaBench(log: (s: string) => void = console.log) {
       sim.addStore(store, products);
       try {
         const res = await round(sim, store, database);
-        (results[name] ??= []).push(res);
+        results[name] = [...(results[name] ?? []), res];
         log(
           `round ${r + 1} ${name}: ack ${fmt(res.ackMs, 1)} ms, stored ${fmt(res.storedMs / 1000, 2)} s, first recommendation ${fmt(res.firstRecoMs / 1000, 2)} s (${res.recommended}); burst p99 ${fmt(res.burstP99, 1)} ms, all worked ${fmt(res.workedMs / 1000, 2)} s, ${res.done} done, ${res.twice} twice`,
         );
