@@ -208,3 +208,24 @@ export function localTime(local: string, timeZone: string): Date | null {
   // the zone's offset at about that time: shown − asUtc
   return new Date(asUtc - (shown - asUtc));
 }
+
+/** At most this many pages of a store's brands are read (60 a page). */
+export const MAX_BRAND_PAGES = 20;
+
+/**
+ * One page of `GET /brands`: each brand's name by its id, and whether another page follows
+ * (`pagination.currentPage < totalPages`). The shape is Salla's list envelope, as its products'.
+ */
+export function sallaBrands(body: unknown): { names: Record<string, string>; more: boolean } {
+  const b = (body ?? {}) as { data?: unknown; pagination?: { currentPage?: unknown; totalPages?: unknown } };
+  const names: Record<string, string> = {};
+  for (const raw of Array.isArray(b.data) ? b.data.slice(0, 100) : []) {
+    const brand = (raw ?? {}) as { id?: unknown; name?: unknown };
+    const id = sallaProductId({ id: brand.id });
+    const name = typeof brand.name === 'string' ? brand.name.trim().slice(0, 200) : '';
+    if (id && name) names[id] = name;
+  }
+  const current = Number(b.pagination?.currentPage);
+  const total = Number(b.pagination?.totalPages);
+  return { names, more: Number.isInteger(current) && Number.isInteger(total) && current < total };
+}

@@ -79,15 +79,15 @@ export function feedPageFetcher(allowPrivateHosts: readonly string[]): PageFetch
 }
 
 /**
- * Where a source's secret comes from: by default its own, stored encrypted (a Shopify Admin token);
- * a platform store's is its current access token (services/platforms.ts), refreshed when due.
+ * How a source is read: its secret (by default its own, stored encrypted: a Shopify Admin token; a
+ * platform store's is its current access token, refreshed when due: plugins/app/platforms.ts), and
+ * what the connector is told besides the stored settings (a Salla store's brands by id).
  */
-export type SecretOf = (s: FeedSourceRow) => Promise<string | null>;
+export type SourceAccess = (s: FeedSourceRow) => Promise<{ secret: string | null; extras?: Partial<FeedSource> }>;
 
-export const storedSecret =
-  (cipher: LeadCipher): SecretOf =>
-  async (s) =>
-    s.secretEncrypted ? cipher.decrypt(s.secretEncrypted) : null;
+export const storedAccess =
+  (cipher: LeadCipher): SourceAccess =>
+  async (s) => ({ secret: s.secretEncrypted ? cipher.decrypt(s.secretEncrypted) : null });
 
 /** A failed fetch or read, with a code a merchant can look up (docs/feeds.md). */
 export class FeedFetchError extends Error {
@@ -281,7 +281,7 @@ function feedSourceOf(s: FeedSourceRow): FeedSource {
 /** Reads a source's pages, one after the other, within the pull's bounds. */
 async function readFeed(
   s: FeedSourceRow,
-  secretOf: SecretOf,
+  access: SourceAccess,
   fetchPage: PageFetcher,
   o: { conditional: boolean; maxPages: number },
 ): Promise<
@@ -296,9 +296,9 @@ async function readFeed(
       lastModified: string | null;
     }
 > {
-  const source = feedSourceOf(s);
+  const { secret, extras } = await access(s);
+  const source = { ...feedSourceOf(s), ...extras };
   const connector = connectorFor(source.kind);
-  const secret = await secretOf(s);
   const headers = connector.headers?.(source, secret) ?? {};
   const rows: FeedRow[] = [];
   const rejected: FeedProblem[] = [];
@@ -406,7 +406,7 @@ export async function pullSource(
   cipher: LeadCipher,
   sourceId: string,
   fetchPage: PageFetcher,
-  o: { confirm?: boolean; force?: boolean; secretOf?: SecretOf } = {},
+  o: { confirm?: boolean; force?: boolean; access?: SourceAccess } = {},
 ) {
   const s = await getSource(db, sourceId);
   const [pull] = await db
@@ -427,7 +427,7 @@ export async function pullSource(
     return { pull: pullView(row as FeedPullRow), merchantId: s.merchantId };
   };
   try {
-    const read = await readFeed(s, o.secretOf ?? storedSecret(cipher), fetchPage, {
+    const read = await readFeed(s, o.access ?? storedAccess(cipher), fetchPage, {
       conditional: !o.force,
       maxPages: FEED_LIMITS.maxPages,
     });
@@ -557,11 +557,11 @@ export async function testSource(
   cipher: LeadCipher,
   sourceId: string,
   fetchPage: PageFetcher,
-  secretOf: SecretOf = storedSecret(cipher),
+  access: SourceAccess = storedAccess(cipher),
 ) {
   const s = await getSource(db, sourceId);
   try {
-    const page = await readFirstPage(s, secretOf, fetchPage);
+    const page = await readFirstPage(s, access, fetchPage);
     const { recognised, problems } = recogniseListings(page.rows.slice(0, 50), snapshot);
     return {
       ok: true as const,
@@ -588,10 +588,10 @@ export async function testSource(
   }
 }
 
-async function readFirstPage(s: FeedSourceRow, secretOf: SecretOf, fetchPage: PageFetcher) {
-  const source = feedSourceOf(s);
+async function readFirstPage(s: FeedSourceRow, access: SourceAccess, fetchPage: PageFetcher) {
+  const { secret, extras } = await access(s);
+  const source = { ...feedSourceOf(s), ...extras };
   const connector = connectorFor(source.kind);
-  const secret = await secretOf(s);
   const url = connector.firstUrl(source);
   const page = await fetchPage(url, {
     headers: connector.headers?.(source, secret) ?? {},

@@ -228,11 +228,21 @@ describe('product webhooks', () => {
     await send(sim.webhook('product.created', 1001, { id: 106 }, SECRET));
     store?.products.delete(102);
     await send(sim.webhook('product.deleted', 1001, { id: 102 }, SECRET));
+    // a listing that names only its brand's id: the house read from the store's brands
+    store?.products.set(107, {
+      id: 107,
+      name: 'Oud Mood EDP 100ml',
+      price: 240,
+      brand: { id: 9, name: 'Lattafa' },
+      brandIdOnly: true,
+    });
+    await send(sim.webhook('product.created', 1001, { id: 107 }, SECRET));
     await app.jobs.drain();
     const stored = await productsOf(install?.merchantId as string);
     expect(stored.find((p) => p.merchantProductId === '101')?.price).toBe(199);
     expect(stored.find((p) => p.merchantProductId === '106')).toMatchObject({ house: 'Rasasi', price: 300 });
     expect(stored.map((p) => p.merchantProductId)).not.toContain('102');
+    expect(stored.find((p) => p.merchantProductId === '107')).toMatchObject({ house: 'Lattafa', price: 240 });
   });
 
   it('a burst of webhooks is acknowledged at once and each is worked once', async () => {
@@ -379,7 +389,9 @@ describe('tokens', () => {
       .select()
       .from(feedSources)
       .where(eq(feedSources.id, install?.feedSourceId as string));
-    const tokens = await Promise.all(Array.from({ length: 10 }, () => app.platforms.secretOf(source as never)));
+    const tokens = await Promise.all(
+      Array.from({ length: 10 }, async () => (await app.platforms.access(source as never)).secret),
+    );
     expect(sim.refreshCalls - before).toBe(1);
     expect(new Set(tokens).size).toBe(1);
     expect(tokens[0]).toBe(sim.stores.get(1001)?.accessToken);
@@ -453,7 +465,10 @@ describe.runIf(TEST_DATABASE_URL)('two instances on one PostgreSQL', () => {
       const before = sim.refreshCalls;
       const [source] = await one.db.select().from(feedSources).where(eq(feedSources.kind, 'salla'));
       const tokens = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => (i % 2 ? two : one).platforms.secretOf(source as never)),
+        Array.from(
+          { length: 10 },
+          async (_, i) => (await (i % 2 ? two : one).platforms.access(source as never)).secret,
+        ),
       );
       expect(sim.refreshCalls - before).toBe(1);
       expect(new Set(tokens).size).toBe(1);

@@ -6,6 +6,7 @@ import {
   localTime,
   needsRefresh,
   REFRESH_AHEAD_MS,
+  sallaBrands,
   sallaEnvelope,
   sallaOrder,
   sallaProductId,
@@ -273,5 +274,19 @@ describe('the edges of what is read', () => {
       origin: 'http://x.example:8080',
     });
     expect(sallaStore({ data: { merchant: { domain: 'not a url' } } }).origin).toBeNull();
+  });
+});
+
+describe("a store's brands", () => {
+  it('names each brand by its id, and says whether another page follows', () => {
+    expect(
+      sallaBrands({
+        data: [{ id: 7, name: ' لطافة ' }, { id: '8', name: 'Rasasi' }, { id: 9 }, { name: 'no id' }, null],
+        pagination: { currentPage: 1, totalPages: 2 },
+      }),
+    ).toEqual({ names: { '7': 'لطافة', '8': 'Rasasi' }, more: true });
+    expect(sallaBrands({ data: [], pagination: { currentPage: 2, totalPages: 2 } }).more).toBe(false);
+    expect(sallaBrands(null)).toEqual({ names: {}, more: false });
+    expect(sallaBrands({ data: [{ id: 1, name: 'x' }] }).more).toBe(false);
   });
 });

@@ -16,6 +16,8 @@ export interface SimProduct {
   id: number;
   name: string;
   brand?: { id: number; name: string } | null;
+  /** the listing names only the brand's id (its name is in the store's brands) */
+  brandIdOnly?: boolean;
   price: number;
   sale?: number;
   status?: 'sale' | 'out' | 'hidden';
@@ -60,7 +62,11 @@ export function sallaProduct(p: SimProduct) {
     options: [],
     skus: [],
     categories: [{ id: 1, name: 'عطور' }],
-    ...(p.brand === null ? {} : { brand: p.brand ?? { id: 7, name: 'Lattafa' } }),
+    ...(p.brand === null
+      ? {}
+      : p.brandIdOnly
+        ? { brand_id: (p.brand ?? { id: 7 }).id }
+        : { brand: p.brand ?? { id: 7, name: 'Lattafa' } }),
   };
 }
 
@@ -213,6 +219,20 @@ export class SallaSimulator {
       const p = store.products.get(Number(one[1]));
       if (!p) return this.json(res, 404, { status: 404, success: false, error: { code: 'NotFound' } });
       return this.json(res, 200, { status: 200, success: true, data: sallaProduct(p) });
+    }
+    if (url.pathname === '/admin/v2/brands') {
+      const brands = new Map<number, string>();
+      for (const p of store.products.values()) {
+        const b = p.brand === null ? null : (p.brand ?? { id: 7, name: 'Lattafa' });
+        if (b) brands.set(b.id, b.name);
+      }
+      const all = [...brands].map(([id, name]) => ({ id, name, logo: null, description: '' }));
+      return this.json(res, 200, {
+        status: 200,
+        success: true,
+        data: all,
+        pagination: { count: all.length, total: all.length, perPage: 60, currentPage: 1, totalPages: 1 },
+      });
     }
     if (url.pathname === '/admin/v2/products') {
       const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 15), 60);

@@ -47,7 +47,7 @@ export default fp(
         sourceId,
         fetchPage,
         // a platform store's source reads with the store's access token (plugins/app/platforms.ts)
-        { ...o, secretOf: app.platforms.secretOf },
+        { ...o, access: app.platforms.access },
       );
       if (pull.status === 'applied') app.merchantProducts.invalidate(merchantId);
       app.log.info({ feed: sourceId, status: pull.status, added: pull.added, removed: pull.removed }, 'feed pulled');

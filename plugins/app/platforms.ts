@@ -2,14 +2,16 @@ import fp from 'fastify-plugin';
 import { readPage } from '../../feeds/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import {
+  MAX_BRAND_PAGES,
   type SallaTokens,
+  sallaBrands,
   sallaEnvelope,
   sallaOrder,
   sallaProductId,
   sallaStore,
   sallaTokens,
 } from '../../platforms/salla.ts';
-import { type FeedSourceRow, type SecretOf, storedSecret } from '../../services/feeds.ts';
+import { type FeedSourceRow, type SourceAccess, storedAccess } from '../../services/feeds.ts';
 import {
   findInstall,
   finishWebhook,
@@ -26,13 +28,16 @@ import { productsOfSource, syncProducts } from '../../services/products.ts';
 declare module 'fastify' {
   interface FastifyInstance {
     platforms: {
-      /** a feed source's secret: a platform store's access token (refreshed when due), else its own */
-      secretOf: SecretOf;
+      /** how a feed source is read: a platform store's with its access token (refreshed when due) and its brands */
+      access: SourceAccess;
       /** queues a stored webhook's work (the receivers answer at once) */
       workWebhook(id: string): Promise<void>;
     };
   }
 }
+
+/** A store's brands are read again after this long. */
+const BRANDS_FOR_MS = 10 * 60_000;
 
 /** A webhook that can never be worked (its payload lacks what the event needs): not tried again. */
 class UnusableWebhook extends Error {}
@@ -99,13 +104,43 @@ export default fp(
     };
     const sallaToken = (storeId: string) => storeAccessToken(app.db, app.leadCipher, 'salla', storeId, refreshSalla);
 
-    const own = storedSecret(app.leadCipher);
-    const secretOf: SecretOf = async (s: FeedSourceRow) => {
+    /** A store's brands by id (its products may name only a brand id), read at most every 10 minutes. */
+    const brandCache = new Map<string, { at: number; names: Record<string, string> }>();
+    const sallaBrandNames = async (storeId: string, token: string, fresh: boolean): Promise<Record<string, string>> => {
+      if (!salla) return {};
+      const hit = brandCache.get(storeId);
+      if (!fresh && hit && Date.now() - hit.at < BRANDS_FOR_MS) return hit.names;
+      const names: Record<string, string> = {};
+      for (let page = 1; page <= MAX_BRAND_PAGES; page++) {
+        const answer = await callJson(`${salla.apiUrl}/brands?per_page=60&page=${page}`, {
+          headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-language': 'ar' },
+        });
+        const read = sallaBrands(answer);
+        Object.assign(names, read.names);
+        if (!read.more) break;
+      }
+      if (brandCache.size >= 1000) brandCache.delete(brandCache.keys().next().value as string);
+      brandCache.set(storeId, { at: Date.now(), names });
+      return names;
+    };
+    /** The store's token and brands: a pull reads the brands afresh, a product webhook from the cache. */
+    const storeAccess = async (storeId: string, fresh = true) => {
+      const token = await sallaToken(storeId);
+      // without its brands, a product naming only a brand id is rejected with why (not the whole pull)
+      const brands = await sallaBrandNames(storeId, token, fresh).catch((err) => {
+        app.log.warn({ err, store: storeId }, "Salla store's brands could not be read");
+        return {};
+      });
+      return { secret: token, extras: { brands } };
+    };
+
+    const own = storedAccess(app.leadCipher);
+    const access: SourceAccess = async (s: FeedSourceRow) => {
       if (s.kind !== 'salla') return own(s);
       // a source an operator added with a token of its own reads with it; an installed store's with the store's
       const install = await installOfSource(app.db, s.id);
       if (!install) return own(s);
-      return sallaToken(install.storeId);
+      return storeAccess(install.storeId);
     };
 
     /** A product webhook: the product read again from Salla (the payload is never trusted alone) and stored. */
@@ -113,19 +148,23 @@ export default fp(
       if (!salla) return;
       const install = await findInstall(app.db, 'salla', storeId);
       if (install?.status !== 'installed' || !install.feedSourceId) return;
-      const token = await sallaToken(storeId);
+      let { secret: token, extras } = await storeAccess(storeId, false);
       const answer = deleted
         ? null
         : await callJson(`${salla.apiUrl}/products/${productId}`, {
             headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-language': 'ar' },
           });
       const product = (answer as { data?: unknown } | null)?.data;
+      // a brand the cached brands do not name yet (added since): read them afresh
+      const brandId = sallaProductId({ id: (product as { brand_id?: unknown } | undefined)?.brand_id });
+      if (brandId && !Object.hasOwn(extras.brands, brandId))
+        ({ secret: token, extras } = await storeAccess(storeId, true));
       const rows = product
         ? readPage(
             'salla',
             JSON.stringify({ data: [product], pagination: { currentPage: 1, totalPages: 1 } }),
             `${salla.apiUrl}/products?page=1`,
-            { kind: 'salla', url: salla.apiUrl },
+            { kind: 'salla', url: salla.apiUrl, ...extras },
           ).rows
         : [];
       // this product's rows before (one per concentration), and those it no longer has
@@ -233,7 +272,7 @@ export default fp(
     });
 
     app.decorate('platforms', {
-      secretOf,
+      access,
       workWebhook: (id: string) => app.jobs.send('platforms.webhook', { id }, id),
     });
   },

@@ -258,7 +258,7 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
         app.leadCipher,
         request.params.id,
         app.feeds.fetchPage,
-        app.platforms.secretOf,
+        app.platforms.access,
       ),
   );
 
