@@ -208,6 +208,14 @@ function nextPage(url: string, pagination: Record<string, unknown>): string | nu
   }
 }
 
+/**
+ * One product as `GET /products/{id}` answers it (`data`), read as a page's product is: its rows,
+ * or none when it is hidden, not goods or cannot be read (a product webhook's refetch).
+ */
+export function sallaProductRows(product: unknown, source: FeedSource, now = Date.now()): FeedRow[] {
+  return readItems([product], (p) => readProduct(p, source, now, { any: false })).rows;
+}
+
 export const salla: Connector = {
   kind: 'salla',
   firstUrl: (source) => `${sallaBase(source.url)}/products?per_page=${SALLA_PAGE_SIZE}&page=1`,

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './cluster.ts';
 import { buildTestApp, closeTestApp, type TestApp } from './helper.ts';
-import { SallaSimulator } from './salla-sim.ts';
+import { SallaSimulator, webhookRequest } from './salla-sim.ts';
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
   (p): p is string => !!p && existsSync(p),
@@ -77,12 +77,7 @@ describe.skipIf(!CHROMIUM)("the Salla app's storefront script in Chromium", () =
       { domain: base },
     );
     const hook = sim.authorize(STORE, SECRET);
-    const r = await app.inject({
-      method: 'POST',
-      url: '/api/platforms/salla/webhook',
-      headers: { 'content-type': 'application/json', 'x-salla-signature': hook.signature },
-      payload: hook.body,
-    });
+    const r = await app.inject(webhookRequest(hook));
     expect(r.statusCode).toBe(200);
     await app.jobs.drain();
     const { chromium } = await import('playwright-core');
@@ -157,12 +152,7 @@ describe.skipIf(!CHROMIUM)("the Salla app's storefront script in Chromium", () =
       },
       SECRET,
     );
-    await app.inject({
-      method: 'POST',
-      url: '/api/platforms/salla/webhook',
-      headers: { 'content-type': 'application/json', 'x-salla-signature': hook.signature },
-      payload: hook.body,
-    });
+    await app.inject(webhookRequest(hook));
     await app.jobs.drain();
     await new Promise((r) => setTimeout(r, 500));
     const rows = await purchasesOf('7001');

@@ -18,7 +18,7 @@ import {
   type TestApp,
   testConfig,
 } from './helper.ts';
-import { SallaSimulator, type SimProduct } from './salla-sim.ts';
+import { SallaSimulator, type SimProduct, webhookRequest } from './salla-sim.ts';
 
 /**
  * The Salla app end to end against a simulated Salla (tests/salla-sim.ts): the install webhook
@@ -41,12 +41,7 @@ const SHELF: SimProduct[] = [
 ];
 
 async function send(hook: { body: string; signature: string }, signature: string | null = hook.signature) {
-  return app.inject({
-    method: 'POST',
-    url: '/api/platforms/salla/webhook',
-    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-salla-signature': signature }) },
-    payload: hook.body,
-  });
+  return app.inject(webhookRequest(hook, signature));
 }
 
 const installOf = async (store: number) =>
@@ -451,12 +446,7 @@ describe.runIf(TEST_DATABASE_URL)('two instances on one PostgreSQL', () => {
       const [one, two] = instances as [TestApp, TestApp];
       sim.addStore(2002, SHELF.slice(0, 2));
       const hook = sim.authorize(2002, SECRET);
-      await one.inject({
-        method: 'POST',
-        url: '/api/platforms/salla/webhook',
-        headers: { 'content-type': 'application/json', 'x-salla-signature': hook.signature },
-        payload: hook.body,
-      });
+      await one.inject(webhookRequest(hook));
       await one.jobs.drain();
       await one.db
         .update(platformInstalls)

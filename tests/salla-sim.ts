@@ -70,6 +70,16 @@ export function sallaProduct(p: SimProduct) {
   };
 }
 
+/** A signed webhook as Salla posts it to the service (for `app.inject`); `signature: null` sends none. */
+export function webhookRequest(hook: { body: string; signature: string }, signature: string | null = hook.signature) {
+  return {
+    method: 'POST' as const,
+    url: '/api/platforms/salla/webhook',
+    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-salla-signature': signature }) },
+    payload: hook.body,
+  };
+}
+
 export class SallaSimulator {
   server: Server;
   base = '';

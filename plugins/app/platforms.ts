@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { readPage } from '../../feeds/index.ts';
+import { sallaProductRows } from '../../feeds/salla.ts';
 import { AppError } from '../../lib/errors.ts';
 import {
   MAX_BRAND_PAGES,
@@ -159,14 +159,7 @@ export default fp(
       const brandId = sallaProductId({ id: (product as { brand_id?: unknown } | undefined)?.brand_id });
       if (brandId && !Object.hasOwn(extras.brands, brandId))
         ({ secret: token, extras } = await storeAccess(storeId, true));
-      const rows = product
-        ? readPage(
-            'salla',
-            JSON.stringify({ data: [product], pagination: { currentPage: 1, totalPages: 1 } }),
-            `${salla.apiUrl}/products?page=1`,
-            { kind: 'salla', url: salla.apiUrl, ...extras },
-          ).rows
-        : [];
+      const rows = product ? sallaProductRows(product, { kind: 'salla', url: salla.apiUrl, ...extras }) : [];
       // this product's rows before (one per concentration), and those it no longer has
       const before = await productsOfSource(app.db, install.feedSourceId, [productId, `${productId}:%`]);
       const now = new Set(rows.map((r) => r.merchant_product_id));

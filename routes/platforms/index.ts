@@ -34,7 +34,7 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
     'application/json',
-    { parseAs: 'buffer', bodyLimit: PLATFORM_WEBHOOK_MAX_BYTES },
+    { parseAs: 'buffer' },
     (_request, body, done) => done(null, body),
   );
 
