@@ -182,7 +182,7 @@ export async function runSallaBench(log: (s: string) => void = console.log) {
     }
   }
   await sim.stop();
-  log('\n| | ' + Object.keys(results).join(' | ') + ' |');
+  log(`\n| | ${Object.keys(results).join(' | ')} |`);
   log(
     `|---|${Object.keys(results)
       .map(() => '---')

@@ -32,11 +32,7 @@ const StoreParams = Type.Object({
 const platforms: FastifyPluginAsyncTypebox = async (app) => {
   // the raw body: a signature is of the bytes as sent, not of JSON parsed and written again
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'buffer' },
-    (_request, body, done) => done(null, body),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.post(
     '/salla/webhook',
