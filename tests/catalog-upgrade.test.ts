@@ -15,6 +15,9 @@ import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type T
 let app: TestApp;
 beforeAll(async () => {
   app = await buildTestApp();
+  // the start-up rematch is a background job (on PostgreSQL, taken by a pg-boss worker when it
+  // polls): let it finish before the tests below add merchants of their own
+  await app.catalogUpgrade.done();
 });
 afterAll(() => closeTestApp(app));
 
