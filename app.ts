@@ -27,6 +27,7 @@ import retentionPlugin from './plugins/app/retention.ts';
 import scoreAnswersPlugin from './plugins/app/score-answers.ts';
 import sessionsPlugin from './plugins/app/sessions.ts';
 import widgetKeyPlugin from './plugins/app/widget-key.ts';
+import zidPlugin from './plugins/app/zid.ts';
 import rateLimitPlugin from './plugins/external/rate-limit.ts';
 import swaggerPlugin from './plugins/external/swagger.ts';
 import adminRoutes from './routes/admin/index.ts';
@@ -54,9 +55,12 @@ export interface BuildAppOptions {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** A URL as the log may hold it: the values of contact parameters (an erasure's ?email=, ?phone=) replaced. */
+/**
+ * A URL as the log may hold it: the values of contact parameters (an erasure's ?email=, ?phone=)
+ * and of secrets (a Zid webhook's ?token=, an OAuth ?code=) replaced.
+ */
 export function loggableUrl(url: string): string {
-  return url.replace(/([?&](?:email|phone)=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:email|phone|token|code|state)=)[^&#]*/gi, '$1[redacted]');
 }
 
 /** Largest body any route accepts unless it says otherwise. */
@@ -200,6 +204,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(rateLimitPlugin);
   await app.register(widgetKeyPlugin);
   await app.register(platformsPlugin);
+  await app.register(zidPlugin);
   await app.register(demoPlugin);
   await app.register(swaggerPlugin);
 

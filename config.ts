@@ -75,6 +75,10 @@ export const EnvSchema = Type.Object({
   SALLA_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   SALLA_API_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://api.salla.dev/admin/v2' }),
   SALLA_ACCOUNTS_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://accounts.salla.sa' }),
+  ZID_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  ZID_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  ZID_API_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://api.zid.sa/v1' }),
+  ZID_OAUTH_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://oauth.zid.sa' }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -93,6 +97,7 @@ const SECRET_VARIABLES = new Set([
   'SMTP_URL',
   'SALLA_WEBHOOK_SECRET',
   'SALLA_CLIENT_SECRET',
+  'ZID_CLIENT_SECRET',
 ]);
 
 export interface Config {
@@ -153,6 +158,14 @@ export interface Config {
       apiUrl: string;
       /** the OAuth server (token refresh, the store's identity) */
       accountsUrl: string;
+    } | null;
+    zid: {
+      clientId: string;
+      clientSecret: string;
+      /** the Merchant API's base (`https://api.zid.sa/v1`) */
+      apiUrl: string;
+      /** the OAuth server (authorize, token) */
+      oauthUrl: string;
     } | null;
   };
   /** create the demo merchant, key and feed at start-up */
@@ -258,6 +271,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Invalid configuration: the Salla app needs SALLA_WEBHOOK_SECRET, SALLA_CLIENT_ID and SALLA_CLIENT_SECRET together (or none: the Salla app is off)',
     );
   }
+  if (Boolean(e.ZID_CLIENT_ID) !== Boolean(e.ZID_CLIENT_SECRET)) {
+    throw new ConfigError(
+      'Invalid configuration: the Zid app needs ZID_CLIENT_ID and ZID_CLIENT_SECRET together (or neither: the Zid app is off)',
+    );
+  }
   if (e.SMTP_URL && !e.SMTP_FROM) {
     throw new ConfigError(
       'Invalid configuration: SMTP_FROM is required with SMTP_URL: the address the picks emails come from',
@@ -305,6 +323,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
               clientSecret: e.SALLA_CLIENT_SECRET,
               apiUrl: e.SALLA_API_URL.replace(/\/+$/, ''),
               accountsUrl: e.SALLA_ACCOUNTS_URL.replace(/\/+$/, ''),
+            }
+          : null,
+      zid:
+        e.ZID_CLIENT_ID && e.ZID_CLIENT_SECRET
+          ? {
+              clientId: e.ZID_CLIENT_ID,
+              clientSecret: e.ZID_CLIENT_SECRET,
+              apiUrl: e.ZID_API_URL.replace(/\/+$/, ''),
+              oauthUrl: e.ZID_OAUTH_URL.replace(/\/+$/, ''),
             }
           : null,
     },

@@ -60,8 +60,13 @@ export const ERRORS = {
   },
   invalid_signature: {
     status: 401,
-    when: "platform webhooks: no signature, or one that is not the HMAC of the body with the app's secret",
+    when: "platform webhooks: no signature, or one that is not the HMAC of the body with the app's secret (Salla); a URL without the store's webhook secret (Zid)",
   },
+  invalid_oauth_state: {
+    status: 400,
+    when: "console: a platform's install callback without the state this browser was given, or without a code",
+  },
+  install_refused: { status: 400, when: 'console: the merchant did not authorize the app on the platform' },
   missing_api_key: { status: 401, when: 'widget operations: no key in the body or `Authorization`' },
   invalid_api_key: { status: 401, when: 'widget operations: a key that is not one of ours' },
   invalid_admin_token: { status: 401, when: 'admin: no or a wrong `Authorization: Bearer <ADMIN_TOKEN>`' },

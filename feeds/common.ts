@@ -3,7 +3,7 @@
  * variant rule (a shop's variants by size are the sizes of one row; variants by concentration, and
  * testers, samples, gift sets and refills, are rows of their own). Pure.
  */
-import { hasArabic } from '../lib/text.ts';
+import { hasArabic, normalizeText } from '../lib/text.ts';
 import { MAX_DESCRIPTION_LENGTH } from '../matching/listing.ts';
 import { type ProductForm, parseListing } from '../matching/parse.ts';
 import type { FeedPage, FeedProblem, FeedRow, FeedSize, ResponseHeaders } from './types.ts';
@@ -417,3 +417,25 @@ export function groupItems<T extends { id: string; group: string | null }>(
   rejected.push(...overCap(total, MAX_ITEMS_PER_DOCUMENT));
   return { groups: [...groups.values()], rejected };
 }
+
+/** Attribute names that name the house, folded (normalizeText). */
+const BRAND_ATTRIBUTES = new Set(
+  [
+    'brand',
+    'brands',
+    'house',
+    'designer',
+    'manufacturer',
+    'الماركة',
+    'الماركه',
+    'ماركة',
+    'العلامة التجارية',
+    'العلامة',
+    'البراند',
+    'الشركة المصنعة',
+  ].map(normalizeText),
+);
+
+/** Whether a product attribute's name says it names the house ("Brand", "الماركة"…). */
+export const isBrandAttribute = (name: unknown): boolean =>
+  typeof name === 'string' && BRAND_ATTRIBUTES.has(normalizeText(name.slice(0, 60)));

@@ -10,6 +10,7 @@ import { salla } from './salla.ts';
 import { shopify, shopifyAdmin } from './shopify.ts';
 import type { Connector, FeedKind, FeedPage, FeedSource, ResponseHeaders } from './types.ts';
 import { woocommerce } from './woocommerce.ts';
+import { zid } from './zid.ts';
 
 export { MAX_ITEMS_PER_PAGE, MAX_PAGE_CHARS } from './common.ts';
 
@@ -18,6 +19,7 @@ const CONNECTORS: Record<FeedKind, Connector> = {
   shopify_admin: shopifyAdmin,
   woocommerce,
   salla,
+  zid,
   google,
   csv,
   json,

@@ -7,7 +7,7 @@
  * elsewhere (services/feed-fetch.ts), so every connector is tested on fixtures alone.
  */
 
-export type FeedKind = 'shopify' | 'shopify_admin' | 'woocommerce' | 'salla' | 'google' | 'csv' | 'json';
+export type FeedKind = 'shopify' | 'shopify_admin' | 'woocommerce' | 'salla' | 'zid' | 'google' | 'csv' | 'json';
 
 export interface FeedSize {
   /** as the shop names the variant: "100 ml", "50ml EDP", "3.4 oz" */
@@ -84,6 +84,11 @@ export interface FeedSource {
    * product that gives only its `brand_id`
    */
   brands?: Record<string, string>;
+  /**
+   * zid: the store's id (`Store-Id`) and its second token (`authorization`, the bearer), given at
+   * each pull with the access token; never stored with the source
+   */
+  zid?: { storeId: string; authorization: string };
 }
 
 export interface Connector {

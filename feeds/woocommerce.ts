@@ -8,7 +8,6 @@
  * house is the `brands` field, else an attribute named brand (in English or Arabic). Pure.
  */
 
-import { normalizeText } from '../lib/text.ts';
 import {
   arr,
   categoriesOf,
@@ -16,6 +15,7 @@ import {
   failedPage,
   header,
   idOf,
+  isBrandAttribute,
   MAX_HOUSE,
   MAX_NAME,
   MAX_VARIANTS,
@@ -45,24 +45,6 @@ import type { Connector, FeedSource } from './types.ts';
 
 export const WOO_PAGE_SIZE = 100;
 
-/** Attribute names that name the house, folded (normalizeText). */
-const BRAND_ATTRIBUTES = new Set(
-  [
-    'brand',
-    'brands',
-    'house',
-    'designer',
-    'manufacturer',
-    'الماركة',
-    'الماركه',
-    'ماركة',
-    'العلامة التجارية',
-    'العلامة',
-    'البراند',
-    'الشركة المصنعة',
-  ].map(normalizeText),
-);
-
 /** A price in minor units ("15000", unit 2) as a number (150). */
 export function minorUnits(v: unknown, unit: number): number | null {
   const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : '';
@@ -89,7 +71,7 @@ function houseOf(p: Record<string, unknown>): string | null {
   }
   for (const a of arr(p.attributes)) {
     const attr = obj(a);
-    if (typeof attr.name !== 'string' || !BRAND_ATTRIBUTES.has(normalizeText(attr.name.slice(0, 60)))) continue;
+    if (!isBrandAttribute(attr.name)) continue;
     for (const t of arr(attr.terms)) {
       const name = plainName(obj(t).name, MAX_HOUSE);
       if (name) return name;

@@ -7,6 +7,8 @@
  * merges with the order's `order.created` webhook). Nothing secret is in it. Pure: the text only.
  */
 
+import { SNIPPET_HELPERS } from './snippet-common.ts';
+
 /** The snippet for a service at `baseUrl` (PUBLIC_BASE_URL), as the operator pastes it into the Partner Portal. */
 export function sallaSnippet(baseUrl: string): string {
   const base = JSON.stringify(baseUrl.replace(/\/+$/, ''));
@@ -19,11 +21,6 @@ export function sallaSnippet(baseUrl: string): string {
   var S = window.salla || window.Salla;
   if (!S || !S.config || typeof S.config.get !== 'function') return;
 
-  function str(v) { return v === undefined || v === null ? '' : String(v); }
-  function num(v) {
-    var n = typeof v === 'object' && v !== null ? Number(v.amount) : Number(v);
-    return isFinite(n) && n >= 0 ? n : 0;
-  }
 
   /** Salla's Order Completed (Segment's e-commerce names) as the widget's purchase. */
   function order(p) {
@@ -43,12 +40,7 @@ export function sallaSnippet(baseUrl: string): string {
     return { order_id: id, total: num(p.total !== undefined ? p.total : p.revenue), currency: currency, items: items };
   }
 
-  function trackPurchase(o) {
-    var W = (window.Sillage = window.Sillage || {});
-    if (W.ready && typeof W.trackPurchase === 'function') W.trackPurchase(o);
-    else (W.q = W.q || []).push(['trackPurchase', o]);
-  }
-
+${SNIPPET_HELPERS}
   function start() {
     var store = str(S.config.get('store.id'));
     if (!/^[0-9]{1,20}$/.test(store)) return;
@@ -64,19 +56,7 @@ export function sallaSnippet(baseUrl: string): string {
         page: function () {}
       });
     }
-    fetch(BASE + '/api/platforms/salla/stores/' + store + '/widget', { credentials: 'omit' })
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (w) {
-        if (!w || typeof w.publishable_key !== 'string') return;
-        var s = document.createElement('script');
-        s.src = BASE + '/widget/v1/sillage.js';
-        s.async = true;
-        s.setAttribute('data-key', w.publishable_key);
-        s.setAttribute('data-locale', lang);
-        s.setAttribute('data-base-url', BASE);
-        document.body.appendChild(s);
-      })
-      .catch(function () {});
+    loadWidget(BASE + '/api/platforms/salla/stores/' + store + '/widget', lang);
   }
 
   if (typeof S.onReady === 'function') S.onReady(start);

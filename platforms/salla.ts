@@ -5,6 +5,23 @@
  * calls and the storage are services/platforms.ts's.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  amountOf,
+  currencyCode,
+  localTime,
+  MAX_ORDER_ITEMS,
+  originOf,
+  type PlatformOrder,
+  type PlatformStore,
+  type PlatformTokens,
+  RIYADH,
+  record,
+  tokenOf,
+} from './common.ts';
+
+export type SallaTokens = PlatformTokens;
+export type SallaStore = PlatformStore;
+export type SallaOrder = PlatformOrder;
 
 /** The events the service acts on; any other is acknowledged and dropped. */
 export const SALLA_EVENTS = [
@@ -55,13 +72,6 @@ export function sallaEnvelope(body: unknown): SallaEnvelope | string {
   return { event: b.event, storeId, data };
 }
 
-export interface SallaTokens {
-  accessToken: string;
-  refreshToken: string;
-  expiresAt: Date;
-  scope: string | null;
-}
-
 /**
  * The tokens of an `app.store.authorize` webhook's data, or of a refresh's answer: `access_token`,
  * `refresh_token`, and `expires` (a Unix time) or `expires_in` (seconds from `now`).
@@ -69,9 +79,8 @@ export interface SallaTokens {
 export function sallaTokens(data: unknown, now = Date.now()): SallaTokens | null {
   if (!data || typeof data !== 'object') return null;
   const d = data as Record<string, unknown>;
-  const token = (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <= 4096 ? v : null);
-  const accessToken = token(d.access_token);
-  const refreshToken = token(d.refresh_token);
+  const accessToken = tokenOf(d.access_token);
+  const refreshToken = tokenOf(d.refresh_token);
   if (!accessToken || !refreshToken) return null;
   let expiresAt: Date;
   if (typeof d.expires === 'number' && Number.isFinite(d.expires) && d.expires > 0) {
@@ -82,35 +91,15 @@ export function sallaTokens(data: unknown, now = Date.now()): SallaTokens | null
   return { accessToken, refreshToken, expiresAt, scope: typeof d.scope === 'string' ? d.scope.slice(0, 2000) : null };
 }
 
-/** How long before its expiry an access token is refreshed. */
-export const REFRESH_AHEAD_MS = 24 * 3600 * 1000;
-
-/** Whether a token expiring at `expiresAt` is to be refreshed before use at `now`. */
-export function needsRefresh(expiresAt: Date | null, now = Date.now()): boolean {
-  return expiresAt === null || expiresAt.getTime() - now < REFRESH_AHEAD_MS;
-}
-
-export interface SallaStore {
-  name: string | null;
-  /** the storefront's origin, when Salla says where it is */
-  origin: string | null;
-}
-
 /** `GET {accounts}/oauth2/user/info`: `data.merchant.{name, domain}`. */
 export function sallaStore(body: unknown): SallaStore {
   const data = (body as { data?: { merchant?: Record<string, unknown> } } | null)?.data;
   const merchant = data?.merchant ?? {};
   const name = typeof merchant.name === 'string' && merchant.name.trim() ? merchant.name.trim().slice(0, 200) : null;
-  let origin: string | null = null;
-  if (typeof merchant.domain === 'string') {
-    try {
-      const u = new URL(merchant.domain);
-      if (u.protocol === 'https:' || u.protocol === 'http:') origin = u.origin;
-    } catch {
-      origin = null;
-    }
-  }
-  return { name, origin };
+  return {
+    name,
+    origin: typeof merchant.domain === 'string' && merchant.domain.includes('://') ? originOf(merchant.domain) : null,
+  };
 }
 
 /** The product id a product webhook is about (`data.id`), as text, or null. */
@@ -121,24 +110,6 @@ export function sallaProductId(data: Record<string, unknown>): string | null {
   return null;
 }
 
-export interface SallaOrder {
-  orderId: string;
-  total: number;
-  currency: string;
-  items: { merchant_product_id: string; quantity: number; price: number }[];
-  occurredAt: Date;
-}
-
-/** A money value as Salla writes it: `{amount, currency}`, a number or digits. */
-function amountOf(v: unknown): number | null {
-  const raw = v && typeof v === 'object' ? (v as { amount?: unknown }).amount : v;
-  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
-  return Number.isFinite(n) && n >= 0 && n <= 1e9 ? n : null;
-}
-
-/** How many lines of an order are read (an order with more is read up to here). */
-export const MAX_ORDER_ITEMS = 200;
-
 /**
  * An `order.created` webhook's order, as a purchase: its id, `amounts.total`, the currency and each
  * line's product (`product.id`, else `product_id`), quantity and unit price (`amounts.price`, else
@@ -147,12 +118,11 @@ export const MAX_ORDER_ITEMS = 200;
  */
 export function sallaOrder(data: Record<string, unknown>, fallbackDate: Date): SallaOrder | null {
   const id = sallaProductId(data);
-  const amounts = (data.amounts ?? {}) as Record<string, unknown>;
+  const amounts = record(data.amounts);
   const total = amountOf(amounts.total) ?? amountOf(data.total);
   if (!id || total === null) return null;
   const totalObj = amounts.total as { currency?: unknown } | undefined;
-  const code = typeof totalObj?.currency === 'string' ? totalObj.currency : data.currency;
-  const currency = typeof code === 'string' && /^[A-Za-z]{3}$/.test(code) ? code.toUpperCase() : 'SAR';
+  const currency = currencyCode(typeof totalObj?.currency === 'string' ? totalObj.currency : data.currency);
   const items: SallaOrder['items'] = [];
   for (const raw of Array.isArray(data.items) ? data.items.slice(0, MAX_ORDER_ITEMS) : []) {
     if (!raw || typeof raw !== 'object') continue;
@@ -170,43 +140,9 @@ export function sallaOrder(data: Record<string, unknown>, fallbackDate: Date): S
   const when = (data.date ?? {}) as { date?: unknown; timezone?: unknown };
   const parsed =
     typeof when.date === 'string'
-      ? localTime(when.date, typeof when.timezone === 'string' ? when.timezone : SALLA_TIME_ZONE)
+      ? localTime(when.date, typeof when.timezone === 'string' ? when.timezone : RIYADH)
       : null;
   return { orderId: id, total, currency, items, occurredAt: parsed ?? fallbackDate };
-}
-
-/** The time zone of a Salla date that names none: Saudi Arabia's (UTC+3 all year). */
-export const SALLA_TIME_ZONE = 'Asia/Riyadh';
-
-/**
- * "2026-11-27 10:00:00.000000" in an IANA time zone ("Asia/Riyadh") as an instant; null when
- * either cannot be read. The zone's offset is the one at that time (Intl), so any zone is right.
- */
-export function localTime(local: string, timeZone: string): Date | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?/.exec(local.trim());
-  if (!m) return null;
-  const [, y, mo, d, h, mi, sec] = m.map(Number) as number[];
-  const asUtc = Date.UTC(y as number, (mo as number) - 1, d, h, mi, sec || 0);
-  if (Number.isNaN(asUtc)) return null;
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    }).formatToParts(new Date(asUtc));
-  } catch {
-    return null;
-  }
-  const part = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  const shown = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
-  // the zone's offset at about that time: shown − asUtc
-  return new Date(asUtc - (shown - asUtc));
 }
 
 /** At most this many pages of a store's brands are read (60 a page). */

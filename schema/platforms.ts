@@ -12,7 +12,7 @@ export const platformInstalls = pgTable(
   'platform_installs',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    /** salla (zid, shopify and woocommerce to come) */
+    /** salla or zid (shopify and woocommerce to come) */
     platform: text('platform').notNull(),
     /** the platform's id of the store (Salla's `merchant`) */
     storeId: text('store_id').notNull(),
@@ -24,12 +24,22 @@ export const platformInstalls = pgTable(
     /** the store's tokens for the platform's API, encrypted as leads' contact details are; null when uninstalled */
     accessTokenEncrypted: text('access_token_encrypted'),
     refreshTokenEncrypted: text('refresh_token_encrypted'),
+    /** a second token the platform asks for on every call (Zid's `authorization`), encrypted; null when it has none */
+    authTokenEncrypted: text('auth_token_encrypted'),
     tokenExpiresAt: timestamp('token_expires_at', { withTimezone: true }),
     scope: text('scope'),
     /** the live publishable key the storefront script loads the widget with (public by design) */
     publishableKey: text('publishable_key'),
     /** the feed source that imports the store's products */
     feedSourceId: uuid('feed_source_id').references(() => feedSources.id, { onDelete: 'set null' }),
+    /**
+     * the secret the store's webhook subscriptions carry in their URL (Zid signs no webhook),
+     * encrypted; a new one at each install
+     */
+    webhookSecretEncrypted: text('webhook_secret_encrypted'),
+    /** when the store's webhooks and storefront script were last set up on the platform, and what failed */
+    setupAt: timestamp('setup_at', { withTimezone: true }),
+    setupError: text('setup_error'),
     installedAt: timestamp('installed_at', { withTimezone: true }).notNull().defaultNow(),
     uninstalledAt: timestamp('uninstalled_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -37,7 +47,7 @@ export const platformInstalls = pgTable(
   (t) => [
     uniqueIndex('platform_installs_store_uq').on(t.platform, t.storeId),
     index('platform_installs_merchant_idx').on(t.merchantId),
-    check('platform_installs_platform_check', sql`${t.platform} in ('salla')`),
+    check('platform_installs_platform_check', sql`${t.platform} in ('salla', 'zid')`),
     check('platform_installs_status_check', sql`${t.status} in ('installed', 'uninstalled')`),
   ],
 );

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.ts';
@@ -178,4 +178,38 @@ export async function purgeConsoleSessions(db: DbOrTx, now = new Date()): Promis
     .where(lt(consoleSessions.expiresAt, now))
     .returning({ id: consoleSessions.idHash });
   return gone.length;
+}
+
+/**
+ * The console account a platform store's manager lands in after installing the app: the owner or
+ * staff member of this merchant with that email, else a new owner with a random password (the
+ * platform's sign-in is their way in; an operator can give them a password later). Null when the
+ * email is missing, or belongs to an operator or to another merchant's user: no one is signed in
+ * to an account the install did not prove is theirs.
+ */
+export async function platformOwner(db: DbOrTx, merchantId: string, email: string | null): Promise<ConsoleUser | null> {
+  if (!email || !EMAIL_RE.test(normaliseEmail(email))) return null;
+  const find = async () =>
+    (
+      await db
+        .select()
+        .from(consoleUsers)
+        .where(eq(consoleUsers.email, normaliseEmail(email)))
+        .limit(1)
+    )[0];
+  let row = await find();
+  if (!row) {
+    try {
+      return await createConsoleUser(db, {
+        email,
+        password: randomBytes(32).toString('base64url'),
+        role: 'owner',
+        merchant: merchantId,
+      });
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'email_taken')) throw err;
+      row = await find();
+    }
+  }
+  return row && row.role !== 'operator' && row.merchantId === merchantId ? view(row) : null;
 }

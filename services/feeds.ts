@@ -22,6 +22,7 @@ export const FEED_KINDS: readonly FeedKind[] = [
   'shopify_admin',
   'woocommerce',
   'salla',
+  'zid',
   'google',
   'csv',
   'json',
@@ -176,6 +177,9 @@ export async function createSource(db: DbOrTx, cipher: LeadCipher, merchantIdOrS
   if (!FEED_KINDS.includes(input.kind)) throw badRequest('invalid_feed', `kind is one of ${FEED_KINDS.join(', ')}`);
   if (input.kind === 'shopify_admin' && !input.token) {
     throw badRequest('invalid_feed', "a Shopify Admin API source needs the shop's access token");
+  }
+  if (input.kind === 'zid') {
+    throw badRequest('invalid_feed', "a Zid store's source is made when the store installs the Zid app");
   }
   if (input.kind === 'salla' && !input.token) {
     throw badRequest('invalid_feed', "a Salla source needs the store's access token");

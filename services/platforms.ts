@@ -2,8 +2,13 @@ import { createHash } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
-import type { SallaOrder, SallaStore, SallaTokens } from '../platforms/salla.ts';
-import { needsRefresh } from '../platforms/salla.ts';
+import {
+  needsRefresh,
+  type PlatformOrder,
+  type PlatformStore,
+  type PlatformTokens,
+  REFRESH_AHEAD_MS,
+} from '../platforms/common.ts';
 import type { LeadCipher } from '../privacy/lead-crypto.ts';
 import {
   apiKeys,
@@ -16,7 +21,10 @@ import {
 import { createKey } from './keys.ts';
 import { createMerchant } from './merchants.ts';
 
-export type Platform = 'salla';
+export type Platform = 'salla' | 'zid';
+
+/** How platforms are named to people (a new store's merchant name, messages). */
+export const PLATFORM_NAMES: Record<Platform, string> = { salla: 'Salla', zid: 'Zid' };
 
 /** How long a worked webhook's row is kept (its hash recognises a delivery sent again). */
 export const WEBHOOK_KEEP_DAYS = 7;
@@ -129,10 +137,12 @@ export async function installStore(
   input: {
     platform: Platform;
     storeId: string;
-    tokens: SallaTokens | null;
-    store: SallaStore;
+    tokens: PlatformTokens | null;
+    store: PlatformStore;
     /** the feed source's URL: the platform's API base */
     apiUrl: string;
+    /** the secret the store's webhook subscriptions will carry (Zid): replaced at each install, kept otherwise */
+    webhookSecret?: string;
   },
 ): Promise<{ install: PlatformInstallRow; created: boolean; reinstalled: boolean }> {
   return db.transaction(async (tx) => {
@@ -143,6 +153,7 @@ export async function installStore(
       ? {
           accessTokenEncrypted: cipher.encrypt(input.tokens.accessToken),
           refreshTokenEncrypted: cipher.encrypt(input.tokens.refreshToken),
+          authTokenEncrypted: input.tokens.authorization ? cipher.encrypt(input.tokens.authorization) : null,
           tokenExpiresAt: input.tokens.expiresAt,
           scope: input.tokens.scope,
         }
@@ -159,7 +170,7 @@ export async function installStore(
       existing?.merchantId ??
       (
         await createMerchant(tx, {
-          name: input.store.name ?? `Salla store ${input.storeId}`,
+          name: input.store.name ?? `${PLATFORM_NAMES[input.platform]} store ${input.storeId}`,
           slug: `${input.platform}-${input.storeId}`,
         })
       ).id;
@@ -192,6 +203,9 @@ export async function installStore(
       uninstalledAt: null,
       installedAt: new Date(),
       updatedAt: new Date(),
+      setupAt: null,
+      setupError: null,
+      webhookSecretEncrypted: input.webhookSecret ? cipher.encrypt(input.webhookSecret) : null,
       ...tokenSet,
     };
     const [install] = existing
@@ -224,6 +238,8 @@ export async function uninstallStore(
         status: 'uninstalled',
         accessTokenEncrypted: null,
         refreshTokenEncrypted: null,
+        authTokenEncrypted: null,
+        webhookSecretEncrypted: null,
         tokenExpiresAt: null,
         publishableKey: null,
         uninstalledAt: existing.uninstalledAt ?? new Date(),
@@ -248,20 +264,30 @@ export class StoreNotInstalled extends AppError {
   }
 }
 
+/** A store's tokens for the platform's API, as the calls send them. */
+export interface StoreTokens {
+  accessToken: string;
+  /** the second token (Zid's `authorization`), when the platform has one */
+  authorization: string | null;
+}
+
 /**
- * The store's access token, refreshed first when it expires within a day. The refresh runs with
- * the store's row locked (SELECT … FOR UPDATE) until both new tokens are stored: a refresh token is
- * single-use, and one sent twice revokes the store's tokens; whoever waited on the lock finds the
- * new token and sends nothing. Holds on PostgreSQL across instances and on the embedded database.
+ * The store's tokens, refreshed first when they expire within `aheadMs` (a day unless the platform
+ * says otherwise). The refresh runs with the store's row locked (SELECT … FOR UPDATE) until the
+ * new tokens are stored: a refresh token may be single-use (Salla's is: one sent twice revokes the
+ * store's tokens), and whoever waited on the lock finds the new tokens and sends nothing. Holds on
+ * PostgreSQL across instances and on the embedded database.
  */
-export async function storeAccessToken(
+export async function storeTokens(
   db: Db,
   cipher: LeadCipher,
   platform: Platform,
   storeId: string,
-  refresh: (refreshToken: string) => Promise<SallaTokens>,
-  now: () => number = Date.now,
-): Promise<string> {
+  refresh: (refreshToken: string) => Promise<PlatformTokens>,
+  o: { now?: () => number; aheadMs?: number } = {},
+): Promise<StoreTokens> {
+  const now = o.now ?? Date.now;
+  const ahead = o.aheadMs ?? REFRESH_AHEAD_MS;
   const where = and(eq(platformInstalls.platform, platform), eq(platformInstalls.storeId, storeId));
   const usable = (row: PlatformInstallRow | undefined) => {
     if (row?.status !== 'installed' || !row.accessTokenEncrypted || !row.refreshTokenEncrypted) {
@@ -269,25 +295,56 @@ export async function storeAccessToken(
     }
     return row;
   };
+  const tokensOf = (row: PlatformInstallRow): StoreTokens => ({
+    accessToken: cipher.decrypt(row.accessTokenEncrypted as string),
+    authorization: row.authTokenEncrypted ? cipher.decrypt(row.authTokenEncrypted) : null,
+  });
   // most calls: the token is fresh, no lock is taken
   const seen = usable((await db.select().from(platformInstalls).where(where))[0]);
-  if (!needsRefresh(seen.tokenExpiresAt, now())) return cipher.decrypt(seen.accessTokenEncrypted as string);
+  if (!needsRefresh(seen.tokenExpiresAt, now(), ahead)) return tokensOf(seen);
   return db.transaction(async (tx) => {
     const row = usable((await tx.select().from(platformInstalls).where(where).for('update'))[0]);
-    if (!needsRefresh(row.tokenExpiresAt, now())) return cipher.decrypt(row.accessTokenEncrypted as string);
+    if (!needsRefresh(row.tokenExpiresAt, now(), ahead)) return tokensOf(row);
     const tokens = await refresh(cipher.decrypt(row.refreshTokenEncrypted as string));
     await tx
       .update(platformInstalls)
       .set({
         accessTokenEncrypted: cipher.encrypt(tokens.accessToken),
         refreshTokenEncrypted: cipher.encrypt(tokens.refreshToken),
+        ...(tokens.authorization ? { authTokenEncrypted: cipher.encrypt(tokens.authorization) } : {}),
         tokenExpiresAt: tokens.expiresAt,
         ...(tokens.scope ? { scope: tokens.scope } : {}),
         updatedAt: new Date(),
       })
       .where(eq(platformInstalls.id, row.id));
-    return tokens.accessToken;
+    return { accessToken: tokens.accessToken, authorization: tokens.authorization ?? tokensOf(row).authorization };
   });
+}
+
+/** The store's access token (a platform with one token: Salla), refreshed first when due. */
+export async function storeAccessToken(
+  db: Db,
+  cipher: LeadCipher,
+  platform: Platform,
+  storeId: string,
+  refresh: (refreshToken: string) => Promise<PlatformTokens>,
+  now: () => number = Date.now,
+): Promise<string> {
+  return (await storeTokens(db, cipher, platform, storeId, refresh, { now })).accessToken;
+}
+
+/** The store's webhook secret (Zid), when it is installed and has one. */
+export function webhookSecretOf(cipher: LeadCipher, install: PlatformInstallRow | null): string | null {
+  if (install?.status !== 'installed' || !install.webhookSecretEncrypted) return null;
+  return cipher.decrypt(install.webhookSecretEncrypted);
+}
+
+/** What setting up the store's webhooks and script on the platform came to: null when it all worked. */
+export async function recordSetup(db: DbOrTx, installId: string, error: string | null) {
+  await db
+    .update(platformInstalls)
+    .set({ setupAt: new Date(), setupError: error === null ? null : error.slice(0, 500) })
+    .where(eq(platformInstalls.id, installId));
 }
 
 /** The install of a merchant's platform feed source, when the source is one. */
@@ -309,7 +366,7 @@ export async function storeWidget(db: DbOrTx, platform: Platform, storeId: strin
  * session and so its attribution (services/events.ts); one that came first keeps the order, and
  * this one is then a duplicate. Answers whether it was new.
  */
-export async function recordPlatformOrder(db: DbOrTx, merchantId: string, order: SallaOrder): Promise<boolean> {
+export async function recordPlatformOrder(db: DbOrTx, merchantId: string, order: PlatformOrder): Promise<boolean> {
   const rows = await db
     .insert(purchases)
     .values({

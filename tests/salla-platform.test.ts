@@ -1,11 +1,9 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { localTime, needsRefresh, REFRESH_AHEAD_MS } from '../platforms/common.ts';
 import {
   INSTALL_EVENTS,
-  localTime,
-  needsRefresh,
-  REFRESH_AHEAD_MS,
   sallaBrands,
   sallaEnvelope,
   sallaOrder,

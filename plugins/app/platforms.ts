@@ -17,6 +17,7 @@ import {
   finishWebhook,
   installOfSource,
   installStore,
+  type Platform,
   recordPlatformOrder,
   storeAccessToken,
   takeWebhook,
@@ -25,6 +26,14 @@ import {
 } from '../../services/platforms.ts';
 import { productsOfSource, syncProducts } from '../../services/products.ts';
 
+/** One platform's app: how its stored webhooks are worked and how its stores' products are read. */
+export interface PlatformApp {
+  /** a stored webhook of this platform, worked (throw UnusableWebhook when it never can be) */
+  work(webhook: { event: string; storeId: string; body: string }): Promise<void>;
+  /** the store's token and what else its product pages are read with */
+  access(storeId: string): ReturnType<SourceAccess>;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     platforms: {
@@ -32,6 +41,8 @@ declare module 'fastify' {
       access: SourceAccess;
       /** queues a stored webhook's work (the receivers answer at once) */
       workWebhook(id: string): Promise<void>;
+      /** a platform's app joins (plugins/app/zid.ts) */
+      register(platform: Platform, handler: PlatformApp): void;
     };
   }
 }
@@ -40,7 +51,17 @@ declare module 'fastify' {
 const BRANDS_FOR_MS = 10 * 60_000;
 
 /** A webhook that can never be worked (its payload lacks what the event needs): not tried again. */
-class UnusableWebhook extends Error {}
+export class UnusableWebhook extends Error {}
+
+/** A platform's API answered with an error status (`status`: its HTTP status). */
+export class PlatformCallError extends AppError {
+  constructor(
+    path: string,
+    readonly status: number,
+  ) {
+    super(502, 'platform_error', `${path}: answered ${status}`);
+  }
+}
 
 /** An answer from a platform's API is read up to this many bytes. */
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
@@ -69,7 +90,7 @@ export async function callJson(
     }
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  if (!res.ok) throw new AppError(502, 'platform_error', `${new URL(url).pathname}: answered ${res.status}`);
+  if (!res.ok) throw new PlatformCallError(new URL(url).pathname, res.status);
   try {
     return JSON.parse(text);
   } catch {
@@ -134,13 +155,15 @@ export default fp(
       return { secret: token, extras: { brands } };
     };
 
+    const handlers = new Map<Platform, PlatformApp>();
     const own = storedAccess(app.leadCipher);
     const access: SourceAccess = async (s: FeedSourceRow) => {
-      if (s.kind !== 'salla') return own(s);
+      if (s.kind !== 'salla' && s.kind !== 'zid') return own(s);
       // a source an operator added with a token of its own reads with it; an installed store's with the store's
       const install = await installOfSource(app.db, s.id);
-      if (!install) return own(s);
-      return storeAccess(install.storeId);
+      const handler = install ? handlers.get(install.platform as Platform) : undefined;
+      if (!install || !handler) return own(s);
+      return handler.access(install.storeId);
     };
 
     /** A product webhook: the product read again from Salla (the payload is never trusted alone) and stored. */
@@ -240,9 +263,9 @@ export default fp(
         const row = await takeWebhook(app.db, app.leadCipher, id);
         if (!row) return;
         try {
-          const envelope = sallaEnvelope(JSON.parse(row.body));
-          if (typeof envelope === 'string') throw new UnusableWebhook(envelope);
-          if (row.platform === 'salla') await workSalla(envelope.event, envelope.storeId, envelope.data);
+          const handler = handlers.get(row.platform as Platform);
+          if (!handler) throw new UnusableWebhook(`the ${row.platform} app is not set up on this service`);
+          await handler.work(row);
           await finishWebhook(app.db, id, null);
         } catch (err) {
           // a payload that cannot be worked fails for good; anything else (Salla or the database away) is tried again
@@ -264,9 +287,23 @@ export default fp(
       everyMinutes: 5,
     });
 
+    if (salla) {
+      handlers.set('salla', {
+        access: (storeId) => storeAccess(storeId),
+        async work(row) {
+          const envelope = sallaEnvelope(JSON.parse(row.body));
+          if (typeof envelope === 'string') throw new UnusableWebhook(envelope);
+          await workSalla(envelope.event, envelope.storeId, envelope.data);
+        },
+      });
+    }
+
     app.decorate('platforms', {
       access,
       workWebhook: (id: string) => app.jobs.send('platforms.webhook', { id }, id),
+      register: (platform: Platform, handler: PlatformApp) => {
+        handlers.set(platform, handler);
+      },
     });
   },
   {

@@ -20,6 +20,7 @@ import {
 import merchantPages from './merchant.ts';
 import { ANONYMOUS, CONSOLE_CSP } from './page.ts';
 import signIn from './sign-in.ts';
+import zidConsole from './zid.ts';
 
 /** A signed-in console session lasts this long from sign-in, whatever is done in it. */
 export const CONSOLE_SESSION_MS = 12 * 3600 * 1000;
@@ -151,6 +152,7 @@ const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   await app.register(signIn);
+  await app.register(zidConsole, { prefix: '/zid' });
   await app.register(merchantPages, { prefix: '/m/:merchant' });
 };
 

@@ -1,31 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import {
-  ANY_OPERATION,
-  errorResponses,
-  PATH_PARAM,
-  REQUEST_ID_HEADER,
-  success,
-  WITH_INPUT,
-} from '../../contracts/errors.ts';
+import { ANY_OPERATION, errorResponses, REQUEST_ID_HEADER, success } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import { INSTALL_EVENTS, sallaEnvelope, sallaSignatureValid } from '../../platforms/salla.ts';
 import { sallaSnippet } from '../../platforms/salla-snippet.ts';
 import { findInstall, recordWebhook, storeWidget } from '../../services/platforms.ts';
+import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWidgetSchema } from './shared.ts';
+import zidRoutes from './zid.ts';
 
-/** A platform's webhook body is read up to this size (a Salla order with many lines is a few tens of KB). */
-export const PLATFORM_WEBHOOK_MAX_BYTES = 1024 * 1024;
-
-const Received = Type.Object({
-  received: Type.Literal(true),
-  duplicate: Type.Boolean({ description: 'the same delivery arrived before: it is worked once' }),
-});
-const StoreParams = Type.Object({
-  store: Type.String({ pattern: '^[0-9]{1,20}$', description: "The platform's id of the store" }),
-});
+export { PLATFORM_WEBHOOK_MAX_BYTES } from './shared.ts';
 
 /**
- * The platforms' side of the apps (docs/platforms.md): Salla's webhooks, each checked against its
+ * The platforms' side of the apps (docs/platforms.md; Zid's in zid.ts): Salla's webhooks, each checked against its
  * signature on the raw body, stored and answered at once (the work is the background runner's),
  * and the public widget settings the app's storefront script reads.
  */
@@ -129,30 +115,10 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/salla/stores/:store/widget',
-    {
-      schema: {
-        operationId: 'getSallaStoreWidget',
-        tags: ['platforms'],
-        summary:
-          "A Salla store's widget settings, read by the app's storefront script (public: the key is publishable)",
-        security: [],
-        params: StoreParams,
-        response: {
-          200: success(
-            Type.Object({ publishable_key: Type.String({ description: "The store's live publishable key" }) }),
-            'The store has installed the app',
-          ),
-          ...errorResponses([
-            ...ANY_OPERATION,
-            ...WITH_INPUT,
-            ...PATH_PARAM,
-            'platform_not_configured',
-            'unknown_store',
-            'database_unavailable',
-          ]),
-        },
-      },
-    },
+    storeWidgetSchema(
+      'getSallaStoreWidget',
+      "A Salla store's widget settings, read by the app's storefront script (public: the key is publishable)",
+    ),
     async (request, reply) => {
       if (!app.config.platforms.salla) {
         throw new AppError(404, 'platform_not_configured', 'The Salla app is not set up on this service');
@@ -164,6 +130,8 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
       return widget;
     },
   );
+
+  await app.register(zidRoutes, { prefix: '/zid' });
 };
 
 export default platforms;

@@ -1,0 +1,8 @@
+ALTER TABLE "feed_sources" DROP CONSTRAINT "feed_sources_kind_check";--> statement-breakpoint
+ALTER TABLE "platform_installs" DROP CONSTRAINT "platform_installs_platform_check";--> statement-breakpoint
+ALTER TABLE "platform_installs" ADD COLUMN "auth_token_encrypted" text;--> statement-breakpoint
+ALTER TABLE "platform_installs" ADD COLUMN "webhook_secret_encrypted" text;--> statement-breakpoint
+ALTER TABLE "platform_installs" ADD COLUMN "setup_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "platform_installs" ADD COLUMN "setup_error" text;--> statement-breakpoint
+ALTER TABLE "feed_sources" ADD CONSTRAINT "feed_sources_kind_check" CHECK ("feed_sources"."kind" in ('shopify', 'shopify_admin', 'woocommerce', 'google', 'csv', 'json', 'salla', 'zid'));--> statement-breakpoint
+ALTER TABLE "platform_installs" ADD CONSTRAINT "platform_installs_platform_check" CHECK ("platform_installs"."platform" in ('salla', 'zid'));

@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import { ANY_OPERATION, errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
+
+/** A platform's webhook body is read up to this size (an order with many lines is a few tens of KB). */
+export const PLATFORM_WEBHOOK_MAX_BYTES = 1024 * 1024;
+
+export const Received = Type.Object({
+  received: Type.Literal(true),
+  duplicate: Type.Boolean({ description: 'the same delivery arrived before: it is worked once' }),
+});
+
+export const StoreParams = Type.Object({
+  store: Type.String({ pattern: '^[0-9]{1,20}$', description: "The platform's id of the store" }),
+});
+
+/** The route options of a store's public widget settings (what its storefront script reads). */
+export const storeWidgetSchema = (operationId: string, summary: string) => ({
+  schema: {
+    operationId,
+    tags: ['platforms'],
+    summary,
+    security: [],
+    params: StoreParams,
+    response: {
+      200: success(
+        Type.Object({ publishable_key: Type.String({ description: "The store's live publishable key" }) }),
+        'The store has installed the app',
+      ),
+      ...errorResponses([
+        ...ANY_OPERATION,
+        ...WITH_INPUT,
+        ...PATH_PARAM,
+        'platform_not_configured',
+        'unknown_store',
+        'database_unavailable',
+      ]),
+    },
+  },
+});

@@ -1,0 +1,190 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import {
+  ANY_OPERATION,
+  errorResponses,
+  PATH_PARAM,
+  REQUEST_ID_HEADER,
+  success,
+  WITH_INPUT,
+} from '../../contracts/errors.ts';
+import { AppError } from '../../lib/errors.ts';
+import { isZidStoreEvent, ZID_STORE_EVENTS, zidAppEvent, zidSecretValid } from '../../platforms/zid.ts';
+import { zidSnippet } from '../../platforms/zid-snippet.ts';
+import { findInstall, recordWebhook, storeWidget, webhookSecretOf } from '../../services/platforms.ts';
+import { PLATFORM_WEBHOOK_MAX_BYTES, Received, StoreParams, storeWidgetSchema } from './shared.ts';
+
+const WEBHOOK_ERRORS = [
+  ...ANY_OPERATION,
+  'invalid_content_length',
+  'client_closed_request',
+  'payload_too_large',
+  'unsupported_media_type',
+  'invalid_platform_webhook',
+  'platform_not_configured',
+  'unknown_store',
+  'database_unavailable',
+] as const;
+
+/**
+ * Zid's side of the app (docs/platforms.md): the store webhooks the app subscribed (each URL
+ * carries the store's secret: Zid signs no webhook), the App Market's notices, and the store's
+ * storefront script and public widget settings. The install itself is the console's
+ * (`/console/zid/install`, `/console/zid/callback`): the merchant lands there signed in.
+ */
+const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const configured = () => {
+    if (!app.config.platforms.zid) {
+      throw new AppError(404, 'platform_not_configured', 'The Zid app is not set up on this service');
+    }
+  };
+  /** The body as JSON: an object, else refused. */
+  const jsonObject = (raw: unknown): unknown => {
+    let body: unknown;
+    try {
+      body = Buffer.isBuffer(raw) ? JSON.parse(raw.toString('utf8')) : null;
+    } catch {
+      body = null;
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+      throw new AppError(400, 'invalid_platform_webhook', 'The body is not a JSON object');
+    }
+    return body;
+  };
+
+  app.post(
+    '/webhooks/:store',
+    {
+      bodyLimit: PLATFORM_WEBHOOK_MAX_BYTES,
+      schema: {
+        operationId: 'receiveZidWebhook',
+        tags: ['platforms'],
+        summary:
+          "A Zid store's webhooks, at the URL the app subscribed them with (the event and the store's secret in its query)",
+        security: [],
+        params: StoreParams,
+        querystring: Type.Object({
+          event: Type.Optional(Type.String({ maxLength: 100, description: `One of ${ZID_STORE_EVENTS.join(', ')}` })),
+          token: Type.Optional(Type.String({ maxLength: 200, description: "The store's webhook secret" })),
+        }),
+        response: {
+          200: success(Received, 'Stored; worked in the background'),
+          ...errorResponses([...WEBHOOK_ERRORS, ...WITH_INPUT, ...PATH_PARAM, 'invalid_signature']),
+        },
+      },
+    },
+    async (request) => {
+      configured();
+      const { store } = request.params;
+      const install = await findInstall(app.db, 'zid', store);
+      if (install?.status !== 'installed')
+        throw new AppError(404, 'unknown_store', 'This store has not installed the app');
+      // a URL without the store's secret is nobody's: refused before its body is read further
+      if (!zidSecretValid(request.query.token, webhookSecretOf(app.leadCipher, install))) {
+        throw new AppError(401, 'invalid_signature', "The URL does not carry this store's webhook secret");
+      }
+      const event = request.query.event;
+      if (!isZidStoreEvent(event)) {
+        throw new AppError(400, 'invalid_platform_webhook', `The event is one of ${ZID_STORE_EVENTS.join(', ')}`);
+      }
+      const raw = request.body as Buffer;
+      jsonObject(raw);
+      const { id, duplicate } = await recordWebhook(app.db, app.leadCipher, {
+        platform: 'zid',
+        storeId: store,
+        event,
+        raw,
+      });
+      if (!duplicate) {
+        await app.platforms.workWebhook(id).catch((err) => {
+          request.log.warn({ err, webhook: id }, 'platform webhook stored, its work not queued yet');
+        });
+      }
+      return { received: true as const, duplicate };
+    },
+  );
+
+  app.post(
+    '/app-events',
+    {
+      bodyLimit: 64 * 1024,
+      schema: {
+        operationId: 'receiveZidAppEvent',
+        tags: ['platforms'],
+        summary:
+          "The Zid App Market's notices (`{event_name, store_id, …}`, unsigned): an uninstall is acted on only once Zid refuses the store's tokens",
+        security: [],
+        response: {
+          200: success(Received, 'Stored; worked in the background'),
+          ...errorResponses([...WEBHOOK_ERRORS]),
+        },
+      },
+    },
+    async (request) => {
+      configured();
+      const raw = request.body as Buffer;
+      const notice = zidAppEvent(jsonObject(raw));
+      if (typeof notice === 'string') throw new AppError(400, 'invalid_platform_webhook', notice);
+      // the install is the OAuth callback's: a notice about a store that never installed changes nothing
+      if (!(await findInstall(app.db, 'zid', notice.storeId))) {
+        throw new AppError(404, 'unknown_store', 'This store has not installed the app');
+      }
+      const { id, duplicate } = await recordWebhook(app.db, app.leadCipher, {
+        platform: 'zid',
+        storeId: notice.storeId,
+        event: notice.event,
+        raw,
+      });
+      if (!duplicate) {
+        await app.platforms.workWebhook(id).catch((err) => {
+          request.log.warn({ err, webhook: id }, 'platform webhook stored, its work not queued yet');
+        });
+      }
+      return { received: true as const, duplicate };
+    },
+  );
+
+  app.get(
+    '/stores/:store/script.js',
+    {
+      schema: {
+        operationId: 'getZidStoreScript',
+        tags: ['platforms'],
+        summary: "A Zid store's storefront script: the App Script file the app creates in the store",
+        description:
+          "Loads the widget with the store's publishable key and reports purchases (`SillageZid.purchase(order)`, and Zid's `sendPurchaseEvent` when the page has it; docs/platforms.md).",
+        security: [],
+        params: StoreParams,
+        response: {
+          200: {
+            description: 'The script',
+            headers: { ...REQUEST_ID_HEADER },
+            content: { 'text/javascript': { schema: Type.String() } },
+          },
+          ...errorResponses([...ANY_OPERATION, ...WITH_INPUT, ...PATH_PARAM, 'platform_not_configured']),
+        },
+      },
+    },
+    async (request, reply) => {
+      configured();
+      reply.type('text/javascript; charset=utf-8');
+      reply.header('cache-control', 'public, max-age=300');
+      return zidSnippet(app.config.publicBaseUrl, request.params.store);
+    },
+  );
+
+  app.get(
+    '/stores/:store/widget',
+    storeWidgetSchema('getZidStoreWidget', "A Zid store's widget settings, read by the app's storefront script"),
+    async (request, reply) => {
+      configured();
+      reply.header('access-control-allow-origin', '*');
+      reply.header('cache-control', 'public, max-age=300');
+      const widget = await storeWidget(app.db, 'zid', request.params.store);
+      if (!widget) throw new AppError(404, 'unknown_store', 'This store has not installed the app');
+      return widget;
+    },
+  );
+};
+
+export default zidRoutes;
