@@ -11,7 +11,7 @@ import {
 import { createConsoleUser } from '../services/console-users.ts';
 import { storeTokens } from '../services/platforms.ts';
 import { buildTestApp, closeTestApp, scoredSession, type TestApp } from './helper.ts';
-import { type ZidSimProduct, ZidSimulator } from './zid-sim.ts';
+import { cookieOf, installFromZid as install, type ZidSimProduct, ZidSimulator } from './zid-sim.ts';
 
 /**
  * The Zid app end to end against a simulated Zid (tests/zid-sim.ts): the merchant installs from
@@ -59,35 +59,12 @@ const installOf = async (store: number) =>
 const productsOf = async (merchantId: string) =>
   app.db.select().from(merchantProducts).where(eq(merchantProducts.merchantId, merchantId));
 const webhookRows = async () => (await app.db.select({ n: sql<number>`count(*)::int` }).from(platformWebhooks))[0]?.n;
-const cookieOf = (setCookie: string | string[] | undefined, name: string) =>
-  ([] as string[])
-    .concat(setCookie ?? [])
-    .map((c) => c.split(';')[0] as string)
-    .find((c) => c.startsWith(`${name}=`));
-
-/** The merchant clicks "install" on Zid: our install route, Zid's authorize, and back to our callback. */
-async function installFromZid(store: number) {
-  sim.installing = store;
-  const start = await app.inject({ method: 'GET', url: '/console/zid/install' });
-  expect(start.statusCode).toBe(302);
-  const state = cookieOf(start.headers['set-cookie'], 'zid_oauth_state');
-  expect(state).toBeTruthy();
-  const authorize = await fetch(start.headers.location as string, { redirect: 'manual' });
-  expect(authorize.status).toBe(302);
-  const back = new URL(authorize.headers.get('location') as string);
-  expect(back.pathname).toBe('/console/zid/callback');
-  const callback = await app.inject({
-    method: 'GET',
-    url: `${back.pathname}${back.search}`,
-    headers: { cookie: state as string },
-  });
-  return { callback, back, state: state as string };
-}
-
 beforeAll(async () => {
   sim = await new ZidSimulator().start();
   app = await buildTestApp(sim.env());
 });
+
+const installFromZid = (store: number) => install(app, sim, store);
 afterAll(async () => {
   await closeTestApp(app);
   await sim.stop();

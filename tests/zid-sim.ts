@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+import type { TestApp } from './helper.ts';
 
 /**
  * A Zid platform on 127.0.0.1 for the tests (docs/platforms.md): the OAuth server (authorize sends
@@ -383,4 +385,33 @@ export class ZidSimulator {
     }
     return this.json(res, 404, { detail: 'Not found' });
   }
+}
+
+/** A cookie's `name=value` among a response's `set-cookie` headers. */
+export const cookieOf = (setCookie: string | string[] | undefined, name: string) =>
+  ([] as string[])
+    .concat(setCookie ?? [])
+    .map((c) => c.split(';')[0] as string)
+    .find((c) => c.startsWith(`${name}=`));
+
+/**
+ * The merchant clicks "install" on Zid: the service's install route, Zid's authorize (which sends
+ * the browser back with a code), and the service's callback, in the browser that started it.
+ */
+export async function installFromZid(app: TestApp, sim: ZidSimulator, store: number) {
+  sim.installing = store;
+  const start = await app.inject({ method: 'GET', url: '/console/zid/install' });
+  expect(start.statusCode).toBe(302);
+  const state = cookieOf(start.headers['set-cookie'], 'zid_oauth_state');
+  expect(state).toBeTruthy();
+  const authorize = await fetch(start.headers.location as string, { redirect: 'manual' });
+  expect(authorize.status).toBe(302);
+  const back = new URL(authorize.headers.get('location') as string);
+  expect(back.pathname).toBe('/console/zid/callback');
+  const callback = await app.inject({
+    method: 'GET',
+    url: `${back.pathname}${back.search}`,
+    headers: { cookie: state as string },
+  });
+  return { callback, back, state: state as string };
 }
