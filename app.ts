@@ -7,6 +7,7 @@ import type { Database } from './db/client.ts';
 import { depthLimitedJsonParser } from './http/json-body.ts';
 import { rememberedTrust } from './http/trust-proxy.ts';
 import { AppError } from './lib/errors.ts';
+import { loggableUrl } from './lib/log-url.ts';
 import bodyGuardPlugin from './plugins/app/body-guard.ts';
 import catalogPlugin from './plugins/app/catalog.ts';
 import catalogUpgradePlugin from './plugins/app/catalog-upgrade.ts';
@@ -54,14 +55,6 @@ export interface BuildAppOptions {
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
-
-/**
- * A URL as the log may hold it: the values of contact parameters (an erasure's ?email=, ?phone=)
- * and of secrets (a Zid webhook's ?token=, an OAuth ?code=) replaced.
- */
-export function loggableUrl(url: string): string {
-  return url.replace(/([?&](?:email|phone|token|code|state)=)[^&#]*/gi, '$1[redacted]');
-}
 
 /** Largest body any route accepts unless it says otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -200,11 +193,11 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(deliveriesPlugin);
   await app.register(retentionPlugin);
   await app.register(eventWriterPlugin);
-  await app.register(feedRunnerPlugin);
   await app.register(rateLimitPlugin);
   await app.register(widgetKeyPlugin);
   await app.register(platformsPlugin);
   await app.register(zidPlugin);
+  await app.register(feedRunnerPlugin);
   await app.register(demoPlugin);
   await app.register(swaggerPlugin);
 

@@ -7,6 +7,8 @@ export interface InstallFacts {
   /** when the merchant's newest event arrived, or null */
   lastEventAt: Date | null;
   products: { total: number; unmatched: number };
+  /** the platform store the merchant installed the app from, when it did */
+  platform?: { name: string; status: string; setupError: string | null } | null;
   now: Date;
 }
 
@@ -19,6 +21,9 @@ const DAY_MS = 86_400_000;
  */
 export function installProblems(lang: Lang, f: InstallFacts): string[] {
   const out: string[] = [];
+  const p = f.platform;
+  if (p?.status === 'installed' && p.setupError)
+    out.push(t(lang, 'platformSetupFailed', { p: p.name, e: p.setupError }));
   if (!f.keys.some((k) => k.mode === 'live' && !k.revoked)) out.push(t(lang, 'noLiveKey'));
   if (f.products.total === 0) out.push(t(lang, 'noProducts'));
   const recent = f.sightings.filter((s) => f.now.getTime() - s.lastSeenAt.getTime() < 7 * DAY_MS);

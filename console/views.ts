@@ -561,6 +561,36 @@ export interface InstallData {
   }[];
   events: { type: string; test: boolean; occurredAt: Date }[];
   problems: string[];
+  /** the platform store the merchant installed the app from (Salla, Zid), when it did */
+  platform: {
+    name: string;
+    storeId: string;
+    status: string;
+    installedAt: Date;
+    uninstalledAt: Date | null;
+    /** whether the app sets up webhooks and a script on the platform (Zid), and how that went */
+    hasSetup: boolean;
+    setupAt: Date | null;
+    setupError: string | null;
+  } | null;
+}
+
+/** The platform app's card: where the shop installed it from, and how its setup went. */
+function platformCard(lang: Lang, p: NonNullable<InstallData['platform']>): Html {
+  const setup =
+    !p.hasSetup || p.status !== 'installed'
+      ? ''
+      : p.setupError
+        ? html`<p class="problem">${t(lang, 'platformSetupFailed', { p: p.name, e: p.setupError })}</p>`
+        : p.setupAt
+          ? html`<p>${t(lang, 'platformSetupDone', { d: formatDateTime(lang, p.setupAt) })}</p>`
+          : html`<p class="muted">${t(lang, 'platformSetupWaiting')}</p>`;
+  return html`<section class="card" data-platform="${p.status}"><h2>${t(lang, 'platformApp', { p: p.name })}</h2>${
+    p.status === 'installed'
+      ? html`<p>${t(lang, 'platformInstalled', { p: p.name, s: p.storeId, d: formatDateTime(lang, p.installedAt) })}</p>${setup}`
+      : html`<p class="problem">${t(lang, 'platformUninstalled', { p: p.name, d: formatDateTime(lang, p.uninstalledAt ?? p.installedAt) })}</p>`
+  }</section>
+`;
 }
 
 export function installPage(ctx: PageContext, m: MerchantRef, d: InstallData): Html {
@@ -574,7 +604,7 @@ export function installPage(ctx: PageContext, m: MerchantRef, d: InstallData): H
         ? html`<section class="card new-key"><h2>${t(lang, 'keyCreated')}</h2><p><code id="new-key" dir="ltr">${d.newKey}</code> <button type="button" class="copy" data-copy="new-key" data-copied="${t(lang, 'copied')}">${t(lang, 'copy')}</button></p></section>`
         : ''
     }
-<section class="card"><h2>${t(lang, 'scriptTag')}</h2>
+${d.platform ? platformCard(lang, d.platform) : ''}<section class="card"><h2>${t(lang, 'scriptTag')}</h2>${d.platform?.status === 'installed' ? html`<p class="muted">${t(lang, 'platformScript')}</p>` : ''}
 <pre id="script-tag" dir="ltr" tabindex="0">${d.scriptTag}</pre>
 <button type="button" class="copy" data-copy="script-tag" data-copied="${t(lang, 'copied')}">${t(lang, 'copy')}</button>
 </section>

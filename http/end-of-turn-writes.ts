@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { loggableUrl } from '../lib/log-url.ts';
 
 /**
  * An onSend hook that holds each finished answer until the end of the current
@@ -38,7 +39,7 @@ function writeHeld(): void {
   for (let i = 0; i < batch.length; i += 3) {
     const reply = batch[i] as FastifyReply;
     if (reply.raw.headersSent) {
-      reply.log.warn({ url: reply.request.url }, 'reply already sent: a second send was dropped');
+      reply.log.warn({ url: loggableUrl(reply.request.url) }, 'reply already sent: a second send was dropped');
       continue;
     }
     try {

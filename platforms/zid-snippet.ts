@@ -63,7 +63,9 @@ ${SNIPPET_HELPERS}
     loadWidget(BASE + '/api/platforms/zid/stores/' + STORE + '/widget', lang);
   }
 
+  // Zid's page may define its function after this script: wrapped again when the page has loaded
   wrap();
+  window.addEventListener('load', wrap);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
 })();

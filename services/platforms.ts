@@ -36,9 +36,21 @@ export const WEBHOOK_KEEP_DAYS = 7;
 export async function recordWebhook(
   db: DbOrTx,
   cipher: LeadCipher,
-  input: { platform: Platform; storeId: string; event: string; raw: Buffer },
+  input: {
+    platform: Platform;
+    storeId: string;
+    event: string;
+    raw: Buffer;
+    /**
+     * what else names the delivery when the body does not (Zid's store and event are in the URL):
+     * the same body for another event or store is another delivery
+     */
+    scope?: string;
+  },
 ): Promise<{ id: string; duplicate: boolean }> {
-  const bodyHash = createHash('sha256').update(input.raw).digest('hex');
+  const hash = createHash('sha256');
+  if (input.scope !== undefined) hash.update(`${input.scope}\n`);
+  const bodyHash = hash.update(input.raw).digest('hex');
   const [row] = await db
     .insert(platformWebhooks)
     .values({
@@ -111,17 +123,19 @@ export async function findInstall(db: DbOrTx, platform: Platform, storeId: strin
   return row ?? null;
 }
 
-export function installView(i: PlatformInstallRow) {
+/** A merchant's platform install, as the console shows it; null when it did not come from a platform. */
+export async function installOfMerchant(db: DbOrTx, merchantId: string) {
+  const [i] = await db.select().from(platformInstalls).where(eq(platformInstalls.merchantId, merchantId)).limit(1);
+  if (!i) return null;
   return {
-    platform: i.platform,
-    store_id: i.storeId,
-    merchant_id: i.merchantId,
+    name: PLATFORM_NAMES[i.platform as Platform] ?? i.platform,
+    storeId: i.storeId,
     status: i.status,
-    token_expires_at: i.tokenExpiresAt?.toISOString() ?? null,
-    scope: i.scope,
-    feed_source_id: i.feedSourceId,
-    installed_at: i.installedAt.toISOString(),
-    uninstalled_at: i.uninstalledAt?.toISOString() ?? null,
+    installedAt: i.installedAt,
+    uninstalledAt: i.uninstalledAt,
+    hasSetup: i.platform === 'zid',
+    setupAt: i.setupAt,
+    setupError: i.setupError,
   };
 }
 
@@ -345,6 +359,25 @@ export async function recordSetup(db: DbOrTx, installId: string, error: string |
     .update(platformInstalls)
     .set({ setupAt: new Date(), setupError: error === null ? null : error.slice(0, 500) })
     .where(eq(platformInstalls.id, installId));
+}
+
+/**
+ * Installed stores whose setup on the platform failed, or never finished though they installed
+ * more than ten minutes ago: the periodic retry sends their setup again.
+ */
+export async function installsToSetUp(db: DbOrTx, platform: Platform, limit = 500): Promise<string[]> {
+  const rows = await db
+    .select({ storeId: platformInstalls.storeId })
+    .from(platformInstalls)
+    .where(
+      and(
+        eq(platformInstalls.platform, platform),
+        eq(platformInstalls.status, 'installed'),
+        sql`(${platformInstalls.setupError} is not null or (${platformInstalls.setupAt} is null and ${platformInstalls.installedAt} < now() - interval '10 minutes'))`,
+      ),
+    )
+    .limit(limit);
+  return rows.map((r) => r.storeId);
 }
 
 /** The install of a merchant's platform feed source, when the source is one. */

@@ -247,6 +247,40 @@ describe('install from Zid → signed in → import → recommendation', () => {
   });
 });
 
+describe('the console’s view of the install', () => {
+  it('shows where the shop installed from and how the setup went; a failed setup is a problem, tried again', async () => {
+    const page = async () => {
+      const owner = (await app.db.select().from(merchants).where(eq(merchants.slug, 'zid-5004')))[0];
+      const { callback } = await installFromZid(5004);
+      const cookie = cookieOf(callback.headers['set-cookie'], 'console_session') as string;
+      void owner;
+      return async () =>
+        (await app.inject({ method: 'GET', url: '/console/m/zid-5004/install?lang=en', headers: { cookie } })).body;
+    };
+    sim.addStore(5004, SHELF.slice(0, 2));
+    sim.refuseScripts = true;
+    const read = await page();
+    await app.jobs.drain();
+    let body = await read();
+    expect(body).toContain('Your Zid app');
+    expect(body).toContain('Installed from Zid (store 5004)');
+    expect(body).toContain('there is no script tag to paste');
+    expect(body).toMatch(/Setting up the app on Zid failed \(storefront script: [^)]*403\)/);
+    // the install check lists it too
+    expect(body.split('What is wrong')[1] ?? '').toContain('Setting up the app on Zid failed');
+    expect((await installOf(5004))?.setupError).toMatch(/storefront script/);
+
+    // Zid approves the script: the periodic retry sets it up, and the problem is gone
+    sim.refuseScripts = false;
+    await app.jobs.send('platforms.zid.resetup', {});
+    await app.jobs.drain();
+    body = await read();
+    expect(body).toContain('Webhooks and the storefront script set up on');
+    expect(body).not.toContain('failed');
+    expect(sim.stores.get(5004)?.scripts).toHaveLength(1);
+  });
+});
+
 describe('store webhooks', () => {
   it('are refused without a trace unless their URL carries the store’s secret', async () => {
     const before = await webhookRows();
@@ -291,6 +325,22 @@ describe('store webhooks', () => {
       .from(platformWebhooks)
       .where(eq(platformWebhooks.storeId, String(STORE)));
     expect(rows.every((r) => r.status === 'done' && r.attempts === 1 && r.bodyEncrypted === null)).toBe(true);
+  });
+
+  it('the same body for another event is another delivery (the event is in the URL, not the body)', async () => {
+    const install = await installOf(STORE);
+    const body = { id: ASAD };
+    await app.inject(sim.webhook(STORE, 'product.publish', body));
+    await app.jobs.drain();
+    sim.stores.get(STORE)?.products.delete(ASAD);
+    const gone = await app.inject(sim.webhook(STORE, 'product.delete', body));
+    expect(gone.json()).toEqual({ received: true, duplicate: false });
+    await app.jobs.drain();
+    expect((await productsOf(install?.merchantId as string)).map((p) => p.merchantProductId)).not.toContain(ASAD);
+    // back on the shelf for the tests that follow
+    sim.stores.get(STORE)?.products.set(ASAD, { id: ASAD, name: 'Asad EDP 100ml', price: 199, infinite: true });
+    await app.inject(sim.webhook(STORE, 'product.create', { id: ASAD, n: 2 }));
+    await app.jobs.drain();
   });
 });
 
@@ -406,6 +456,53 @@ describe('uninstall and reinstall', () => {
       event_name: event,
       merchant_email: `owner-${store}@zid.sim.example`,
     }),
+  });
+
+  it('takes only App Market notices, keeps only the uninstall, and limits how many one address sends', async () => {
+    const before = await webhookRows();
+    // a store event by the unsigned door: refused, so the store's secret cannot be gone around
+    for (const event_name of ['product.delete', 'order.create']) {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/api/platforms/zid/app-events',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ event_name, store_id: STORE, id: ASAD, order_total: 1 }),
+      });
+      expect(r.statusCode, event_name).toBe(400);
+      expect(r.json()).toMatchObject({ code: 'invalid_platform_webhook' });
+    }
+    // another App Market notice: acknowledged, nothing kept
+    expect((await app.inject(notice(STORE, 'app.market.application.rated'))).json()).toEqual({
+      received: true,
+      duplicate: false,
+    });
+    expect(await webhookRows()).toBe(before);
+    const products = await productsOf((await installOf(STORE))?.merchantId as string);
+    expect(products.map((p) => p.merchantProductId)).toContain(ASAD);
+    // one address sends at most 60 a minute: the rest wait (this instance counts them)
+    const answers = [];
+    for (let i = 0; i < 60; i++) {
+      answers.push(
+        (await app.inject({ ...notice(STORE, 'app.market.application.rated'), remoteAddress: '203.0.113.9' }))
+          .statusCode,
+      );
+    }
+    const over = await app.inject({ ...notice(STORE, 'app.market.application.rated'), remoteAddress: '203.0.113.9' });
+    expect(answers.every((s) => s === 200)).toBe(true);
+    expect(over.statusCode).toBe(429);
+    expect(over.json()).toMatchObject({ code: 'rate_limited' });
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('a 403 or a 5xx from Zid is not taken for an uninstall', async () => {
+    for (const status of [403, 503]) {
+      sim.profileStatus = status;
+      const n = notice(STORE, 'app.market.application.uninstall');
+      await app.inject({ ...n, payload: n.payload.replace('"app_id":1234', `"app_id":1234,"try":${status}`) });
+      await app.jobs.drain();
+      expect((await installOf(STORE))?.status, String(status)).toBe('installed');
+    }
+    sim.profileStatus = null;
   });
 
   it('an uninstall notice is believed only once Zid refuses the store’s tokens', async () => {

@@ -104,6 +104,10 @@ export class ZidSimulator {
   installing: number | null = null;
   codes = new Map<string, number>();
   refreshCalls = 0;
+  /** App Scripts refused (Zid's injection approval not given yet) */
+  refuseScripts = false;
+  /** the profile's answer status forced (a firewall's 403, Zid's 5xx) */
+  profileStatus: number | null = null;
   hits = new Map<string, number>();
 
   constructor() {
@@ -300,6 +304,7 @@ export class ZidSimulator {
     );
     if (!store) return this.json(res, 401, { detail: 'Unauthorized' });
     if (url.pathname === '/v1/managers/account/profile') {
+      if (this.profileStatus !== null) return this.json(res, this.profileStatus, { detail: 'forced' });
       return this.json(res, 200, {
         status: 'object',
         user: {
@@ -343,6 +348,8 @@ export class ZidSimulator {
       });
     }
     if (url.pathname === '/v1/managers/app-scripts') {
+      if (this.refuseScripts)
+        return this.json(res, 403, { message: 'This application is not allowed to inject scripts' });
       const b = JSON.parse((await this.body(req)) || '{}') as { url: string };
       if (req.method === 'POST') {
         if (store.scripts.length) return this.json(res, 422, { message: 'script exists' });

@@ -37,7 +37,8 @@ export const FEED_CLAIM_MS = 15 * 60_000;
  */
 export default fp(
   async (app) => {
-    const fetchPage = feedPageFetcher(app.config.feeds.allowPrivateHosts);
+    // pages of a platform's API within its limit on calls per store (Zid's 60 a minute)
+    const fetchPage = app.platforms.paced(feedPageFetcher(app.config.feeds.allowPrivateHosts));
 
     const pull = async (sourceId: string, o: { force?: boolean } = {}) => {
       const { pull, merchantId } = await pullSource(
@@ -83,5 +84,5 @@ export default fp(
     };
     app.decorate('feeds', { fetchPage, pullNow, runDue });
   },
-  { name: 'feed-runner', dependencies: ['database', 'catalog', 'leads', 'merchant-products', 'jobs'] },
+  { name: 'feed-runner', dependencies: ['database', 'catalog', 'leads', 'merchant-products', 'jobs', 'platforms'] },
 );

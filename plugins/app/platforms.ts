@@ -11,7 +11,7 @@ import {
   sallaStore,
   sallaTokens,
 } from '../../platforms/salla.ts';
-import { type FeedSourceRow, type SourceAccess, storedAccess } from '../../services/feeds.ts';
+import { type FeedSourceRow, type PageFetcher, type SourceAccess, storedAccess } from '../../services/feeds.ts';
 import {
   findInstall,
   finishWebhook,
@@ -32,6 +32,8 @@ export interface PlatformApp {
   work(webhook: { event: string; storeId: string; body: string }): Promise<void>;
   /** the store's token and what else its product pages are read with */
   access(storeId: string): ReturnType<SourceAccess>;
+  /** waits, before a feed page is fetched, until the platform's limit on calls allows it */
+  pace?(url: string, headers: Record<string, string>): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -43,6 +45,8 @@ declare module 'fastify' {
       workWebhook(id: string): Promise<void>;
       /** a platform's app joins (plugins/app/zid.ts) */
       register(platform: Platform, handler: PlatformApp): void;
+      /** a page fetcher that keeps within each platform's limit on calls per store */
+      paced(fetchPage: PageFetcher): PageFetcher;
     };
   }
 }
@@ -56,7 +60,7 @@ export class UnusableWebhook extends Error {}
 /** A platform's API answered with an error status (`status`: its HTTP status). */
 export class PlatformCallError extends AppError {
   constructor(
-    path: string,
+    readonly path: string,
     readonly status: number,
   ) {
     super(502, 'platform_error', `${path}: answered ${status}`);
@@ -304,6 +308,12 @@ export default fp(
       register: (platform: Platform, handler: PlatformApp) => {
         handlers.set(platform, handler);
       },
+      paced:
+        (fetchPage: PageFetcher): PageFetcher =>
+        async (url, o) => {
+          for (const h of handlers.values()) await h.pace?.(url, o.headers);
+          return fetchPage(url, o);
+        },
     });
   },
   {

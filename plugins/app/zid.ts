@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { zidProductRows } from '../../feeds/zid.ts';
 import { AppError } from '../../lib/errors.ts';
+import { createPacer } from '../../lib/pacer.ts';
 import type { PlatformTokens } from '../../platforms/common.ts';
 import {
   isZidStoreEvent,
@@ -20,6 +21,7 @@ import {
 import {
   findInstall,
   installStore,
+  installsToSetUp,
   recordPlatformOrder,
   recordSetup,
   type StoreTokens,
@@ -44,6 +46,11 @@ declare module 'fastify' {
 
 /** How many times the store's setup (webhook subscriptions, storefront script) is tried in all. */
 const SETUP_TRIES = 4;
+/**
+ * Product calls a store gets a minute from this instance: Zid allows 60 per app and store (a leaky
+ * bucket); the rest is room for the other instances and the other calls.
+ */
+export const ZID_PRODUCT_CALLS_PER_MINUTE = 50;
 
 /**
  * The Zid app on the service's side (docs/platforms.md): the OAuth code flow's install, the store's
@@ -93,6 +100,10 @@ export default fp(
     });
     const profileOf = async (t: StoreTokens) =>
       zidProfile(await callJson(`${zid.apiUrl}/managers/account/profile`, { headers: headers(t, null) }));
+
+    /** Zid's limit on product calls, kept per store: the pull's pages and the webhooks' refetches share it. */
+    const pacer = createPacer({ perWindow: ZID_PRODUCT_CALLS_PER_MINUTE, windowMs: 60_000 });
+    const productsUrl = `${zid.apiUrl}/products`;
 
     const access = async (storeId: string) => {
       const t = await tokensOf(storeId);
@@ -151,6 +162,16 @@ export default fp(
       retries: SETUP_TRIES - 1,
     });
 
+    // a setup that failed (Zid away, the script not approved yet) is tried again, on every database
+    app.jobs.define('platforms.zid.resetup', {
+      async run() {
+        for (const storeId of await installsToSetUp(app.db, 'zid')) {
+          await app.jobs.send('platforms.zid.setup', { storeId }, `zid-setup:${storeId}`);
+        }
+      },
+      everyMinutes: 30,
+    });
+
     const install = async (code: string) => {
       const tokens = await tokenCall({ grant_type: 'authorization_code', code });
       const profile = await profileOf({ accessToken: tokens.accessToken, authorization: tokens.authorization ?? null });
@@ -184,6 +205,7 @@ export default fp(
       const found = await findInstall(app.db, 'zid', storeId);
       if (found?.status !== 'installed' || !found.feedSourceId) return;
       const { secret, extras } = await access(storeId);
+      if (!deleted) await pacer.wait(storeId);
       const answer = deleted
         ? null
         : await callJson(`${zid.apiUrl}/products/${productId}/`, {
@@ -199,7 +221,11 @@ export default fp(
       app.merchantProducts.invalidate(found.merchantId);
     };
 
-    /** An App Market uninstall: believed once Zid refuses the store's tokens (the notice is unsigned). */
+    /**
+     * An App Market uninstall: believed once Zid refuses the store's tokens (the notice is unsigned):
+     * the profile answers 401, or the refresh of tokens due is refused (400 or 401 from the token
+     * endpoint). Any other failure (Zid away, a 403 from a firewall) is tried again, not believed.
+     */
     const confirmUninstall = async (storeId: string) => {
       const found = await findInstall(app.db, 'zid', storeId);
       if (found?.status !== 'installed') return;
@@ -208,9 +234,10 @@ export default fp(
         app.log.warn({ store: storeId }, 'zid uninstall notice ignored: Zid still accepts the store tokens');
         return;
       } catch (err) {
-        if (!(err instanceof PlatformCallError && (err.status === 400 || err.status === 401 || err.status === 403))) {
-          throw err;
-        }
+        const refused =
+          err instanceof PlatformCallError &&
+          (err.status === 401 || (err.path.endsWith('/oauth/token') && err.status === 400));
+        if (!refused) throw err;
       }
       const done = await uninstallStore(app.db, 'zid', storeId);
       if (done) {
@@ -222,6 +249,10 @@ export default fp(
 
     app.platforms.register('zid', {
       access,
+      async pace(url, headers) {
+        const store = headers['Store-Id'];
+        if (store && url.startsWith(productsUrl)) await pacer.wait(store);
+      },
       async work({ event, storeId, body }) {
         let parsed: unknown;
         try {

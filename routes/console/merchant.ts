@@ -45,6 +45,7 @@ import { confirmRemoval, listSources } from '../../services/feeds.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../../services/keys.ts';
 import { exportLeads, leadsCsv } from '../../services/leads.ts';
 import { findMerchant, type Merchant } from '../../services/merchants.ts';
+import { installOfMerchant } from '../../services/platforms.ts';
 import { pinMatch, productView, unpinMatch } from '../../services/products.ts';
 import type { VocabularyKind } from '../../vocabulary/index.ts';
 import { pageContext, sendPage } from './page.ts';
@@ -440,12 +441,13 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
   // ---------- install ----------
   const installData = async (request: FastifyRequest, newKey: string | null) => {
     const m = merchantOf(request);
-    const [feeds, keys, sightings, events, products] = await Promise.all([
+    const [feeds, keys, sightings, events, products, platform] = await Promise.all([
       listSources(app.db, m.id),
       listKeys(app.db, m.id),
       keySightingsOf(app.db, m.id),
       lastEvents(app.db, m.id),
       shelfHealth(app.db, m.id),
+      installOfMerchant(app.db, m.id),
     ]);
     const live = keys.find((k) => k.mode === 'live' && !k.revoked) ?? keys.find((k) => !k.revoked);
     const shownKey = newKey ?? (live ? `${live.prefix}…` : 'pk_live_…');
@@ -487,8 +489,10 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
         sightings,
         lastEventAt: events[0]?.receivedAt ?? null,
         products,
+        platform,
         now: new Date(),
       }),
+      platform,
     };
   };
   const installOnly = only('install');

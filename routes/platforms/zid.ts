@@ -9,10 +9,14 @@ import {
   WITH_INPUT,
 } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
-import { isZidStoreEvent, ZID_STORE_EVENTS, zidAppEvent, zidSecretValid } from '../../platforms/zid.ts';
+import { createWindowCounter } from '../../lib/window-counter.ts';
+import { isZidStoreEvent, ZID_STORE_EVENTS, ZID_UNINSTALL, zidAppEvent, zidSecretValid } from '../../platforms/zid.ts';
 import { zidSnippet } from '../../platforms/zid-snippet.ts';
 import { findInstall, recordWebhook, storeWidget, webhookSecretOf } from '../../services/platforms.ts';
 import { PLATFORM_WEBHOOK_MAX_BYTES, Received, StoreParams, storeWidgetSchema } from './shared.ts';
+
+/** App Market notices one address may send a minute, per instance (Zid sends one per store event). */
+export const APP_EVENTS_PER_ADDRESS = 60;
 
 const WEBHOOK_ERRORS = [
   ...ANY_OPERATION,
@@ -94,6 +98,7 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
         storeId: store,
         event,
         raw,
+        scope: `store:${store}|${event}`,
       });
       if (!duplicate) {
         await app.platforms.workWebhook(id).catch((err) => {
@@ -104,10 +109,18 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  // unsigned: an address may send at most APP_EVENTS_PER_ADDRESS a minute (per instance)
+  const byAddress = createWindowCounter({ name: 'zid-app-events', max: 10_000, windowMs: 60_000 });
   app.post(
     '/app-events',
     {
       bodyLimit: 64 * 1024,
+      onRequest: (request, reply, done) => {
+        const c = byAddress.add(request.ip);
+        if (c.count <= APP_EVENTS_PER_ADDRESS) return done();
+        reply.header('retry-after', String(c.retryAfter));
+        done(new AppError(429, 'rate_limited', 'Too many notices from this address: try again later'));
+      },
       schema: {
         operationId: 'receiveZidAppEvent',
         tags: ['platforms'],
@@ -115,8 +128,8 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "The Zid App Market's notices (`{event_name, store_id, …}`, unsigned): an uninstall is acted on only once Zid refuses the store's tokens",
         security: [],
         response: {
-          200: success(Received, 'Stored; worked in the background'),
-          ...errorResponses([...WEBHOOK_ERRORS]),
+          200: success(Received, 'Stored (an uninstall) and worked in the background, or acknowledged'),
+          ...errorResponses([...WEBHOOK_ERRORS, 'rate_limited']),
         },
       },
     },
@@ -125,6 +138,12 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const raw = request.body as Buffer;
       const notice = zidAppEvent(jsonObject(raw));
       if (typeof notice === 'string') throw new AppError(400, 'invalid_platform_webhook', notice);
+      // only the App Market's own notices come here: a store event by this unsigned door is refused
+      if (!notice.event.startsWith('app.market.')) {
+        throw new AppError(400, 'invalid_platform_webhook', 'Only App Market notices (app.market.*) are received here');
+      }
+      // the service acts on the uninstall alone: any other notice is acknowledged, nothing kept
+      if (notice.event !== ZID_UNINSTALL) return { received: true as const, duplicate: false };
       // the install is the OAuth callback's: a notice about a store that never installed changes nothing
       if (!(await findInstall(app.db, 'zid', notice.storeId))) {
         throw new AppError(404, 'unknown_store', 'This store has not installed the app');
@@ -134,6 +153,7 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
         storeId: notice.storeId,
         event: notice.event,
         raw,
+        scope: `market:${notice.storeId}`,
       });
       if (!duplicate) {
         await app.platforms.workWebhook(id).catch((err) => {
