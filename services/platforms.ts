@@ -94,6 +94,14 @@ export async function finishWebhook(db: DbOrTx, id: string, error: string | null
     .where(eq(platformWebhooks.id, id));
 }
 
+/** A webhook left waiting (with why) for the dispatch of stored webhooks to send again. */
+export async function postponeWebhook(db: DbOrTx, id: string, error: string) {
+  await db
+    .update(platformWebhooks)
+    .set({ status: 'received', error: error.slice(0, 500) })
+    .where(eq(platformWebhooks.id, id));
+}
+
 /** Webhooks stored and still waiting a minute later (their work was never queued: an instance stopped between). */
 export async function waitingWebhooks(db: DbOrTx, limit = 1000): Promise<string[]> {
   const rows = await db

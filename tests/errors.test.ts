@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { createDatabase } from '../db/client.ts';
+import { SEND_WAIT_MS } from '../plugins/app/jobs.ts';
 import { buildTestApp, closeTestApp, createMerchantWithKey, type TestApp, testConfig, verify } from './helper.ts';
 
 let app: TestApp;
@@ -153,6 +154,10 @@ describe('database unreachable', () => {
     expect(expectErrorShape(ready).code).toBe('database_unavailable');
     const live = await broken.inject({ method: 'GET', url: '/healthz' });
     expect(live.statusCode).toBe(200);
+    // work sent while the background runner cannot start is refused after a while, never waited on for ever
+    const t = Date.now();
+    await expect(broken.jobs.send('feeds.dispatch', {})).rejects.toThrow(/background jobs have not started/);
+    expect(Date.now() - t).toBeLessThan(SEND_WAIT_MS + 2_000);
     await broken.close();
-  });
+  }, 30_000);
 });

@@ -503,6 +503,15 @@ describe('uninstall and reinstall', () => {
       expect((await installOf(STORE))?.status, String(status)).toBe('installed');
     }
     sim.profileStatus = null;
+    // both notices wait to be looked at again (the dispatch of stored webhooks sends them), with why
+    const waiting = await app.db
+      .select()
+      .from(platformWebhooks)
+      .where(eq(platformWebhooks.event, 'app.market.application.uninstall'));
+    expect(waiting.map((w) => [w.status, w.error?.match(/answered (\d+)/)?.[1]]).sort()).toEqual([
+      ['received', '403'],
+      ['received', '503'],
+    ]);
   });
 
   it('an uninstall notice is believed only once Zid refuses the store’s tokens', async () => {

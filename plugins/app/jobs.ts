@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
 import fp from 'fastify-plugin';
 import PgBoss from 'pg-boss';
 
@@ -38,6 +39,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** How often an instance asks PostgreSQL for work sent by another instance (its own is taken at once). */
 export const JOB_POLL_SECONDS = 2;
+/** How long a send waits for a runner that has not started yet. */
+export const SEND_WAIT_MS = 5_000;
 
 /** The five-field cron expression of "every `minutes` minutes". */
 export function cronEvery(minutes: number): string {
@@ -88,7 +91,18 @@ export default fp(
       async send<T extends object>(name: string, data: T, key?: string) {
         if (!definitions.has(name)) throw new Error(`no job named ${name}`);
         if (!started) throw new Error(`job ${name} sent before the app started`);
-        await started;
+        // a runner still starting (its database away) is waited for a while, never for ever: a
+        // request that sends work answers, and the work's dispatch sends it again later
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          started,
+          new Promise((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`job ${name} not sent: background jobs have not started (database unreachable?)`)),
+              SEND_WAIT_MS,
+            );
+          }),
+        ]).finally(() => clearTimeout(timer));
         if (closing) return;
         await runner.send(name, data, key);
       },
@@ -203,6 +217,9 @@ function pgBossRunner(url: string, log: Log, closing: () => boolean): Runner {
 function newBoss(url: string, log: Log): PgBoss {
   const boss = new PgBoss({
     connectionString: url,
+    // a URL naming no user connects as the postgres driver of the service does: PGUSER, else this
+    // system user (node-postgres alone would send none when USER is unset)
+    ...(new URL(url).username ? {} : { user: process.env.PGUSER || userInfo().username }),
     max: 3,
     application_name: 'sillage-jobs',
     // the service's own jobs are small; a week of their history is plenty to read what happened

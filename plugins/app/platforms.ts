@@ -18,6 +18,7 @@ import {
   installOfSource,
   installStore,
   type Platform,
+  postponeWebhook,
   recordPlatformOrder,
   storeAccessToken,
   takeWebhook,
@@ -56,6 +57,13 @@ const BRANDS_FOR_MS = 10 * 60_000;
 
 /** A webhook that can never be worked (its payload lacks what the event needs): not tried again. */
 export class UnusableWebhook extends Error {}
+
+/**
+ * A webhook that cannot be decided now (a check the platform did not answer): left waiting, it is
+ * sent again by `platforms.dispatch` (every 5 minutes), up to WEBHOOK_TRIES tries in all, on every
+ * database.
+ */
+export class DecideLater extends Error {}
 
 /** A platform's API answered with an error status (`status`: its HTTP status). */
 export class PlatformCallError extends AppError {
@@ -272,6 +280,11 @@ export default fp(
           await handler.work(row);
           await finishWebhook(app.db, id, null);
         } catch (err) {
+          if (err instanceof DecideLater && row.attempts < WEBHOOK_TRIES) {
+            await postponeWebhook(app.db, id, err.message);
+            app.log.warn({ err, webhook: id, event: row.event }, 'platform webhook left for later');
+            return;
+          }
           // a payload that cannot be worked fails for good; anything else (Salla or the database away) is tried again
           const final =
             err instanceof UnusableWebhook || app.jobs.kind === 'in-process' || row.attempts >= WEBHOOK_TRIES;

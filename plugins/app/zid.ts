@@ -30,7 +30,7 @@ import {
   webhookSecretOf,
 } from '../../services/platforms.ts';
 import { productsOfSource, syncProducts } from '../../services/products.ts';
-import { callJson, PlatformCallError, UnusableWebhook } from './platforms.ts';
+import { callJson, DecideLater, PlatformCallError, UnusableWebhook } from './platforms.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,8 +44,6 @@ declare module 'fastify' {
   }
 }
 
-/** How many times the store's setup (webhook subscriptions, storefront script) is tried in all. */
-const SETUP_TRIES = 4;
 /**
  * Product calls a store gets a minute from this instance: Zid allows 60 per app and store (a leaky
  * bucket); the rest is room for the other instances and the other calls.
@@ -150,16 +148,21 @@ export default fp(
           await callJson(`${zid.apiUrl}/managers/app-scripts`, { method: 'POST', headers: h, body: script });
         } catch (err) {
           // one exists already (a reinstall): updated instead
-          if (!(err instanceof PlatformCallError && err.status >= 400 && err.status < 500)) throw err;
-          await callJson(`${zid.apiUrl}/managers/app-scripts`, { method: 'PUT', headers: h, body: script }).catch((e) =>
-            failures.push(`storefront script: ${e instanceof Error ? e.message : String(e)}`),
-          );
+          if (!(err instanceof PlatformCallError && err.status >= 400 && err.status < 500)) {
+            failures.push(`storefront script: ${err instanceof Error ? err.message : String(err)}`);
+          } else
+            await callJson(`${zid.apiUrl}/managers/app-scripts`, { method: 'PUT', headers: h, body: script }).catch(
+              (e) => failures.push(`storefront script: ${e instanceof Error ? e.message : String(e)}`),
+            );
         }
+        // what failed is tried again by `platforms.zid.resetup` (every 30 minutes, on every database)
         await recordSetup(app.db, install.id, failures.length ? failures.join('; ') : null);
-        if (failures.length) throw new Error(failures.join('; '));
+        if (failures.length) {
+          app.log.warn({ store: storeId, failures }, 'zid store setup failed; tried again later');
+          return;
+        }
         app.log.info({ store: storeId }, 'zid store set up: webhooks subscribed, storefront script in place');
       },
-      retries: SETUP_TRIES - 1,
     });
 
     // a setup that failed (Zid away, the script not approved yet) is tried again, on every database
@@ -193,9 +196,16 @@ export default fp(
         },
         'zid install',
       );
-      await app.jobs.send('platforms.zid.setup', { storeId: profile.storeId }, `zid-setup:${profile.storeId}`);
+      // the store's setup and first import; when they cannot be sent now, the periodic setup retry
+      // and the feed dispatch (the source is due) send them later: the merchant still lands
+      const later = (err: unknown) => app.log.warn({ err, store: profile.storeId }, 'zid install: work not sent yet');
+      await app.jobs
+        .send('platforms.zid.setup', { storeId: profile.storeId }, `zid-setup:${profile.storeId}`)
+        .catch(later);
       if (done.install.feedSourceId) {
-        await app.jobs.send('feeds.pull', { sourceId: done.install.feedSourceId }, done.install.feedSourceId);
+        await app.jobs
+          .send('feeds.pull', { sourceId: done.install.feedSourceId }, done.install.feedSourceId)
+          .catch(later);
       }
       return { profile, merchantId: done.install.merchantId, created: done.created };
     };
@@ -237,7 +247,8 @@ export default fp(
         const refused =
           err instanceof PlatformCallError &&
           (err.status === 401 || (err.path.endsWith('/oauth/token') && err.status === 400));
-        if (!refused) throw err;
+        // Zid away, a firewall's 403: nothing is believed now; the notice is looked at again later
+        if (!refused) throw new DecideLater(err instanceof Error ? err.message : String(err));
       }
       const done = await uninstallStore(app.db, 'zid', storeId);
       if (done) {
