@@ -22,6 +22,10 @@ export default {
     'feeds/generic.ts',
     'feeds/salla.ts',
     'platforms/salla.ts',
+    'feeds/zid.ts',
+    'platforms/zid.ts',
+    'platforms/common.ts',
+    'lib/pacer.ts',
   ],
   coverageAnalysis: 'perTest',
   // a rerun after a small change tests only the mutants it touches

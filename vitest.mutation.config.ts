@@ -43,6 +43,8 @@ export const MUTATION_TESTS = [
   'tests/feeds-google.test.ts',
   'tests/feeds-generic.test.ts',
   'tests/feeds-salla.test.ts',
+  'tests/zid-platform.test.ts',
+  'tests/pacer.test.ts',
   'tests/salla-platform.test.ts',
 ];
 

@@ -21,7 +21,16 @@ const GROUPS: Record<string, string[]> = {
   'events, origins and keys': ['events/validate.ts', 'auth/origins.ts', 'auth/keys.ts'],
   'rate limits': ['lib/shared-counter.ts'],
   console: ['console/install-check.ts'],
-  'feeds and platforms': ['feeds/google.ts', 'feeds/generic.ts', 'feeds/salla.ts', 'platforms/salla.ts'],
+  'feeds and platforms': [
+    'feeds/google.ts',
+    'feeds/generic.ts',
+    'feeds/salla.ts',
+    'platforms/salla.ts',
+    'feeds/zid.ts',
+    'platforms/zid.ts',
+    'platforms/common.ts',
+    'lib/pacer.ts',
+  ],
 };
 
 export function tally(mutants: readonly Mutant[]) {

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SimServer } from './sim-server.ts';
 
 /**
  * A Salla platform on 127.0.0.1 for the tests (docs/platforms.md): the Merchant API's product list
@@ -80,33 +80,11 @@ export function webhookRequest(hook: { body: string; signature: string }, signat
   };
 }
 
-export class SallaSimulator {
-  server: Server;
-  base = '';
+export class SallaSimulator extends SimServer {
   stores = new Map<number, SimStore>();
   refreshCalls = 0;
   /** requests by path, for tests that count calls */
   hits = new Map<string, number>();
-
-  constructor() {
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch((err) => {
-        res.statusCode = 500;
-        res.end(String(err));
-      });
-    });
-  }
-
-  async start() {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async stop() {
-    this.server.closeAllConnections();
-    await new Promise((r) => this.server.close(r));
-  }
 
   get apiUrl() {
     return `${this.base}/admin/v2`;
@@ -175,19 +153,11 @@ export class SallaSimulator {
     return null;
   }
 
-  private json(res: ServerResponse, status: number, body: unknown) {
-    res.statusCode = status;
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify(body));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse) {
+  protected async handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', this.base);
     this.hits.set(url.pathname, (this.hits.get(url.pathname) ?? 0) + 1);
     if (req.method === 'POST' && url.pathname === '/oauth2/token') {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+      const form = new URLSearchParams(await this.body(req));
       this.refreshCalls++;
       const given = form.get('refresh_token') ?? '';
       const store = [...this.stores.values()].find((s) => s.refreshToken === given || s.used.has(given));

@@ -9,6 +9,7 @@ import {
   zidProductId,
   zidProfile,
   zidSecretValid,
+  zidStoreId,
   zidTokens,
   zidWebhookProduct,
   zidWebhookUrl,
@@ -277,5 +278,133 @@ describe("Zid's product pages", () => {
       }),
     );
     expect(localized('plain')).toBe('plain');
+  });
+});
+
+describe('the edges of what is read from Zid', () => {
+  const source = { kind: 'zid' as const, url: 'https://api.zid.sa/v1' };
+  const one = (p: object) => zid.parse(JSON.stringify({ next: null, results: [p] }), zid.firstUrl(source), source);
+  const base = zidProduct({ id: P1, name: 'Asad EDP', price: 100 }).product;
+
+  it('reads a stock quantity written as text, and none that is not a whole number', () => {
+    const available = (quantity: unknown) => one({ ...base, is_infinite: false, quantity }).rows[0]?.available;
+    expect(available('0')).toBe(false);
+    expect(available(' 5 ')).toBe(true);
+    expect(available('-1')).toBe(false);
+    expect(available('0 items')).toBe(true);
+    expect(available('7a')).toBe(true);
+    expect(available(Number.NaN)).toBe(true);
+    expect(available(0)).toBe(false);
+  });
+
+  it('finds the house by the attribute’s slug, by a brand field, or by a variant; rejects an empty one', () => {
+    const attrs = (a: object[]) => ({ ...base, attributes: a });
+    expect(one(attrs([{ name: 'Marke', slug: 'brand', value: { ar: 'رصاصي' } }])).rows[0]?.house).toBe('رصاصي');
+    expect(one(attrs([{ name: 'الحجم', slug: 'size', value: { ar: 'Armaf' } }])).rejected).toHaveLength(1);
+    expect(one({ ...attrs([]), brand: 'Afnan' }).rows[0]?.house).toBe('Afnan');
+    expect(one({ ...attrs([]), brand: { name: { ar: 'أفنان', en: 'Afnan' } } }).rows[0]?.house).toBe('أفنان');
+    expect(one(attrs([{ name: 'الماركة', value: { ar: ' ', en: '' } }])).rejected[0]?.reason).toMatch(/no brand/);
+    // the parent names none, its variant does
+    const { product, variants } = zidProduct({
+      id: P1,
+      name: 'Oud 100 مل',
+      price: 1,
+      sizes: [{ label: '100 مل', price: 1 }],
+    });
+    const read = zid.parse(
+      JSON.stringify({ results: [{ ...product, attributes: [] }, ...variants] }),
+      zid.firstUrl(source),
+      source,
+    );
+    expect(read.rows[0]?.house).toBe('لطافة');
+  });
+
+  it('names a variant without attributes of its own by its name, and takes its currency when the parent has none', () => {
+    const child = {
+      ...base,
+      id: P2,
+      parent_id: P1,
+      attributes: [],
+      name: { ar: 'عبوة 50 مل' },
+      currency: 'AED',
+      price: 80,
+    };
+    const read = zid.parse(
+      JSON.stringify({ results: [{ ...base, currency: null }, child] }),
+      zid.firstUrl(source),
+      source,
+    );
+    expect(read.rows[0]?.sizes.map((s) => [s.label, s.ml])).toEqual([['عبوة 50 مل', 50]]);
+    expect(read.rows[0]?.currency).toBe('AED');
+  });
+
+  it('rejects a product without an id or a name, with why', () => {
+    expect(one({ ...base, id: null }).rejected).toEqual([{ reason: 'the product has no id' }]);
+    expect(one({ ...base, name: { ar: '', en: '' } }).rejected).toEqual([
+      { id: P1, reason: 'the product has no name' },
+    ]);
+  });
+
+  it('reads the API base from the source’s URL, with or without /products', () => {
+    for (const url of ['https://api.zid.sa/v1/products/', 'https://api.zid.sa/v1/', 'https://api.zid.sa/v1//']) {
+      expect(zid.firstUrl({ kind: 'zid', url }), url).toBe('https://api.zid.sa/v1/products/?page=1&page_size=50');
+    }
+    expect(zid.firstUrl({ kind: 'zid', url: '  ' })).toBe('https://api.zid.sa/v1/products/?page=1&page_size=50');
+    expect(zid.parse('{"next": "x", "results": [{}]}', 'not a url', source).next).toBeNull();
+    expect(zid.parse('{"next": "x", "results": [{}]}', 'https://a.example/p?page=0', source).next).toBeNull();
+  });
+
+  it('takes whitespace for no text in {ar, en}', () => {
+    expect(localized({ ar: '  ', en: 'Oud' })).toBe('Oud');
+    expect(localized({ ar: '\n', en: ' ' })).toBeNull();
+  });
+
+  it('store ids and product ids: digits or a UUID, nothing near them', () => {
+    for (const bad of [0, -5, 1.5, '42a', 'a42', '1'.repeat(21), '', null, Number.MAX_SAFE_INTEGER + 2]) {
+      expect(zidStoreId(bad), String(bad)).toBeNull();
+    }
+    expect(zidStoreId(' 42 ')).toBe('42');
+    expect(zidStoreId(7)).toBe('7');
+    for (const bad of [0, -1, 2.5, `x${P1}`, `${P1.slice(0, -1)}g`, '1'.repeat(21), '12a', '']) {
+      expect(zidProductId(bad), String(bad)).toBeNull();
+    }
+    expect(zidProductId(` ${P1.toUpperCase()} `)).toBe(P1);
+    expect(zidProductId('123')).toBe('123');
+    expect(zidProductId(123)).toBe('123');
+    expect(isZidStoreEvent(123)).toBe(false);
+  });
+
+  it('tokens: the scope is kept (cut), expires_in may be digits, and twenty years is the longest believed', () => {
+    const full = { access_token: 'm', authorization: 'a', refresh_token: 'r', expires_in: 60 };
+    expect(zidTokens({ ...full, scope: 'x'.repeat(3000) }, NOW)?.scope).toHaveLength(2000);
+    expect(zidTokens({ ...full, scope: 5 }, NOW)?.scope).toBeNull();
+    expect(zidTokens({ ...full, expires_in: '3600' }, NOW)?.expiresAt).toEqual(new Date(NOW + 3_600_000));
+    expect(zidTokens({ ...full, expires_in: 20 * 365 * 86400 }, NOW)).not.toBeNull();
+    expect(zidTokens({ ...full, expires_in: 20 * 365 * 86400 + 1 }, NOW)).toBeNull();
+  });
+
+  it('the profile: the title first, then the name, then the username; an email too long is none', () => {
+    const profile = (store: object, email: unknown = 'a@b.sa') =>
+      zidProfile({ user: { email, store: { id: 1, ...store } } });
+    expect(profile({ title: ' ', name: 'N', username: 'U' })?.name).toBe('N');
+    expect(profile({ username: 'U' })?.name).toBe('U');
+    expect(profile({ title: ` ${'x'.repeat(300)}` })?.name).toHaveLength(200);
+    expect(profile({}, `${'a'.repeat(320)}@b.sa`)?.email).toBeNull();
+    expect(profile({}, ' a@b.sa ')?.email).toBe('a@b.sa');
+    expect(profile({}, 5)?.email).toBeNull();
+    expect(zidProfile({ store: { id: 9, title: 'top' } })?.storeId).toBe('9');
+  });
+
+  it('orders: the object with both an id and a total, quantities as text, statuses in any case', () => {
+    const line = { id: P1, quantity: '2', price: 10 };
+    const wrapped = { id: 'delivery-1', data: { id: 5, order_total: 20, products: [line] } };
+    expect(zidOrder(wrapped, new Date(0))).toMatchObject({ orderId: '5', items: [{ quantity: 2 }] });
+    expect(zidOrder({ order: { id: 6, order_total: '1', products: 'none' } }, new Date(0))?.items).toEqual([]);
+    expect(zidOrder({ id: 7, order_total: 1, order_status: { code: 'CANCELED' } }, new Date(0))).toBeNull();
+    expect(
+      zidOrder({ id: 7, order_total: 1, products: [{ id: P1, quantity: 1.5, price: 3 }] }, new Date(0))?.items,
+    ).toEqual([{ merchant_product_id: P1, quantity: 1, price: 3 }]);
+    expect(zidOrder({ id: 7 }, new Date(0))).toBeNull();
+    expect(zidOrder({ id: 7, order_total: 1, created_at: 'yesterday' }, new Date(5))?.occurredAt).toEqual(new Date(5));
   });
 });

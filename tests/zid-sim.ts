@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect } from 'vitest';
 import type { TestApp } from './helper.ts';
+import { SimServer } from './sim-server.ts';
 
 /**
  * A Zid platform on 127.0.0.1 for the tests (docs/platforms.md): the OAuth server (authorize sends
@@ -96,9 +96,7 @@ export function zidProduct(p: ZidSimProduct & { id: string }) {
   return { product: base, variants };
 }
 
-export class ZidSimulator {
-  server: Server;
-  base = '';
+export class ZidSimulator extends SimServer {
   stores = new Map<number, SimStore>();
   /** the store the next authorize is for (the merchant who clicked install) */
   installing: number | null = null;
@@ -109,26 +107,6 @@ export class ZidSimulator {
   /** the profile's answer status forced (a firewall's 403, Zid's 5xx) */
   profileStatus: number | null = null;
   hits = new Map<string, number>();
-
-  constructor() {
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch((err) => {
-        res.statusCode = 500;
-        res.end(String(err));
-      });
-    });
-  }
-
-  async start() {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async stop() {
-    this.server.closeAllConnections();
-    await new Promise((r) => this.server.close(r));
-  }
 
   get apiUrl() {
     return `${this.base}/v1`;
@@ -223,18 +201,6 @@ export class ZidSimulator {
     };
   }
 
-  private json(res: ServerResponse, status: number, body: unknown) {
-    res.statusCode = status;
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify(body));
-  }
-
-  private async body(req: IncomingMessage) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  }
-
   private tokens(s: SimStore) {
     return {
       access_token: s.accessToken,
@@ -245,7 +211,7 @@ export class ZidSimulator {
     };
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse) {
+  protected async handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', this.base);
     this.hits.set(`${req.method} ${url.pathname}`, (this.hits.get(`${req.method} ${url.pathname}`) ?? 0) + 1);
     if (req.method === 'GET' && url.pathname === '/oauth/authorize') {
