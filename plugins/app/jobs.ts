@@ -39,8 +39,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** How often an instance asks PostgreSQL for work sent by another instance (its own is taken at once). */
 export const JOB_POLL_SECONDS = 2;
-/** How long a send waits for a runner that has not started yet. */
-export const SEND_WAIT_MS = 5_000;
+/**
+ * How long a send waits at most for a runner that is starting: a first start on a new database
+ * takes seconds, and a failed attempt is tried again after START_RETRY_MS.
+ */
+export const SEND_WAIT_MS = 15_000;
 
 /** The five-field cron expression of "every `minutes` minutes". */
 export function cronEvery(minutes: number): string {
@@ -91,8 +94,10 @@ export default fp(
       async send<T extends object>(name: string, data: T, key?: string) {
         if (!definitions.has(name)) throw new Error(`no job named ${name}`);
         if (!started) throw new Error(`job ${name} sent before the app started`);
-        // a runner still starting (its database away) is waited for a while, never for ever: a
-        // request that sends work answers, and the work's dispatch sends it again later
+        // a runner still starting is waited for (through a failed attempt or two: instances starting
+        // together on a new database race to create its schema), never for ever: after
+        // SEND_WAIT_MS the send is refused, a request that sends work answers, and the work's own
+        // dispatch sends it again later
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
           started,
