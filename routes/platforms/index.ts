@@ -4,8 +4,8 @@ import { ANY_OPERATION, errorResponses, REQUEST_ID_HEADER, success } from '../..
 import { AppError } from '../../lib/errors.ts';
 import { INSTALL_EVENTS, sallaEnvelope, sallaSignatureValid } from '../../platforms/salla.ts';
 import { sallaSnippet } from '../../platforms/salla-snippet.ts';
-import { findInstall, recordWebhook, storeWidget } from '../../services/platforms.ts';
-import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWidgetSchema } from './shared.ts';
+import { findInstall, storeWidget } from '../../services/platforms.ts';
+import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, storeWidgetSchema } from './shared.ts';
 import zidRoutes from './zid.ts';
 
 export { PLATFORM_WEBHOOK_MAX_BYTES } from './shared.ts';
@@ -68,19 +68,12 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
       if (!INSTALL_EVENTS.has(envelope.event) && !(await findInstall(app.db, 'salla', envelope.storeId))) {
         throw new AppError(404, 'unknown_store', 'This store has not installed the app');
       }
-      const { id, duplicate } = await recordWebhook(app.db, app.leadCipher, {
+      return storeWebhook(app, request.log, {
         platform: 'salla',
         storeId: envelope.storeId,
         event: envelope.event,
         raw,
       });
-      if (!duplicate) {
-        await app.platforms.workWebhook(id).catch((err) => {
-          // stored: the dispatch of stored webhooks sends it again
-          request.log.warn({ err, webhook: id }, 'platform webhook stored, its work not queued yet');
-        });
-      }
-      return { received: true as const, duplicate };
     },
   );
 

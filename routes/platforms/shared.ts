@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { ANY_OPERATION, errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
+import { recordWebhook } from '../../services/platforms.ts';
 
 /** A platform's webhook body is read up to this size (an order with many lines is a few tens of KB). */
 export const PLATFORM_WEBHOOK_MAX_BYTES = 1024 * 1024;
@@ -37,3 +39,22 @@ export const storeWidgetSchema = (operationId: string, summary: string) => ({
     },
   },
 });
+
+/**
+ * A checked webhook stored (its body encrypted) and its work queued, answered at once; a delivery
+ * sent again is answered as a duplicate and not worked twice. When the work cannot be queued now,
+ * the dispatch of stored webhooks sends it later.
+ */
+export async function storeWebhook(
+  app: FastifyInstance,
+  log: FastifyBaseLogger,
+  input: Parameters<typeof recordWebhook>[2],
+): Promise<{ received: true; duplicate: boolean }> {
+  const { id, duplicate } = await recordWebhook(app.db, app.leadCipher, input);
+  if (!duplicate) {
+    await app.platforms.workWebhook(id).catch((err) => {
+      log.warn({ err, webhook: id }, 'platform webhook stored, its work not queued yet');
+    });
+  }
+  return { received: true, duplicate };
+}

@@ -12,8 +12,8 @@ import { AppError } from '../../lib/errors.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
 import { isZidStoreEvent, ZID_STORE_EVENTS, ZID_UNINSTALL, zidAppEvent, zidSecretValid } from '../../platforms/zid.ts';
 import { zidSnippet } from '../../platforms/zid-snippet.ts';
-import { findInstall, recordWebhook, storeWidget, webhookSecretOf } from '../../services/platforms.ts';
-import { PLATFORM_WEBHOOK_MAX_BYTES, Received, StoreParams, storeWidgetSchema } from './shared.ts';
+import { findInstall, storeWidget, webhookSecretOf } from '../../services/platforms.ts';
+import { PLATFORM_WEBHOOK_MAX_BYTES, Received, StoreParams, storeWebhook, storeWidgetSchema } from './shared.ts';
 
 /** App Market notices one address may send a minute, per instance (Zid sends one per store event). */
 export const APP_EVENTS_PER_ADDRESS = 60;
@@ -93,19 +93,13 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const raw = request.body as Buffer;
       jsonObject(raw);
-      const { id, duplicate } = await recordWebhook(app.db, app.leadCipher, {
+      return storeWebhook(app, request.log, {
         platform: 'zid',
         storeId: store,
         event,
         raw,
         scope: `store:${store}|${event}`,
       });
-      if (!duplicate) {
-        await app.platforms.workWebhook(id).catch((err) => {
-          request.log.warn({ err, webhook: id }, 'platform webhook stored, its work not queued yet');
-        });
-      }
-      return { received: true as const, duplicate };
     },
   );
 
@@ -148,19 +142,13 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!(await findInstall(app.db, 'zid', notice.storeId))) {
         throw new AppError(404, 'unknown_store', 'This store has not installed the app');
       }
-      const { id, duplicate } = await recordWebhook(app.db, app.leadCipher, {
+      return storeWebhook(app, request.log, {
         platform: 'zid',
         storeId: notice.storeId,
         event: notice.event,
         raw,
         scope: `market:${notice.storeId}`,
       });
-      if (!duplicate) {
-        await app.platforms.workWebhook(id).catch((err) => {
-          request.log.warn({ err, webhook: id }, 'platform webhook stored, its work not queued yet');
-        });
-      }
-      return { received: true as const, duplicate };
     },
   );
 
