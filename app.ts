@@ -27,6 +27,7 @@ import redisPlugin from './plugins/app/redis.ts';
 import retentionPlugin from './plugins/app/retention.ts';
 import scoreAnswersPlugin from './plugins/app/score-answers.ts';
 import sessionsPlugin from './plugins/app/sessions.ts';
+import shopifyPlugin from './plugins/app/shopify.ts';
 import widgetKeyPlugin from './plugins/app/widget-key.ts';
 import zidPlugin from './plugins/app/zid.ts';
 import rateLimitPlugin from './plugins/external/rate-limit.ts';
@@ -197,6 +198,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(widgetKeyPlugin);
   await app.register(platformsPlugin);
   await app.register(zidPlugin);
+  await app.register(shopifyPlugin);
   await app.register(feedRunnerPlugin);
   await app.register(demoPlugin);
   await app.register(swaggerPlugin);

@@ -79,6 +79,10 @@ export const EnvSchema = Type.Object({
   ZID_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   ZID_API_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://api.zid.sa/v1' }),
   ZID_OAUTH_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://oauth.zid.sa' }),
+  SHOPIFY_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  SHOPIFY_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  /** where a shop's Admin API and OAuth are: `{shop}` is the shop's myshopify.com domain */
+  SHOPIFY_SHOP_URL: Type.String({ pattern: '^https?://[^\\s]*\\{shop\\}[^\\s]*$', default: 'https://{shop}' }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -166,6 +170,12 @@ export interface Config {
       apiUrl: string;
       /** the OAuth server (authorize, token) */
       oauthUrl: string;
+    } | null;
+    shopify: {
+      clientId: string;
+      clientSecret: string;
+      /** a shop's address, `{shop}` standing for its myshopify.com domain (`https://{shop}`; a simulator's in tests) */
+      shopUrl: string;
     } | null;
   };
   /** create the demo merchant, key and feed at start-up */
@@ -276,6 +286,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Invalid configuration: the Zid app needs ZID_CLIENT_ID and ZID_CLIENT_SECRET together (or neither: the Zid app is off)',
     );
   }
+  if (Boolean(e.SHOPIFY_CLIENT_ID) !== Boolean(e.SHOPIFY_CLIENT_SECRET)) {
+    throw new ConfigError(
+      'Invalid configuration: the Shopify app needs SHOPIFY_CLIENT_ID and SHOPIFY_CLIENT_SECRET together (or neither: the Shopify app is off)',
+    );
+  }
   if (e.SMTP_URL && !e.SMTP_FROM) {
     throw new ConfigError(
       'Invalid configuration: SMTP_FROM is required with SMTP_URL: the address the picks emails come from',
@@ -332,6 +347,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
               clientSecret: e.ZID_CLIENT_SECRET,
               apiUrl: e.ZID_API_URL.replace(/\/+$/, ''),
               oauthUrl: e.ZID_OAUTH_URL.replace(/\/+$/, ''),
+            }
+          : null,
+      shopify:
+        e.SHOPIFY_CLIENT_ID && e.SHOPIFY_CLIENT_SECRET
+          ? {
+              clientId: e.SHOPIFY_CLIENT_ID,
+              clientSecret: e.SHOPIFY_CLIENT_SECRET,
+              shopUrl: e.SHOPIFY_SHOP_URL.replace(/\/+$/, ''),
             }
           : null,
     },

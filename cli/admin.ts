@@ -35,7 +35,7 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   leads:purge                                removes leads older than LEAD_RETENTION_DAYS
   catalog:import <file.json|file.jsonl|file.csv>
                                              adds or updates perfumes by id (format: docs/catalog.md)
-  feeds:add <merchant> --kind shopify|shopify_admin|woocommerce|salla|google|csv|json --url <url>
+  feeds:add <merchant> --kind shopify|shopify_admin|shopify_graphql|woocommerce|salla|google|csv|json --url <url>
             [--interval <minutes>] [--token-stdin]   a shop feed pulled on its interval (docs/feeds.md)
   feeds:list <merchant>
   feeds:test <feed-id>                       fetches the first page and shows how it reads and matches

@@ -166,6 +166,9 @@ const en = {
   platformSetupDone: 'Webhooks and the storefront script set up on {d}.',
   platformSetupWaiting: 'Webhooks and the storefront script are being set up.',
   platformSetupFailed: 'Setting up the app on {p} failed ({e}). It is tried again on its own.',
+  platformActivateHint:
+    'Shopify shows an app in your theme only once you switch it on: open the theme editor, check that "Sillage quiz" is on under App embeds, and save.',
+  platformActivate: 'Switch the quiz on in your theme',
   unmatchedShare: '{n} of {m} products are not recognised: see Your shelf.',
   leadsIntro: 'Contact details shoppers gave with their consent. Erase a lead when the shopper asks.',
   searchLeads: 'Search by email or phone',
@@ -364,6 +367,9 @@ const ar: Record<MessageKey, string> = {
   platformSetupDone: 'أُعدّت الإشعارات وسكربت المتجر في {d}.',
   platformSetupWaiting: 'جارٍ إعداد الإشعارات وسكربت المتجر.',
   platformSetupFailed: 'تعذّر إعداد التطبيق على {p} ({e}). تُعاد المحاولة تلقائيًا.',
+  platformActivateHint:
+    'لا يعرض Shopify التطبيق في قالبك حتى تفعّله: افتح محرر القالب، وتأكد من تفعيل "Sillage quiz" في قسم App embeds، ثم احفظ.',
+  platformActivate: 'فعّل الاختبار في قالب متجرك',
   unmatchedShare: '{n} من {m} منتجًا غير معروفة: راجع رفّك.',
   leadsIntro: 'بيانات تواصل قدّمها المتسوقون بموافقتهم. احذف العميل عند طلبه.',
   searchLeads: 'ابحث بالبريد أو الهاتف',

@@ -572,6 +572,8 @@ export interface InstallData {
     hasSetup: boolean;
     setupAt: Date | null;
     setupError: string | null;
+    /** where the merchant switches the storefront script on (Shopify's theme editor, app embeds) */
+    activateUrl?: string | null;
   } | null;
 }
 
@@ -587,7 +589,11 @@ function platformCard(lang: Lang, p: NonNullable<InstallData['platform']>): Html
           : html`<p class="muted">${t(lang, 'platformSetupWaiting')}</p>`;
   return html`<section class="card" data-platform="${p.status}"><h2>${t(lang, 'platformApp', { p: p.name })}</h2>${
     p.status === 'installed'
-      ? html`<p>${t(lang, 'platformInstalled', { p: p.name, s: p.storeId, d: formatDateTime(lang, p.installedAt) })}</p>${setup}`
+      ? html`<p>${t(lang, 'platformInstalled', { p: p.name, s: p.storeId, d: formatDateTime(lang, p.installedAt) })}</p>${setup}${
+          p.activateUrl
+            ? html`<p>${t(lang, 'platformActivateHint')}</p><p><a class="button" data-activate href="${p.activateUrl}" target="_blank" rel="noopener">${t(lang, 'platformActivate')}</a></p>`
+            : ''
+        }`
       : html`<p class="problem">${t(lang, 'platformUninstalled', { p: p.name, d: formatDateTime(lang, p.uninstalledAt ?? p.installedAt) })}</p>`
   }</section>
 `;

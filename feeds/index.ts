@@ -8,6 +8,7 @@ import { csv, json } from './generic.ts';
 import { google } from './google.ts';
 import { salla } from './salla.ts';
 import { shopify, shopifyAdmin } from './shopify.ts';
+import { shopifyGraphql } from './shopify-graphql.ts';
 import type { Connector, FeedKind, FeedPage, FeedSource, ResponseHeaders } from './types.ts';
 import { woocommerce } from './woocommerce.ts';
 import { zid } from './zid.ts';
@@ -17,6 +18,7 @@ export { MAX_ITEMS_PER_PAGE, MAX_PAGE_CHARS } from './common.ts';
 const CONNECTORS: Record<FeedKind, Connector> = {
   shopify,
   shopify_admin: shopifyAdmin,
+  shopify_graphql: shopifyGraphql,
   woocommerce,
   salla,
   zid,

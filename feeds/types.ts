@@ -7,7 +7,16 @@
  * elsewhere (services/feed-fetch.ts), so every connector is tested on fixtures alone.
  */
 
-export type FeedKind = 'shopify' | 'shopify_admin' | 'woocommerce' | 'salla' | 'zid' | 'google' | 'csv' | 'json';
+export type FeedKind =
+  | 'shopify'
+  | 'shopify_admin'
+  | 'shopify_graphql'
+  | 'woocommerce'
+  | 'salla'
+  | 'zid'
+  | 'google'
+  | 'csv'
+  | 'json';
 
 export interface FeedSize {
   /** as the shop names the variant: "100 ml", "50ml EDP", "3.4 oz" */
@@ -97,6 +106,11 @@ export interface Connector {
   firstUrl(source: FeedSource): string;
   /** extra request headers (an Admin API token, Salla's bearer token) */
   headers?(source: FeedSource, secret: string | null): Record<string, string>;
+  /**
+   * a page's request body, when the page is asked for with POST (Shopify's GraphQL query, its
+   * cursor carried in the page URL's fragment, which is never sent)
+   */
+  body?(url: string, source: FeedSource): string | undefined;
   /**
    * one page's text, read; `url` is the page's own (for relative links and the next page);
    * `headers` are the response's, when the next page is named there (Shopify Admin's `Link`)

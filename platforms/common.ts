@@ -7,8 +7,10 @@
 export interface PlatformTokens {
   /** the store's token for the platform's API (Salla's access token; Zid's `access_token`, sent as `X-Manager-Token`) */
   accessToken: string;
-  refreshToken: string;
-  expiresAt: Date;
+  /** null when the platform gives none (Shopify's offline token, which does not expire) */
+  refreshToken: string | null;
+  /** null when the token does not expire (Shopify's) */
+  expiresAt: Date | null;
   scope: string | null;
   /** a second token some platforms ask for on every call as well (Zid's `authorization`, sent as the bearer) */
   authorization?: string | null;

@@ -52,7 +52,7 @@ export const feedSources = pgTable(
     index('feed_sources_due_idx').on(t.nextPullAt).where(sql`not ${t.paused}`),
     check(
       'feed_sources_kind_check',
-      sql`${t.kind} in ('shopify', 'shopify_admin', 'woocommerce', 'google', 'csv', 'json', 'salla', 'zid')`,
+      sql`${t.kind} in ('shopify', 'shopify_admin', 'woocommerce', 'google', 'csv', 'json', 'salla', 'zid', 'shopify_graphql')`,
     ),
   ],
 );

@@ -40,6 +40,8 @@ export interface FeedFetchOptions {
   budgetBytes?: number;
   /** the operator's private hosts (config.feeds.allowPrivateHosts): URL hosts, lower case */
   allowPrivateHosts?: readonly string[];
+  /** a request body: the page is asked for with POST (a GraphQL API's query), never redirected */
+  body?: string;
 }
 
 export interface FeedPageFetched {
@@ -165,6 +167,7 @@ export async function fetchFeedPage(url: string, opts: FeedFetchOptions = {}): P
       cap,
       byBudget: budget < pageCap,
       allowPrivate: allowed.has(target.hostname),
+      body: opts.body,
     });
     if (!('redirect' in answer)) return answer;
     let next: URL;
@@ -285,6 +288,7 @@ interface Exchange {
   cap: number;
   byBudget: boolean;
   allowPrivate: boolean;
+  body?: string;
 }
 
 type Decompressor = zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress;
@@ -324,10 +328,10 @@ function exchange(
     let req: http.ClientRequest;
     try {
       req = (url.protocol === 'https:' ? https : http).request(url, {
-        method: 'GET',
+        method: x.body === undefined ? 'GET' : 'POST',
         agent: false,
         lookup: guardedLookup(x.allowPrivate),
-        headers,
+        headers: x.body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(x.body)) },
       });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
@@ -346,7 +350,8 @@ function exchange(
       if (status === 304) return finish({ status: 304, finalUrl: url.href });
       if (status >= 300 && status < 400) {
         const location = res.headers.location;
-        if (location) return finish({ redirect: location, httpStatus: status });
+        // a query (POST) is not sent on to another address
+        if (location && x.body === undefined) return finish({ redirect: location, httpStatus: status });
         return finish(httpError(url, status));
       }
       if (status < 200 || status >= 300) return finish(httpError(url, status));
@@ -435,7 +440,7 @@ function exchange(
       });
       res.on('error', (err) => finish(unreachable(url, err, bytes)));
     });
-    req.end();
+    req.end(x.body);
   });
 }
 

@@ -20,6 +20,7 @@ export type FeedPullRow = typeof feedPulls.$inferSelect;
 export const FEED_KINDS: readonly FeedKind[] = [
   'shopify',
   'shopify_admin',
+  'shopify_graphql',
   'woocommerce',
   'salla',
   'zid',
@@ -55,7 +56,14 @@ export type FetchedPage =
 
 export type PageFetcher = (
   url: string,
-  o: { headers: Record<string, string>; etag: string | null; lastModified: string | null; maxBytes: number },
+  o: {
+    headers: Record<string, string>;
+    etag: string | null;
+    lastModified: string | null;
+    maxBytes: number;
+    /** the page is asked for with this body (POST): a GraphQL query */
+    body?: string;
+  },
 ) => Promise<FetchedPage>;
 
 /** Pages fetched through the SSRF guard and the caps (services/feed-fetch.ts), as a pull reads them. */
@@ -68,6 +76,7 @@ export function feedPageFetcher(allowPrivateHosts: readonly string[]): PageFetch
       maxBytes: o.maxBytes,
       budgetBytes: o.maxBytes,
       allowPrivateHosts,
+      body: o.body,
     });
     if (r.status === 'error') throw new FeedFetchError(r.code, r.message);
     if (r.status === 304) return { status: 304 };
@@ -175,7 +184,7 @@ async function lastPulls(db: DbOrTx, sourceIds: string[]): Promise<Map<string, F
 export async function createSource(db: DbOrTx, cipher: LeadCipher, merchantIdOrSlug: string, input: SourceInput) {
   const merchant = await getMerchant(db, merchantIdOrSlug);
   if (!FEED_KINDS.includes(input.kind)) throw badRequest('invalid_feed', `kind is one of ${FEED_KINDS.join(', ')}`);
-  if (input.kind === 'shopify_admin' && !input.token) {
+  if ((input.kind === 'shopify_admin' || input.kind === 'shopify_graphql') && !input.token) {
     throw badRequest('invalid_feed', "a Shopify Admin API source needs the shop's access token");
   }
   if (input.kind === 'zid') {
@@ -327,6 +336,7 @@ async function readFeed(
         SINGLE_DOCUMENT.has(source.kind) ? FEED_LIMITS.maxDocumentBytes : FEED_LIMITS.maxPageBytes,
         left,
       ),
+      body: connector.body?.(url, source),
     });
     if (page.status === 304) return { notModified: true };
     if (pages === 0) {
@@ -602,6 +612,7 @@ async function readFirstPage(s: FeedSourceRow, access: SourceAccess, fetchPage: 
     etag: null,
     lastModified: null,
     maxBytes: FEED_LIMITS.maxPageBytes,
+    body: connector.body?.(url, source),
   });
   if (page.status === 304) return { rows: [], rejected: [] };
   const read = connector.parse(page.body, url, source, page.headers);

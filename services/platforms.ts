@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client.ts';
+import type { FeedKind } from '../feeds/types.ts';
 import { AppError } from '../lib/errors.ts';
 import {
   needsRefresh,
@@ -13,6 +14,7 @@ import type { LeadCipher } from '../privacy/lead-crypto.ts';
 import {
   apiKeys,
   feedSources,
+  leads,
   type PlatformInstallRow,
   platformInstalls,
   platformWebhooks,
@@ -21,10 +23,10 @@ import {
 import { createKey } from './keys.ts';
 import { createMerchant } from './merchants.ts';
 
-export type Platform = 'salla' | 'zid';
+export type Platform = 'salla' | 'zid' | 'shopify';
 
 /** How platforms are named to people (a new store's merchant name, messages). */
-export const PLATFORM_NAMES: Record<Platform, string> = { salla: 'Salla', zid: 'Zid' };
+export const PLATFORM_NAMES: Record<Platform, string> = { salla: 'Salla', zid: 'Zid', shopify: 'Shopify' };
 
 /** How long a worked webhook's row is kept (its hash recognises a delivery sent again). */
 export const WEBHOOK_KEEP_DAYS = 7;
@@ -136,15 +138,24 @@ export async function installOfMerchant(db: DbOrTx, merchantId: string) {
   const [i] = await db.select().from(platformInstalls).where(eq(platformInstalls.merchantId, merchantId)).limit(1);
   if (!i) return null;
   return {
+    platform: i.platform as Platform,
     name: PLATFORM_NAMES[i.platform as Platform] ?? i.platform,
     storeId: i.storeId,
     status: i.status,
     installedAt: i.installedAt,
     uninstalledAt: i.uninstalledAt,
-    hasSetup: i.platform === 'zid',
+    hasSetup: i.platform !== 'salla',
     setupAt: i.setupAt,
     setupError: i.setupError,
   };
+}
+
+/** A store's merchant slug: `{platform}-{store}`, cut to a slug's 64 characters with a hash of the whole when longer. */
+export function storeSlug(platform: Platform, storeId: string): string {
+  const slug = `${platform}-${storeId}`.toLowerCase();
+  if (slug.length <= 64) return slug;
+  const hash = createHash('sha256').update(slug).digest('hex').slice(0, 8);
+  return `${slug.slice(0, 55).replace(/-+$/, '')}-${hash}`;
 }
 
 /**
@@ -165,6 +176,12 @@ export async function installStore(
     apiUrl: string;
     /** the secret the store's webhook subscriptions will carry (Zid): replaced at each install, kept otherwise */
     webhookSecret?: string;
+    /** the feed source's kind when it is not the platform's name (Shopify's: `shopify_graphql`) */
+    feedKind?: FeedKind;
+    /** the store's currency, when the platform says it (the feed's prices are in it) */
+    currency?: string;
+    /** origins the live key allows besides the store's own (Shopify's myshopify.com domain) */
+    origins?: string[];
   },
 ): Promise<{ install: PlatformInstallRow; created: boolean; reinstalled: boolean }> {
   return db.transaction(async (tx) => {
@@ -174,7 +191,7 @@ export async function installStore(
     const tokenSet = input.tokens
       ? {
           accessTokenEncrypted: cipher.encrypt(input.tokens.accessToken),
-          refreshTokenEncrypted: cipher.encrypt(input.tokens.refreshToken),
+          refreshTokenEncrypted: input.tokens.refreshToken ? cipher.encrypt(input.tokens.refreshToken) : null,
           authTokenEncrypted: input.tokens.authorization ? cipher.encrypt(input.tokens.authorization) : null,
           tokenExpiresAt: input.tokens.expiresAt,
           scope: input.tokens.scope,
@@ -193,12 +210,12 @@ export async function installStore(
       (
         await createMerchant(tx, {
           name: input.store.name ?? `${PLATFORM_NAMES[input.platform]} store ${input.storeId}`,
-          slug: `${input.platform}-${input.storeId}`,
+          slug: storeSlug(input.platform, input.storeId),
         })
       ).id;
     const live = await createKey(tx, merchantId, {
       mode: 'live',
-      allowedOrigins: input.store.origin ? [input.store.origin] : [],
+      allowedOrigins: [...new Set([...(input.store.origin ? [input.store.origin] : []), ...(input.origins ?? [])])],
     });
     await createKey(tx, merchantId, { mode: 'test', allowedOrigins: ['*'] });
     let sourceId = existing?.feedSourceId ?? null;
@@ -210,7 +227,13 @@ export async function installStore(
     } else {
       const [source] = await tx
         .insert(feedSources)
-        .values({ merchantId, kind: input.platform, url: input.apiUrl, intervalMinutes: 60 })
+        .values({
+          merchantId,
+          kind: input.feedKind ?? input.platform,
+          url: input.apiUrl,
+          intervalMinutes: 60,
+          currency: input.currency ?? null,
+        })
         .onConflictDoUpdate({
           target: [feedSources.merchantId, feedSources.url],
           set: { paused: false, nextPullAt: new Date() },
@@ -312,7 +335,7 @@ export async function storeTokens(
   const ahead = o.aheadMs ?? REFRESH_AHEAD_MS;
   const where = and(eq(platformInstalls.platform, platform), eq(platformInstalls.storeId, storeId));
   const usable = (row: PlatformInstallRow | undefined) => {
-    if (row?.status !== 'installed' || !row.accessTokenEncrypted || !row.refreshTokenEncrypted) {
+    if (row?.status !== 'installed' || !row.accessTokenEncrypted) {
       throw new StoreNotInstalled(`The ${platform} store ${storeId} has not installed the app (or has no tokens)`);
     }
     return row;
@@ -321,18 +344,19 @@ export async function storeTokens(
     accessToken: cipher.decrypt(row.accessTokenEncrypted as string),
     authorization: row.authTokenEncrypted ? cipher.decrypt(row.authTokenEncrypted) : null,
   });
-  // most calls: the token is fresh, no lock is taken
+  // most calls: the token is fresh (or, Shopify's, cannot be refreshed), no lock is taken
   const seen = usable((await db.select().from(platformInstalls).where(where))[0]);
-  if (!needsRefresh(seen.tokenExpiresAt, now(), ahead)) return tokensOf(seen);
+  if (!seen.refreshTokenEncrypted || !needsRefresh(seen.tokenExpiresAt, now(), ahead)) return tokensOf(seen);
   return db.transaction(async (tx) => {
     const row = usable((await tx.select().from(platformInstalls).where(where).for('update'))[0]);
-    if (!needsRefresh(row.tokenExpiresAt, now(), ahead)) return tokensOf(row);
-    const tokens = await refresh(cipher.decrypt(row.refreshTokenEncrypted as string));
+    if (!row.refreshTokenEncrypted || !needsRefresh(row.tokenExpiresAt, now(), ahead)) return tokensOf(row);
+    const tokens = await refresh(cipher.decrypt(row.refreshTokenEncrypted));
     await tx
       .update(platformInstalls)
       .set({
         accessTokenEncrypted: cipher.encrypt(tokens.accessToken),
-        refreshTokenEncrypted: cipher.encrypt(tokens.refreshToken),
+        // a refresh that gives no new refresh token leaves the one there (Salla and Zid always give one)
+        ...(tokens.refreshToken ? { refreshTokenEncrypted: cipher.encrypt(tokens.refreshToken) } : {}),
         ...(tokens.authorization ? { authTokenEncrypted: cipher.encrypt(tokens.authorization) } : {}),
         tokenExpiresAt: tokens.expiresAt,
         ...(tokens.scope ? { scope: tokens.scope } : {}),
@@ -423,4 +447,36 @@ export async function recordPlatformOrder(db: DbOrTx, merchantId: string, order:
     .onConflictDoNothing()
     .returning({ id: purchases.id });
   return rows.length > 0;
+}
+
+/** A feed source's currency, when it has one (a Shopify shop's, read at install). */
+export async function sourceCurrencyOf(db: DbOrTx, sourceId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ currency: feedSources.currency })
+    .from(feedSources)
+    .where(eq(feedSources.id, sourceId));
+  return row?.currency ?? null;
+}
+
+/** A platform's privacy request for a customer's orders: their purchases deleted. Answers how many. */
+export async function redactOrders(db: DbOrTx, merchantId: string, orderIds: string[]): Promise<number> {
+  if (!orderIds.length) return 0;
+  const gone = await db
+    .delete(purchases)
+    .where(and(eq(purchases.merchantId, merchantId), inArray(purchases.orderId, orderIds)))
+    .returning({ id: purchases.id });
+  return gone.length;
+}
+
+/**
+ * A platform's privacy request for a whole store, after its uninstall (Shopify's `shop/redact`):
+ * what the service holds about its customers (leads, purchases) deleted. The merchant, its products
+ * and its anonymous sessions stay, so a reinstall finds its shelf.
+ */
+export async function redactStore(db: Db, merchantId: string): Promise<{ leads: number; purchases: number }> {
+  return db.transaction(async (tx) => {
+    const l = await tx.delete(leads).where(eq(leads.merchantId, merchantId)).returning({ id: leads.id });
+    const p = await tx.delete(purchases).where(eq(purchases.merchantId, merchantId)).returning({ id: purchases.id });
+    return { leads: l.length, purchases: p.length };
+  });
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
 import { sallaProductRows } from '../../feeds/salla.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -11,7 +12,13 @@ import {
   sallaStore,
   sallaTokens,
 } from '../../platforms/salla.ts';
-import { type FeedSourceRow, type PageFetcher, type SourceAccess, storedAccess } from '../../services/feeds.ts';
+import {
+  FeedFetchError,
+  type FeedSourceRow,
+  type PageFetcher,
+  type SourceAccess,
+  storedAccess,
+} from '../../services/feeds.ts';
 import {
   findInstall,
   finishWebhook,
@@ -35,7 +42,15 @@ export interface PlatformApp {
   access(storeId: string): ReturnType<SourceAccess>;
   /** waits, before a feed page is fetched, until the platform's limit on calls allows it */
   pace?(url: string, headers: Record<string, string>): Promise<void>;
+  /**
+   * reads a fetched page's answer for the platform's limit (Shopify's cost block): the milliseconds
+   * to wait before asking for the page again when it was refused for the limit, else 0
+   */
+  settle?(url: string, body: string): Promise<number>;
 }
+
+/** A feed page refused for a platform's limit is asked for this many times in all. */
+export const LIMITED_PAGE_TRIES = 4;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -170,7 +185,7 @@ export default fp(
     const handlers = new Map<Platform, PlatformApp>();
     const own = storedAccess(app.leadCipher);
     const access: SourceAccess = async (s: FeedSourceRow) => {
-      if (s.kind !== 'salla' && s.kind !== 'zid') return own(s);
+      if (s.kind !== 'salla' && s.kind !== 'zid' && s.kind !== 'shopify_graphql') return own(s);
       // a source an operator added with a token of its own reads with it; an installed store's with the store's
       const install = await installOfSource(app.db, s.id);
       const handler = install ? handlers.get(install.platform as Platform) : undefined;
@@ -324,8 +339,19 @@ export default fp(
       paced:
         (fetchPage: PageFetcher): PageFetcher =>
         async (url, o) => {
-          for (const h of handlers.values()) await h.pace?.(url, o.headers);
-          return fetchPage(url, o);
+          for (let attempt = 1; ; attempt++) {
+            for (const h of handlers.values()) await h.pace?.(url, o.headers);
+            const page = await fetchPage(url, o);
+            if (page.status !== 200) return page;
+            let wait = 0;
+            for (const h of handlers.values()) wait = Math.max(wait, (await h.settle?.(url, page.body)) ?? 0);
+            if (wait === 0) return page;
+            // still refused after the last try: the pull fails whole (no product is removed for it)
+            if (attempt >= LIMITED_PAGE_TRIES) {
+              throw new FeedFetchError('feed_http_error', 'The platform kept refusing the page for its rate limit');
+            }
+            await sleep(wait);
+          }
         },
     });
   },

@@ -22,7 +22,7 @@ const Kind = Type.Union(
   FEED_KINDS.map((k) => Type.Literal(k)),
   {
     description:
-      'shopify (the public /products.json), shopify_admin (the Admin API, with `token`), woocommerce (the Store API), salla (the Salla Merchant API, with `token`), google (Google Merchant Center XML or TSV, as Salla, Zid, Shopify and WooCommerce export), csv, json (a file at a URL, with `mapping`)',
+      'shopify (the public /products.json), shopify_admin (the Admin REST API, with `token`), shopify_graphql (the Admin GraphQL API, with `token`), woocommerce (the Store API), salla (the Salla Merchant API, with `token`), google (Google Merchant Center XML or TSV, as Salla, Zid, Shopify and WooCommerce export), csv, json (a file at a URL, with `mapping`)',
   },
 );
 const Interval = Type.Integer({
@@ -115,7 +115,11 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
             mapping: Type.Optional(Mapping),
             currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
             token: Type.Optional(
-              Type.String({ minLength: 1, maxLength: 500, description: 'shopify_admin, salla: the access token' }),
+              Type.String({
+                minLength: 1,
+                maxLength: 500,
+                description: 'shopify_admin, shopify_graphql, salla: the access token',
+              }),
             ),
             interval_minutes: Type.Optional(Interval),
             max_removal_share: Type.Optional(Share),

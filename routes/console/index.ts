@@ -19,6 +19,7 @@ import {
 } from '../../services/console-users.ts';
 import merchantPages from './merchant.ts';
 import { ANONYMOUS, CONSOLE_CSP } from './page.ts';
+import shopifyConsole from './shopify.ts';
 import signIn from './sign-in.ts';
 import zidConsole from './zid.ts';
 
@@ -153,6 +154,7 @@ const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(signIn);
   await app.register(zidConsole, { prefix: '/zid' });
+  await app.register(shopifyConsole, { prefix: '/shopify' });
   await app.register(merchantPages, { prefix: '/m/:merchant' });
 };
 

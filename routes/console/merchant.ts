@@ -25,6 +25,7 @@ import {
   term,
 } from '../../console/views.ts';
 import { AppError, badRequest, notFound } from '../../lib/errors.ts';
+import { activationLink } from '../../platforms/shopify.ts';
 import { merchantAnalytics } from '../../services/analytics.ts';
 import {
   askedFor,
@@ -492,7 +493,14 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
         platform,
         now: new Date(),
       }),
-      platform,
+      platform: platform && {
+        ...platform,
+        // a Shopify theme shows the quiz once its app embed is switched on: the deep link that does it
+        activateUrl:
+          platform.platform === 'shopify' && app.config.platforms.shopify
+            ? activationLink(platform.storeId, app.config.platforms.shopify.clientId)
+            : null,
+      },
     };
   };
   const installOnly = only('install');

@@ -6,6 +6,7 @@ import { INSTALL_EVENTS, sallaEnvelope, sallaSignatureValid } from '../../platfo
 import { sallaSnippet } from '../../platforms/salla-snippet.ts';
 import { findInstall, storeWidget } from '../../services/platforms.ts';
 import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, storeWidgetSchema } from './shared.ts';
+import shopifyRoutes from './shopify.ts';
 import zidRoutes from './zid.ts';
 
 export { PLATFORM_WEBHOOK_MAX_BYTES } from './shared.ts';
@@ -125,6 +126,7 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   await app.register(zidRoutes, { prefix: '/zid' });
+  await app.register(shopifyRoutes, { prefix: '/shopify' });
 };
 
 export default platforms;

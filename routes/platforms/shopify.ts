@@ -1,0 +1,168 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import {
+  ANY_OPERATION,
+  errorResponses,
+  PATH_PARAM,
+  REQUEST_ID_HEADER,
+  success,
+  WITH_INPUT,
+} from '../../contracts/errors.ts';
+import { AppError } from '../../lib/errors.ts';
+import {
+  isShopifyTopic,
+  SHOPIFY_COMPLIANCE_TOPICS,
+  SHOPIFY_TOPICS,
+  shopHandle,
+  webhookHmacValid,
+} from '../../platforms/shopify.ts';
+import { shopifySnippet } from '../../platforms/shopify-snippet.ts';
+import { findInstall, storeWidget } from '../../services/platforms.ts';
+import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, storeWidgetSchema } from './shared.ts';
+
+const ShopParams = Type.Object({
+  store: Type.String({
+    pattern: '^[a-z0-9][a-z0-9-]{0,59}$',
+    description: "The shop's handle: its myshopify.com domain without `.myshopify.com`",
+  }),
+});
+
+const TOPICS = [...Object.keys(SHOPIFY_TOPICS), ...SHOPIFY_COMPLIANCE_TOPICS];
+
+/**
+ * Shopify's side of the app (docs/platforms.md): one address for every webhook, the shops' own
+ * (products, orders, uninstall) and the privacy ones every public app must take, each signed with
+ * the app's secret (`X-Shopify-Hmac-Sha256`, base64, over the raw body); and the shop's storefront
+ * script and public widget settings. The install is the console's (`/console/shopify/install`).
+ */
+const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const configured = () => {
+    const shopify = app.config.platforms.shopify;
+    if (!shopify) throw new AppError(404, 'platform_not_configured', 'The Shopify app is not set up on this service');
+    return shopify;
+  };
+
+  app.post(
+    '/webhooks',
+    {
+      bodyLimit: PLATFORM_WEBHOOK_MAX_BYTES,
+      schema: {
+        operationId: 'receiveShopifyWebhook',
+        tags: ['platforms'],
+        summary:
+          "Shopify's webhooks (a shop's products, orders and uninstall, and the privacy requests), signed with the app's secret",
+        description: `Topics (\`X-Shopify-Topic\`): ${TOPICS.join(', ')}. Checked in this order: the signature (401), the topic and the shop (400), the shop's install (404; a privacy request for a shop that never installed is acknowledged, nothing kept), the body (400). A delivery sent again (the same \`X-Shopify-Webhook-Id\`) is answered as a duplicate.`,
+        security: [],
+        headers: Type.Object({
+          'x-shopify-hmac-sha256': Type.Optional(Type.String({ maxLength: 200 })),
+          'x-shopify-topic': Type.Optional(Type.String({ maxLength: 100 })),
+          'x-shopify-shop-domain': Type.Optional(Type.String({ maxLength: 200 })),
+          'x-shopify-webhook-id': Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+        response: {
+          200: success(Received, 'Stored; worked in the background (or a privacy request with nothing to erase)'),
+          ...errorResponses([
+            ...ANY_OPERATION,
+            ...WITH_INPUT,
+            'invalid_content_length',
+            'client_closed_request',
+            'payload_too_large',
+            'unsupported_media_type',
+            'invalid_platform_webhook',
+            'invalid_signature',
+            'platform_not_configured',
+            'unknown_store',
+            'database_unavailable',
+          ]),
+        },
+      },
+    },
+    async (request) => {
+      const shopify = configured();
+      const raw = request.body as Buffer;
+      // nothing of the body is read before its signature is checked
+      if (!webhookHmacValid(raw, request.headers['x-shopify-hmac-sha256'], shopify.clientSecret)) {
+        throw new AppError(401, 'invalid_signature', 'The webhook signature does not match');
+      }
+      const topic = request.headers['x-shopify-topic'];
+      if (!isShopifyTopic(topic)) {
+        throw new AppError(400, 'invalid_platform_webhook', `The topic is one of ${TOPICS.join(', ')}`);
+      }
+      const handle = shopHandle(request.headers['x-shopify-shop-domain']);
+      if (!handle) throw new AppError(400, 'invalid_platform_webhook', 'X-Shopify-Shop-Domain is not a shop');
+      let body: unknown;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        body = null;
+      }
+      if (!body || typeof body !== 'object' || Array.isArray(body)) {
+        throw new AppError(400, 'invalid_platform_webhook', 'The body is not a JSON object');
+      }
+      const install = await findInstall(app.db, 'shopify', handle);
+      const privacy = (SHOPIFY_COMPLIANCE_TOPICS as readonly string[]).includes(topic);
+      // a privacy request outlives the install (shop/redact comes 48 hours after the uninstall);
+      // about a shop that never installed, the service holds nothing: acknowledged, nothing kept
+      if (!install && privacy) return { received: true as const, duplicate: false };
+      if (!install || (!privacy && install.status !== 'installed')) {
+        throw new AppError(404, 'unknown_store', 'This shop has not installed the app');
+      }
+      const id = request.headers['x-shopify-webhook-id'];
+      return storeWebhook(app, request.log, {
+        platform: 'shopify',
+        storeId: handle,
+        event: topic,
+        raw,
+        // Shopify sends a delivery again with the same id: it is the same row
+        scope: typeof id === 'string' && id ? `id:${id}` : `${handle}|${topic}`,
+      });
+    },
+  );
+
+  app.get(
+    '/shops/:store/script.js',
+    {
+      schema: {
+        operationId: 'getShopifyShopScript',
+        tags: ['platforms'],
+        summary: "A Shopify shop's storefront script: what the theme's app embed block loads",
+        description: "Loads the widget with the shop's publishable key, in the page's language (docs/platforms.md).",
+        security: [],
+        params: ShopParams,
+        response: {
+          200: {
+            description: 'The script',
+            headers: { ...REQUEST_ID_HEADER },
+            content: { 'text/javascript': { schema: Type.String() } },
+          },
+          ...errorResponses([...ANY_OPERATION, ...WITH_INPUT, ...PATH_PARAM, 'platform_not_configured']),
+        },
+      },
+    },
+    async (request, reply) => {
+      configured();
+      reply.type('text/javascript; charset=utf-8');
+      reply.header('cache-control', 'public, max-age=300');
+      return shopifySnippet(app.config.publicBaseUrl, request.params.store);
+    },
+  );
+
+  const widgetOptions = storeWidgetSchema(
+    'getShopifyShopWidget',
+    "A Shopify shop's widget settings, read by the app's storefront script",
+  );
+  app.get(
+    '/shops/:store/widget',
+    { ...widgetOptions, schema: { ...widgetOptions.schema, params: ShopParams } },
+    async (request, reply) => {
+      configured();
+      reply.header('access-control-allow-origin', '*');
+      reply.header('cache-control', 'public, max-age=300');
+      const widget = await storeWidget(app.db, 'shopify', request.params.store);
+      if (!widget) throw new AppError(404, 'unknown_store', 'This shop has not installed the app');
+      return widget;
+    },
+  );
+};
+
+export default shopifyRoutes;

@@ -1,0 +1,457 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { graphqlUrl, PRODUCTS_QUERY, shopifyGraphql, shopifyProductRows } from '../feeds/shopify-graphql.ts';
+import {
+  activationLink,
+  authorizeUrl,
+  isShopifyTopic,
+  QUERY_MAX_AGE_S,
+  queryFresh,
+  queryHmacValid,
+  scopesGranted,
+  shopHandle,
+  shopifyId,
+  shopifyOrder,
+  shopifyRedaction,
+  shopifyShop,
+  shopifyThrottle,
+  shopifyTokens,
+  shopifyWebhookProduct,
+  signQuery,
+  signWebhook,
+  throttleWaitMs,
+  userErrors,
+  webhookHmacValid,
+} from '../platforms/shopify.ts';
+import { fetchFeedPage } from '../services/feed-fetch.ts';
+import { storeSlug } from '../services/platforms.ts';
+import { graphqlProduct } from './shopify-sim.ts';
+
+/** What the service reads from Shopify (platforms/shopify.ts, feeds/shopify-graphql.ts), rule by rule. */
+const SECRET = 'hush';
+const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
+
+describe('a shop parameter', () => {
+  it('is a myshopify.com domain, read as its handle; anything else names no shop', () => {
+    expect(shopHandle('Oud-House.myshopify.com')).toBe('oud-house');
+    expect(shopHandle(' oud.myshopify.com ')).toBe('oud');
+    for (const bad of [
+      'oud.example.com',
+      'oud.myshopify.com.evil.example',
+      'evil.example/oud.myshopify.com',
+      'oud.myshopify.com:8443',
+      '-oud.myshopify.com',
+      'https://oud.myshopify.com',
+      'a.b.myshopify.com',
+      '',
+      null,
+      42,
+    ]) {
+      expect(shopHandle(bad), String(bad)).toBeNull();
+    }
+  });
+
+  it('whatever is sent, the OAuth address built from the handle stays on the shop', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (s) => {
+        const handle = shopHandle(s);
+        if (handle === null) return;
+        const u = new URL(
+          authorizeUrl('https://{shop}', handle, { clientId: 'c', redirectUri: 'https://x/cb', state: 's' }),
+        );
+        expect(u.hostname).toBe(`${handle}.myshopify.com`);
+        expect(u.pathname).toBe('/admin/oauth/authorize');
+      }),
+    );
+  });
+
+  it("the consent address asks for the app's scopes, its redirect and the state", () => {
+    const u = new URL(
+      authorizeUrl('https://{shop}', 'oud', { clientId: 'cid', redirectUri: 'https://svc/cb', state: 'st&x' }),
+    );
+    expect(Object.fromEntries(u.searchParams)).toEqual({
+      client_id: 'cid',
+      scope: 'read_products,read_orders,write_pixels,read_customer_events',
+      redirect_uri: 'https://svc/cb',
+      state: 'st&x',
+    });
+  });
+});
+
+describe("Shopify's signatures", () => {
+  it("a redirect's query is Shopify's only with the hex HMAC of all its other parameters, sorted", () => {
+    const q = { shop: 'oud.myshopify.com', timestamp: '1700000000', host: 'YWRtaW4', code: 'abc' };
+    const hmac = signQuery(q, SECRET);
+    expect(queryHmacValid({ ...q, hmac }, SECRET)).toBe(true);
+    expect(queryHmacValid({ ...q, hmac: hmac.toUpperCase() }, SECRET)).toBe(true);
+    expect(queryHmacValid({ ...q, hmac, signature: 'ignored' }, SECRET)).toBe(true);
+    expect(queryHmacValid({ ...q, hmac }, 'other')).toBe(false);
+    expect(queryHmacValid({ ...q, shop: 'evil.myshopify.com', hmac }, SECRET)).toBe(false);
+    expect(queryHmacValid({ ...q, extra: '1', hmac }, SECRET)).toBe(false);
+    expect(queryHmacValid(q, SECRET)).toBe(false);
+    expect(queryHmacValid({ ...q, hmac: hmac.slice(2) }, SECRET)).toBe(false);
+    expect(queryHmacValid({ ...q, hmac: 'z'.repeat(64) }, SECRET)).toBe(false);
+  });
+
+  it('a signed redirect is fresh for a day either way', () => {
+    const s = (sec: number) => String(Math.floor(NOW / 1000) + sec);
+    expect(queryFresh(s(0), NOW)).toBe(true);
+    expect(queryFresh(s(-QUERY_MAX_AGE_S), NOW)).toBe(true);
+    expect(queryFresh(s(-QUERY_MAX_AGE_S - 1), NOW)).toBe(false);
+    expect(queryFresh(s(QUERY_MAX_AGE_S + 1), NOW)).toBe(false);
+    for (const bad of [undefined, '', 'soon', '1e9', '-5']) expect(queryFresh(bad, NOW)).toBe(false);
+  });
+
+  it("a webhook is Shopify's only with the base64 HMAC of its exact bytes", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat({ max: 299 }), (bytes, at) => {
+        const raw = Buffer.from(bytes);
+        const header = signWebhook(raw, SECRET);
+        expect(webhookHmacValid(raw, header, SECRET)).toBe(true);
+        expect(webhookHmacValid(raw, header, 'other')).toBe(false);
+        if (raw.length > 0) {
+          const changed = Buffer.from(raw);
+          changed[at % raw.length] = ((changed[at % raw.length] as number) + 1) % 256;
+          expect(webhookHmacValid(changed, header, SECRET)).toBe(false);
+        }
+      }),
+    );
+    const raw = Buffer.from('{"id":1}');
+    for (const bad of [undefined, '', 'not base64!', signWebhook(raw, SECRET).slice(0, 20), 'A'.repeat(200)]) {
+      expect(webhookHmacValid(raw, bad, SECRET)).toBe(false);
+    }
+  });
+
+  it('knows the five shop topics and the three privacy topics, nothing else', () => {
+    for (const t of [
+      'products/create',
+      'products/update',
+      'products/delete',
+      'orders/create',
+      'app/uninstalled',
+      'customers/data_request',
+      'customers/redact',
+      'shop/redact',
+    ]) {
+      expect(isShopifyTopic(t), t).toBe(true);
+    }
+    for (const t of ['orders/paid', 'carts/update', '', null, 'products/create '])
+      expect(isShopifyTopic(t)).toBe(false);
+  });
+});
+
+describe("Shopify's answers", () => {
+  it('an offline token has nothing to refresh and no expiry', () => {
+    expect(shopifyTokens({ access_token: 'shpat_1', scope: 'read_products' })).toEqual({
+      accessToken: 'shpat_1',
+      refreshToken: null,
+      expiresAt: null,
+      scope: 'read_products',
+    });
+    expect(shopifyTokens({ scope: 'x' })).toBeNull();
+    expect(shopifyTokens({ access_token: '' })).toBeNull();
+  });
+
+  it('the scopes granted must hold every scope the app asks for (a write scope holds its read)', () => {
+    expect(scopesGranted('read_products,read_orders,write_pixels,read_customer_events')).toBe(true);
+    expect(scopesGranted('write_products,write_orders,write_pixels,read_customer_events')).toBe(true);
+    expect(scopesGranted('read_products, read_orders, write_pixels, read_customer_events')).toBe(true);
+    expect(scopesGranted('read_products,read_orders,read_pixels,read_customer_events')).toBe(false);
+    expect(scopesGranted('read_products')).toBe(false);
+    expect(scopesGranted(null)).toBe(false);
+  });
+
+  it("reads the shop's name, owner email, currency and primary domain", () => {
+    expect(
+      shopifyShop({
+        data: {
+          shop: {
+            name: ' بيت العود ',
+            email: 'o@x.example',
+            currencyCode: 'aed',
+            primaryDomain: { url: 'https://x.example/' },
+          },
+        },
+      }),
+    ).toEqual({ name: 'بيت العود', email: 'o@x.example', currency: 'AED', origin: 'https://x.example' });
+    expect(shopifyShop({ data: { shop: { name: '' } } })).toMatchObject({ name: null, email: null, currency: 'SAR' });
+    expect(shopifyShop({ data: {} })).toBeNull();
+    expect(shopifyShop(null)).toBeNull();
+  });
+
+  it('an id is the digits of a number, of text or of a GID', () => {
+    expect(shopifyId(123)).toBe('123');
+    expect(shopifyId('123')).toBe('123');
+    expect(shopifyId('gid://shopify/Product/123')).toBe('123');
+    for (const bad of [0, -1, 1.5, 'gid://shopify/Product/x', 'gid://evil/Product/1', '1 2', '', null]) {
+      expect(shopifyId(bad), String(bad)).toBeNull();
+    }
+    expect(shopifyWebhookProduct({ id: 5 })).toBe('5');
+    expect(shopifyWebhookProduct({ admin_graphql_api_id: 'gid://shopify/Product/6' })).toBe('6');
+    expect(shopifyWebhookProduct({})).toBeNull();
+  });
+
+  it('an order is a purchase by its lines; a test, cancelled, voided or refunded order is none', () => {
+    const order = {
+      id: 820982911946154500,
+      admin_graphql_api_id: 'gid://shopify/Order/820982911946154508',
+      total_price: '270.00',
+      currency: 'SAR',
+      created_at: '2026-11-27T15:00:00+03:00',
+      financial_status: 'paid',
+      line_items: [
+        { product_id: 632910392, quantity: 2, price: '100.00' },
+        { product_id: null, quantity: 1, price: '70.00' },
+        { product_id: 632910393, quantity: 0, price: '1.00' },
+      ],
+    };
+    expect(shopifyOrder(order, new Date(NOW))).toEqual({
+      orderId: '820982911946154508',
+      total: 270,
+      currency: 'SAR',
+      items: [{ merchant_product_id: '632910392', quantity: 2, price: 100 }],
+      occurredAt: new Date('2026-11-27T12:00:00Z'),
+    });
+    // a number past 2^53 is not exact: without the GID the order is not read
+    expect(shopifyOrder({ ...order, admin_graphql_api_id: undefined }, new Date(NOW))).toBeNull();
+    expect(shopifyOrder({ ...order, admin_graphql_api_id: undefined, id: 5234567890123 }, new Date(NOW))?.orderId).toBe(
+      '5234567890123',
+    );
+    for (const no of [
+      { test: true },
+      { cancelled_at: '2026-11-27T16:00:00+03:00' },
+      { financial_status: 'voided' },
+      { financial_status: 'refunded' },
+      { id: null, admin_graphql_api_id: null },
+      { total_price: 'free' },
+    ]) {
+      expect(shopifyOrder({ ...order, ...no }, new Date(NOW)), JSON.stringify(no)).toBeNull();
+    }
+    expect(shopifyOrder({ ...order, created_at: 'yesterday' }, new Date(NOW))?.occurredAt).toEqual(new Date(NOW));
+    const many = {
+      ...order,
+      line_items: Array.from({ length: 500 }, (_, i) => ({ product_id: i + 1, quantity: 1, price: '1' })),
+    };
+    expect(shopifyOrder(many, new Date(NOW))?.items).toHaveLength(200);
+  });
+
+  it('a redaction names the customer and at most 200 orders', () => {
+    expect(
+      shopifyRedaction({
+        customer: { email: ' a@b.example ', phone: '+966500000000' },
+        orders_to_redact: [1, 'x', '2'],
+      }),
+    ).toEqual({ email: 'a@b.example', phone: '+966500000000', orders: ['1', '2'] });
+    expect(shopifyRedaction({})).toEqual({ email: null, phone: null, orders: [] });
+    expect(shopifyRedaction({ orders_to_redact: Array.from({ length: 300 }, (_, i) => i + 1) }).orders).toHaveLength(
+      200,
+    );
+  });
+
+  it("reads GraphQL's throttle and how long to wait for a query's points", () => {
+    const throttled = {
+      errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED' } }],
+      extensions: {
+        cost: {
+          requestedQueryCost: 526,
+          throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 26, restoreRate: 100 },
+        },
+      },
+    };
+    const t = shopifyThrottle(throttled);
+    expect(t).toEqual({ available: 26, restoreRate: 100, requested: 526, throttled: true });
+    expect(throttleWaitMs(t, 526)).toBe(5000);
+    expect(throttleWaitMs(t, 10)).toBe(0);
+    expect(throttleWaitMs({ available: 0, restoreRate: 1, requested: 0, throttled: true }, 1000)).toBe(30_000);
+    expect(throttleWaitMs(null, 1000)).toBe(0);
+    expect(shopifyThrottle({ data: {} })).toBeNull();
+    expect(
+      shopifyThrottle({ extensions: { cost: { throttleStatus: { currentlyAvailable: 5, restoreRate: 0 } } } }),
+    ).toBeNull();
+  });
+
+  it("a mutation's problems are its userErrors and the answer's errors", () => {
+    expect(userErrors({ data: { m: { userErrors: [] } } }, 'm')).toBeNull();
+    expect(userErrors({ data: { m: { userErrors: [{ message: 'Taken' }] } } }, 'm')).toBe('Taken');
+    expect(userErrors({ errors: [{ message: 'Access denied' }] }, 'm')).toBe('Access denied');
+  });
+
+  it('the deep link opens the theme editor with the app embed to switch on', () => {
+    const u = new URL(activationLink('oud', 'cid'));
+    expect(u.origin).toBe('https://oud.myshopify.com');
+    expect(u.pathname).toBe('/admin/themes/current/editor');
+    expect(Object.fromEntries(u.searchParams)).toEqual({ context: 'apps', activateAppId: 'cid/sillage-quiz' });
+  });
+
+  it("a store's merchant slug stays a slug however long the shop's handle", () => {
+    expect(storeSlug('shopify', 'oud')).toBe('shopify-oud');
+    const long = storeSlug('shopify', 'a'.repeat(60));
+    expect(long.length).toBeLessThanOrEqual(64);
+    expect(long).toMatch(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/);
+    expect(storeSlug('shopify', `${'a'.repeat(59)}b`)).not.toBe(long);
+  });
+});
+
+describe('the Admin GraphQL products connector', () => {
+  const source = { kind: 'shopify_graphql' as const, url: 'https://oud.myshopify.com', currency: 'SAR' };
+  const product = (over: object = {}) => ({
+    ...graphqlProduct(
+      {
+        id: 7,
+        title: 'Khamrah EDP',
+        vendor: 'Lattafa',
+        tags: ['Oriental', 'عطور'],
+        description: 'Top notes: cinnamon',
+        variants: [
+          { title: '100ml', price: 250, compareAt: 300 },
+          { title: '50ml', price: 160, available: false },
+        ],
+      },
+      'oud.example',
+    ),
+    ...over,
+  });
+
+  it('asks with POST, its cursor in the body; the next page is the answer’s end cursor', () => {
+    const first = shopifyGraphql.firstUrl(source);
+    expect(first).toBe('https://oud.myshopify.com/admin/api/2025-10/graphql.json');
+    expect(JSON.parse(shopifyGraphql.body?.(first, source) ?? '')).toEqual({
+      query: PRODUCTS_QUERY,
+      variables: { first: 25, after: null },
+    });
+    const page = shopifyGraphql.parse(
+      JSON.stringify({
+        data: { products: { pageInfo: { hasNextPage: true, endCursor: 'eyJs' }, nodes: [product()] } },
+      }),
+      first,
+      source,
+    );
+    expect(page.next).toBe(`${first}#after=eyJs`);
+    expect(JSON.parse(shopifyGraphql.body?.(page.next as string, source) ?? '').variables.after).toBe('eyJs');
+    expect(shopifyGraphql.headers?.(source, 'shpat_x')).toMatchObject({ 'X-Shopify-Access-Token': 'shpat_x' });
+    const last = shopifyGraphql.parse(
+      JSON.stringify({ data: { products: { pageInfo: { hasNextPage: false, endCursor: 'x' }, nodes: [product()] } } }),
+      first,
+      source,
+    );
+    expect(last.next).toBeNull();
+  });
+
+  it('reads a product: vendor as house, sizes folded, a compare-at price as the sale, its page and image', () => {
+    const page = shopifyGraphql.parse(
+      JSON.stringify({ data: { products: { pageInfo: { hasNextPage: false }, nodes: [product()] } } }),
+      shopifyGraphql.firstUrl(source),
+      source,
+    );
+    expect(page.rejected).toEqual([]);
+    expect(page.rows).toHaveLength(1);
+    expect(page.rows[0]).toMatchObject({
+      merchant_product_id: '7',
+      name: 'Khamrah EDP',
+      house: 'Lattafa',
+      price: 300,
+      sale_price: 250,
+      currency: 'SAR',
+      available: true,
+      product_url: 'https://oud.example/products/khamrah-edp',
+      image_url: 'https://cdn.shopify.sim.example/7.jpg',
+      description: 'Top notes: cinnamon',
+    });
+    expect(page.rows[0]?.categories).toEqual(expect.arrayContaining(['Oriental', 'عطور']));
+    expect(page.rows[0]?.sizes.map((s) => [s.ml, s.available])).toEqual([
+      [100, true],
+      [50, false],
+    ]);
+  });
+
+  it('rejects with why: a product not active, without a vendor, without variants; an error answer whole', () => {
+    const page = shopifyGraphql.parse(
+      JSON.stringify({
+        data: {
+          products: {
+            pageInfo: {},
+            nodes: [
+              product({ id: 'gid://shopify/Product/8', status: 'DRAFT' }),
+              product({ id: 'gid://shopify/Product/9', vendor: '' }),
+              product({ id: 'gid://shopify/Product/10', variants: { nodes: [] } }),
+            ],
+          },
+        },
+      }),
+      shopifyGraphql.firstUrl(source),
+      source,
+    );
+    expect(page.rows).toEqual([]);
+    expect(page.rejected.map((r) => [r.id, r.reason])).toEqual([
+      ['8', 'the product is DRAFT'],
+      ['9', 'the product has no vendor (its house)'],
+      ['10', 'the product has no variants (no price)'],
+    ]);
+    const refused = shopifyGraphql.parse(
+      JSON.stringify({ errors: [{ message: 'Access denied for products field.' }] }),
+      shopifyGraphql.firstUrl(source),
+      source,
+    );
+    expect(refused.rejected).toEqual([{ reason: 'Shopify answered: Access denied for products field.' }]);
+    expect(refused.next).toBeNull();
+  });
+
+  it('one product (a webhook’s refetch): its rows, none when Shopify has it no more', () => {
+    expect(shopifyProductRows({ data: { product: product() } }, source).map((r) => r.merchant_product_id)).toEqual([
+      '7',
+    ]);
+    expect(shopifyProductRows({ data: { product: null } }, source)).toEqual([]);
+    expect(shopifyProductRows({ data: { product: product({ status: 'ARCHIVED' }) } }, source)).toEqual([]);
+  });
+
+  it('the endpoint of a shop given with a path (a simulator) or an admin address', () => {
+    expect(graphqlUrl('http://127.0.0.1:4000/oud.myshopify.com')).toBe(
+      'http://127.0.0.1:4000/oud.myshopify.com/admin/api/2025-10/graphql.json',
+    );
+    expect(graphqlUrl('https://oud.myshopify.com/admin')).toBe(
+      'https://oud.myshopify.com/admin/api/2025-10/graphql.json',
+    );
+    expect(graphqlUrl('oud.myshopify.com/')).toBe('https://oud.myshopify.com/admin/api/2025-10/graphql.json');
+  });
+});
+
+describe('a feed page asked for with a body', () => {
+  it('is sent with POST and its body, and is never redirected (the query would go elsewhere)', async () => {
+    const seen: { method?: string; body: string; length?: string }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({
+          method: req.method,
+          body: Buffer.concat(chunks).toString(),
+          length: req.headers['content-length'],
+        });
+        if (req.url === '/moved') {
+          res.writeHead(301, { location: '/elsewhere' });
+          return res.end();
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const body = JSON.stringify({ query: 'query Q { shop { name } }', variables: { after: 'عطر' } });
+      const ok = await fetchFeedPage(`${base}/graphql.json#after=x`, { body, allowPrivateHosts: ['127.0.0.1'] });
+      expect(ok).toMatchObject({ status: 200, body: '{"ok":true}' });
+      expect(seen[0]).toEqual({ method: 'POST', body, length: String(Buffer.byteLength(body)) });
+      const moved = await fetchFeedPage(`${base}/moved`, { body, allowPrivateHosts: ['127.0.0.1'] });
+      expect(moved).toMatchObject({ status: 'error', code: 'feed_http_error', httpStatus: 301 });
+      expect(seen).toHaveLength(2);
+      const get = await fetchFeedPage(`${base}/plain`, { allowPrivateHosts: ['127.0.0.1'] });
+      expect(get.status).toBe(200);
+      expect(seen[2]).toMatchObject({ method: 'GET', body: '' });
+    } finally {
+      server.close();
+    }
+  });
+});
