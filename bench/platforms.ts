@@ -1,18 +1,20 @@
 /**
  * The platforms' apps against the simulated platforms of the tests (tests/salla-sim.ts,
- * tests/zid-sim.ts):
+ * tests/zid-sim.ts, tests/shopify-sim.ts):
  *   npm run bench -- salla
  *   npm run bench -- zid
+ *   npm run bench -- shopify
  * A store of 2,000 products (BENCH_PLATFORM_PRODUCTS), 65% named after perfumes of the shipped
  * catalog as shops write them, the rest made up (bench/feeds.ts's shop). For each round and
  * database (in-memory PGlite; PostgreSQL too when BENCH_DATABASE_URL is set), a new service
  * listening on loopback:
  * - install: Salla's signed `app.store.authorize` posted over HTTP; for Zid, the merchant's way
- *   through the OAuth code flow (the install route, Zid's authorize, the callback); the time until
+ *   through the OAuth code flow (the install route, Zid's authorize, the callback), and for Shopify
+ *   the same from the admin's signed link (products read through the Admin GraphQL API); the time until
  *   it is answered, until the import is stored, and until the widget's score answer recommends the
  *   store's products;
  * - burst: 1,000 webhooks (BENCH_PLATFORM_BURST), 32 at a time over HTTP: Salla's signed
- *   `product.updated`, Zid's `order.create` (a product webhook of Zid's is read again from Zid,
+ *   `product.updated`, Zid's `order.create`, Shopify's signed `orders/create` (a product webhook of Zid's is read again from Zid,
  *   within its 60 calls a minute per store: a burst of them is worked at that pace by design);
  *   acknowledgement latency (p50, p99), then the time until every one is worked, and how many
  *   were worked more than once.
@@ -25,6 +27,7 @@ import { createDatabase, type Database } from '../db/client.ts';
 import { createScratchDatabase } from '../db/scratch.ts';
 import { freePort } from '../tests/cluster.ts';
 import { SallaSimulator } from '../tests/salla-sim.ts';
+import { ShopifySimulator } from '../tests/shopify-sim.ts';
 import { cookieOf, ZidSimulator } from '../tests/zid-sim.ts';
 import { shopProducts } from './feeds.ts';
 import { fmt, median, quantile } from './stats.ts';
@@ -59,12 +62,10 @@ async function post(r: { url: string; headers: Record<string, string>; body: str
 }
 
 /** Waits until the store's first import is applied; answers its merchant's live key. */
-async function importDone(app: App, store: number, t0: number): Promise<string> {
+async function importDone(app: App, store: string, t0: number): Promise<string> {
   for (;;) {
     const [install] = rows(
-      await app.db.execute(
-        sql`select merchant_id, publishable_key from platform_installs where store_id = ${String(store)}`,
-      ),
+      await app.db.execute(sql`select merchant_id, publishable_key from platform_installs where store_id = ${store}`),
     );
     if (install) {
       const [pull] = rows(
@@ -79,7 +80,7 @@ async function importDone(app: App, store: number, t0: number): Promise<string> 
   }
 }
 
-async function round(run: PlatformRun, store: number, database: Database) {
+async function round(run: PlatformRun, store: string, database: Database) {
   const port = await freePort();
   const config = loadConfig({
     DATABASE_URL: 'memory:',
@@ -217,14 +218,47 @@ function zidRun(sim: ZidSimulator, store: number): PlatformRun {
   };
 }
 
+/** The Shopify side: the admin's signed link, Shopify's consent and the callback install; the burst is orders. */
+function shopifyRun(sim: ShopifySimulator, handle: string): PlatformRun {
+  return {
+    env: sim.env(),
+    origin: `https://${handle}.sim.example`,
+    async install(address) {
+      const t = performance.now();
+      const start = await fetch(`${address}/console/shopify/install?${sim.adminQuery(handle)}`, { redirect: 'manual' });
+      const state = cookieOf(start.headers.getSetCookie(), 'shopify_oauth_state') as string;
+      const consent = await fetch(start.headers.get('location') as string, { redirect: 'manual' });
+      const callback = await fetch(consent.headers.get('location') as string, {
+        redirect: 'manual',
+        headers: { cookie: state },
+      });
+      if (callback.status !== 303) throw new Error(`the install callback answered ${callback.status}`);
+      return performance.now() - t;
+    },
+    burst(address) {
+      const ids = [...(sim.shops.get(handle)?.products.keys() ?? [])];
+      const requests = Array.from({ length: BURST }, (_, i) => {
+        const hook = sim.webhook(
+          handle,
+          'orders/create',
+          sim.order(9_000_000 + i, [{ product: ids[i % ids.length] as number, price: 250 }]),
+        );
+        return { url: `${address}${hook.url}`, headers: hook.headers, body: hook.payload };
+      });
+      return { requests, event: 'orders/create' };
+    },
+  };
+}
+
 async function runPlatformBench(
-  platform: 'salla' | 'zid',
+  platform: 'salla' | 'zid' | 'shopify',
   log: (s: string) => void,
 ): Promise<Record<string, Awaited<ReturnType<typeof round>>[]>> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const shop = shopProducts(PRODUCTS, 11);
   const salla = platform === 'salla' ? await new SallaSimulator().start() : null;
   const zid = platform === 'zid' ? await new ZidSimulator().start() : null;
+  const shopify = platform === 'shopify' ? await new ShopifySimulator().start() : null;
   const burstOf = platform === 'salla' ? 'product webhooks' : 'order webhooks';
   log(`${platform}: ${PRODUCTS} products in the store, a burst of ${BURST} ${burstOf}, ${rounds} rounds`);
   const kinds: [string, () => Promise<{ database: Database; drop: () => Promise<void> }>][] = [
@@ -245,7 +279,20 @@ async function runPlatformBench(
       const { database, drop } = await make();
       store++;
       let run: PlatformRun;
-      if (salla) {
+      let storeId = String(store);
+      if (shopify) {
+        storeId = `bench-${store}`;
+        shopify.addShop(
+          storeId,
+          shop.map((p, i) => ({
+            id: 100_000 + i,
+            title: p.title,
+            vendor: p.house,
+            variants: [{ title: '100ml', price: p.sizes[0]?.price ?? 100 }],
+          })),
+        );
+        run = shopifyRun(shopify, storeId);
+      } else if (salla) {
         salla.addStore(
           store,
           shop.map((p, i) => ({
@@ -270,7 +317,7 @@ async function runPlatformBench(
         run = zidRun(z, store);
       }
       try {
-        const res = await round(run, store, database);
+        const res = await round(run, storeId, database);
         results[name] = [...(results[name] ?? []), res];
         log(
           `round ${r + 1} ${name}: install answered ${fmt(res.ackMs, 1)} ms, stored ${fmt(res.storedMs / 1000, 2)} s, first recommendation ${fmt(res.firstRecoMs / 1000, 2)} s (${res.recommended}); burst p99 ${fmt(res.burstP99, 1)} ms, all worked ${fmt(res.workedMs / 1000, 2)} s, ${res.done} done, ${res.twice} twice`,
@@ -282,6 +329,7 @@ async function runPlatformBench(
   }
   await salla?.stop();
   await zid?.stop();
+  await shopify?.stop();
   log(`\n| ${platform} | ${Object.keys(results).join(' | ')} |`);
   log(
     `|---|${Object.keys(results)
@@ -308,3 +356,4 @@ async function runPlatformBench(
 
 export const runSallaBench = (log: (s: string) => void = console.log) => runPlatformBench('salla', log);
 export const runZidBench = (log: (s: string) => void = console.log) => runPlatformBench('zid', log);
+export const runShopifyBench = (log: (s: string) => void = console.log) => runPlatformBench('shopify', log);

@@ -15,7 +15,7 @@ import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
 import { runMatchBench } from './match.ts';
 import { runNotesBench } from './notes.ts';
-import { runSallaBench, runZidBench } from './platforms.ts';
+import { runSallaBench, runShopifyBench, runZidBench } from './platforms.ts';
 import { runProfileBench } from './profile.ts';
 import { runEndpointBench } from './score-endpoint.ts';
 import { runRateLimitAccuracy, runThroughputBench } from './throughput.ts';
@@ -38,6 +38,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   feeds: () => runFeedsBench(),
   salla: () => runSallaBench(),
   zid: () => runZidBench(),
+  shopify: () => runShopifyBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -39,7 +39,7 @@ export const DEFAULT_FEED_CURRENCY = 'SAR';
 
 /** An empty page that says why nothing on it was read. */
 export function failedPage(reason: string): FeedPage {
-  return { rows: [], rejected: [{ reason }], next: null };
+  return { rows: [], rejected: [{ reason }], next: null, failed: true };
 }
 
 /** The items of a page past the cap, as one rejection that counts them. */

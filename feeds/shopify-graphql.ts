@@ -154,7 +154,8 @@ export const shopifyGraphql: Connector = {
     const answer = obj(json.value);
     const products = obj(obj(answer.data).products);
     const nodes = products.nodes;
-    if (!Array.isArray(nodes)) {
+    // errors beside the data (a field refused, a timeout inside Shopify) leave the page unknown
+    if (!Array.isArray(nodes) || arr(answer.errors).length > 0) {
       const error = obj(arr(answer.errors)[0]).message;
       return failedPage(
         typeof error === 'string' ? `Shopify answered: ${cut(error, 200)}` : 'the answer has no products',

@@ -78,6 +78,11 @@ export interface FeedPage {
    * document read later can give other prices, so it is never answered from a conditional request
    */
   timed?: boolean;
+  /**
+   * the page could not be read at all (not the format, an error answer): after the first page, the
+   * pull fails whole rather than apply what the pages before it gave (the rest would be removed)
+   */
+  failed?: boolean;
 }
 
 export interface FeedSource {

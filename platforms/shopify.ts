@@ -55,7 +55,7 @@ export const SHOPIFY_METAFIELD = { namespace: 'sillage', key: 'script_url' } as 
  */
 export function shopHandle(v: unknown): string | null {
   if (typeof v !== 'string' || v.length > 100) return null;
-  const m = /^([a-z0-9][a-z0-9-]{0,59})\.myshopify\.com$/.exec(v.trim().toLowerCase());
+  const m = /^([a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?)\.myshopify\.com$/.exec(v.trim().toLowerCase());
   return m ? (m[1] as string) : null;
 }
 
@@ -72,32 +72,32 @@ function sameBytes(a: Buffer, b: Buffer): boolean {
 }
 
 /**
- * Whether a redirect from Shopify (the app's URL opened from the admin, the OAuth callback) is
- * Shopify's: `hmac` is the hex HMAC-SHA256, with the app's secret, of the other parameters sorted
- * by name and joined as `name=value&…` (`signature` left out too). Compared in constant time.
+ * The message a signed query's HMAC is over: every parameter but `hmac` and `signature`, sorted
+ * by name and written as a query string (names and values URL-encoded, as Shopify's libraries
+ * write it): a value holding `&` or `=` cannot pass for another parameter.
  */
-export function queryHmacValid(query: Record<string, unknown>, secret: string): boolean {
-  const given = query.hmac;
-  if (typeof given !== 'string' || !/^[0-9a-f]{64}$/i.test(given)) return false;
-  const message = Object.keys(query)
+function queryMessage(query: Record<string, string>): string {
+  const sorted = Object.keys(query)
     .filter((k) => k !== 'hmac' && k !== 'signature')
     .sort()
-    .map((k) => {
-      const v = query[k];
-      return `${k}=${Array.isArray(v) ? `["${v.join('", "')}"]` : String(v)}`;
-    })
-    .join('&');
-  return sameBytes(hmac(secret, message).digest(), Buffer.from(given, 'hex'));
+    .map((k): [string, string] => [k, query[k] as string]);
+  return new URLSearchParams(sorted).toString();
+}
+
+/**
+ * Whether a redirect from Shopify (the app's URL opened from the admin, the OAuth callback) is
+ * Shopify's: `hmac` is the hex HMAC-SHA256, with the app's secret, of the other parameters
+ * (queryMessage). Compared in constant time.
+ */
+export function queryHmacValid(query: Record<string, string>, secret: string): boolean {
+  const given = query.hmac;
+  if (typeof given !== 'string' || !/^[0-9a-f]{64}$/i.test(given)) return false;
+  return sameBytes(hmac(secret, queryMessage(query)).digest(), Buffer.from(given, 'hex'));
 }
 
 /** The `hmac` a query would carry (the simulator's and the tests' side of queryHmacValid). */
 export function signQuery(query: Record<string, string>, secret: string): string {
-  const message = Object.keys(query)
-    .filter((k) => k !== 'hmac' && k !== 'signature')
-    .sort()
-    .map((k) => `${k}=${query[k]}`)
-    .join('&');
-  return hmac(secret, message).digest('hex');
+  return hmac(secret, queryMessage(query)).digest('hex');
 }
 
 /** A redirect older than this (its `timestamp`, in seconds) is refused: a link copied from a log cannot be replayed later. */
@@ -110,8 +110,14 @@ export function queryFresh(timestamp: unknown, now = Date.now()): boolean {
 }
 
 /** Whether `X-Shopify-Hmac-Sha256` is the base64 HMAC-SHA256 of the raw body with the app's secret. */
-export function webhookHmacValid(raw: Buffer, header: unknown, secret: string): boolean {
-  if (typeof header !== 'string' || header.length > 100 || !/^[A-Za-z0-9+/]+={0,2}$/.test(header)) return false;
+export function webhookHmacValid(raw: unknown, header: unknown, secret: string): boolean {
+  if (
+    !Buffer.isBuffer(raw) ||
+    typeof header !== 'string' ||
+    header.length > 100 ||
+    !/^[A-Za-z0-9+/]+={0,2}$/.test(header)
+  )
+    return false;
   return sameBytes(hmac(secret, raw).digest(), Buffer.from(header, 'base64'));
 }
 
@@ -215,18 +221,17 @@ export function shopifyOrder(body: unknown, fallbackDate: Date): PlatformOrder |
 }
 
 /**
- * A `customers/redact` request: the customer's email and phone (their leads are erased) and the
- * orders to redact (their purchases are deleted), at most MAX_ORDER_ITEMS of them.
+ * A privacy request (`customers/redact`, `customers/data_request`): the shop it is about
+ * (`shop_domain`, which must be the shop its header names), the customer's email and phone (their
+ * leads are erased) and every order to redact (their purchases are deleted; the 1 MB body bounds
+ * the list).
  */
 export function shopifyRedaction(body: unknown): { email: string | null; phone: string | null; orders: string[] } {
   const b = record(body);
   const customer = record(b.customer);
   const text = (v: unknown, max: number) => (typeof v === 'string' && v.trim() && v.length <= max ? v.trim() : null);
   const orders = Array.isArray(b.orders_to_redact)
-    ? b.orders_to_redact
-        .slice(0, MAX_ORDER_ITEMS)
-        .map(shopifyId)
-        .filter((x): x is string => !!x)
+    ? b.orders_to_redact.map(shopifyId).filter((x): x is string => !!x)
     : [];
   return { email: text(customer.email, 320), phone: text(customer.phone, 40), orders };
 }
@@ -295,4 +300,17 @@ export function userErrors(body: unknown, mutation: string): string | null {
   const listed = Array.isArray(user) ? user.map((e) => String(record(e).message ?? e)) : [];
   const all = [...top, ...listed];
   return all.length ? all.join('; ').slice(0, 300) : null;
+}
+
+/**
+ * The shop a signed body says it is about, for the topics whose body names one: the privacy
+ * requests (`shop_domain`) and the uninstall (the Shop object's `myshopify_domain`); undefined for
+ * topics whose body does not. The signature covers the body, not the headers: a body replayed
+ * under another shop's header is refused when the two differ.
+ */
+export function bodyShop(topic: string, body: unknown): string | null | undefined {
+  const b = record(body);
+  if ((SHOPIFY_COMPLIANCE_TOPICS as readonly string[]).includes(topic)) return shopHandle(b.shop_domain);
+  if (topic === 'app/uninstalled') return shopHandle(b.myshopify_domain);
+  return undefined;
 }

@@ -346,6 +346,12 @@ async function readFeed(
     pages++;
     bytes += Buffer.byteLength(page.body);
     const read = connector.parse(page.body, url, source, page.headers);
+    if (read.failed && pages > 1) {
+      throw new FeedFetchError(
+        'feed_unreadable',
+        `Page ${pages} could not be read (${read.rejected[0]?.reason ?? 'unknown format'}): nothing of this pull was applied`,
+      );
+    }
     for (const row of read.rows) {
       // a row a page repeats (a shop's paging shifting under new arrivals) is read once
       if (seen.has(row.merchant_product_id)) continue;

@@ -23,10 +23,15 @@ import {
 import { createKey } from './keys.ts';
 import { createMerchant } from './merchants.ts';
 
-export type Platform = 'salla' | 'zid' | 'shopify';
+export type Platform = 'salla' | 'zid' | 'shopify' | 'woocommerce';
 
 /** How platforms are named to people (a new store's merchant name, messages). */
-export const PLATFORM_NAMES: Record<Platform, string> = { salla: 'Salla', zid: 'Zid', shopify: 'Shopify' };
+export const PLATFORM_NAMES: Record<Platform, string> = {
+  salla: 'Salla',
+  zid: 'Zid',
+  shopify: 'Shopify',
+  woocommerce: 'WooCommerce',
+};
 
 /** How long a worked webhook's row is kept (its hash recognises a delivery sent again). */
 export const WEBHOOK_KEEP_DAYS = 7;
@@ -449,23 +454,30 @@ export async function recordPlatformOrder(db: DbOrTx, merchantId: string, order:
   return rows.length > 0;
 }
 
-/** A feed source's currency, when it has one (a Shopify shop's, read at install). */
-export async function sourceCurrencyOf(db: DbOrTx, sourceId: string): Promise<string | null> {
+/** A store's feed source's address and currency (a Shopify shop's currency is read at install). */
+export async function sourceSettingsOf(
+  db: DbOrTx,
+  sourceId: string,
+): Promise<{ url: string; currency: string | null }> {
   const [row] = await db
-    .select({ currency: feedSources.currency })
+    .select({ url: feedSources.url, currency: feedSources.currency })
     .from(feedSources)
     .where(eq(feedSources.id, sourceId));
-  return row?.currency ?? null;
+  return { url: row?.url ?? '', currency: row?.currency ?? null };
 }
 
 /** A platform's privacy request for a customer's orders: their purchases deleted. Answers how many. */
 export async function redactOrders(db: DbOrTx, merchantId: string, orderIds: string[]): Promise<number> {
-  if (!orderIds.length) return 0;
-  const gone = await db
-    .delete(purchases)
-    .where(and(eq(purchases.merchantId, merchantId), inArray(purchases.orderId, orderIds)))
-    .returning({ id: purchases.id });
-  return gone.length;
+  let deleted = 0;
+  // a thousand ids a statement: a long list makes no statement too large for the database
+  for (let i = 0; i < orderIds.length; i += 1000) {
+    const gone = await db
+      .delete(purchases)
+      .where(and(eq(purchases.merchantId, merchantId), inArray(purchases.orderId, orderIds.slice(i, i + 1000))))
+      .returning({ id: purchases.id });
+    deleted += gone.length;
+  }
+  return deleted;
 }
 
 /**

@@ -265,12 +265,14 @@ describe("Salla Merchant API products (an Arabic store's listing)", () => {
       rows: [],
       rejected: [{ reason: 'the page is not JSON' }],
       next: null,
+      failed: true,
     });
     for (const body of ['{"status":401,"success":false,"error":{"code":"Unauthorized"}}', '[]', '{"data":{}}']) {
       expect(readPage('salla', body, url(1), source)).toEqual({
         rows: [],
         rejected: [{ reason: 'the page has no "data" list of products' }],
         next: null,
+        failed: true,
       });
     }
   });

@@ -230,6 +230,7 @@ describe('install from the Shopify admin → signed in → set up → import →
     expect(await installOf('second-shop')).toBeUndefined();
     // an admin link a day old, or signed with another secret, or naming a host that is not a shop
     for (const q of [
+      `${sim.adminQuery('second-shop')}&shop=oud-house.myshopify.com`,
       sim.adminQuery('second-shop', { timestamp: Math.floor(Date.now() / 1000) - 2 * 86400 }),
       sim.adminQuery('second-shop', { secret: 'not-the-secret' }),
       'shop=evil.example.com',
@@ -292,6 +293,45 @@ describe('webhooks', () => {
     await app.inject(sim.webhook(SHOP, 'products/delete', { id: SOLD_OUT }));
     await app.jobs.drain();
     expect((await productsOf(merchantId)).map((p) => p.merchantProductId)).not.toContain(String(SOLD_OUT));
+  });
+
+  it("a signed body is believed only for the shop it names: a replay under another shop's header is refused", async () => {
+    const before = await webhookRows();
+    // a privacy request or an uninstall of another shop, sent again with this shop's header
+    for (const [topic, body] of [
+      ['shop/redact', { shop_id: 2, shop_domain: 'other-shop.myshopify.com' }],
+      ['customers/redact', { shop_domain: 'other-shop.myshopify.com', customer: { email: 'x@y.example' } }],
+      ['app/uninstalled', { id: 2, myshopify_domain: 'other-shop.myshopify.com' }],
+      ['app/uninstalled', { id: 2, name: 'no domain' }],
+    ] as const) {
+      const r = await app.inject(sim.webhook(SHOP, topic, body));
+      expect(r.statusCode, topic).toBe(400);
+      expect(r.json()).toMatchObject({ code: 'invalid_platform_webhook' });
+    }
+    expect(await webhookRows()).toBe(before);
+    expect((await installOf(SHOP))?.status).toBe('installed');
+    // a POST with a signature header and no body at all
+    const empty = await app.inject({
+      method: 'POST',
+      url: '/api/platforms/shopify/webhooks',
+      headers: { 'x-shopify-hmac-sha256': 'c2lnbmF0dXJl', 'x-shopify-topic': 'orders/create' },
+    });
+    expect(empty.statusCode).toBe(401);
+    expect(empty.json()).toMatchObject({ code: 'invalid_signature' });
+  });
+
+  it('an uninstall Shopify does not confirm, and a shop/redact while installed, change nothing', async () => {
+    const merchantId = (await installOf(SHOP))?.merchantId as string;
+    await app.inject(sim.webhook(SHOP, 'orders/create', sim.order(80010, [{ product: KHAMRAH, price: 250 }])));
+    await app.jobs.drain();
+    // a late delivery (from before a reinstall): Shopify still accepts the shop's token
+    await app.inject(sim.webhook(SHOP, 'app/uninstalled', { id: 1, myshopify_domain: `${SHOP}.myshopify.com` }));
+    await app.inject(sim.webhook(SHOP, 'shop/redact', { shop_id: 1, shop_domain: `${SHOP}.myshopify.com` }));
+    await app.jobs.drain();
+    expect((await installOf(SHOP))?.status).toBe('installed');
+    expect(await keyOf()).toMatch(/^pk_live_/);
+    expect(await purchases('80010')).toHaveLength(1);
+    void merchantId;
   });
 
   it("an order Shopify reports and the pixel reports is counted once, with the pixel's session; a test order is none", async () => {
@@ -360,6 +400,32 @@ describe("Shopify's rate limit", () => {
   });
 });
 
+describe('a pull that fails part-way', () => {
+  it('a later page Shopify answers with errors fails the pull whole: nothing is removed', async () => {
+    const many: ShopifySimProduct[] = Array.from({ length: 30 }, (_, i) => ({
+      id: 7000 + i,
+      title: `Perfume ${i} EDP`,
+      vendor: 'Lattafa',
+      variants: [{ title: '100ml', price: 100 + i }],
+    }));
+    sim.addShop('big-shop', many);
+    await installFromShopify('big-shop');
+    await app.jobs.drain();
+    const merchantId = (await installOf('big-shop'))?.merchantId as string;
+    expect(await productsOf(merchantId)).toHaveLength(30);
+    const [source] = await app.db.select().from(feedSources).where(eq(feedSources.merchantId, merchantId));
+    sim.failLaterPages = true;
+    try {
+      const pulled = await app.feeds.pullNow(source?.id as string, { force: true });
+      expect(pulled).toMatchObject({ status: 'failed' });
+      expect(JSON.stringify(pulled)).toContain('Page 2 could not be read');
+      expect(await productsOf(merchantId)).toHaveLength(30);
+    } finally {
+      sim.failLaterPages = false;
+    }
+  });
+});
+
 describe('setup problems', () => {
   it('a pixel Shopify refuses is shown in the console and set up by the periodic retry', async () => {
     sim.addShop('pixel-later', SHELF.slice(0, 2));
@@ -413,7 +479,13 @@ describe('privacy webhooks, uninstall and reinstall', () => {
   it('app/uninstalled revokes the keys; shop/redact then erases the purchases; a reinstall finds the same merchant', async () => {
     const merchantId = (await installOf(SHOP))?.merchantId as string;
     sim.uninstall(SHOP);
-    await app.inject(sim.webhook(SHOP, 'app/uninstalled', { id: 1, name: 'بيت العود', domain: ORIGIN }));
+    const uninstalled = {
+      id: 1,
+      name: 'بيت العود',
+      domain: 'oud-house.sim.example',
+      myshopify_domain: `${SHOP}.myshopify.com`,
+    };
+    await app.inject(sim.webhook(SHOP, 'app/uninstalled', uninstalled));
     await app.jobs.drain();
     expect(await installOf(SHOP)).toMatchObject({ status: 'uninstalled', accessTokenEncrypted: null });
     const widget = await app.inject({ method: 'GET', url: `/api/platforms/shopify/shops/${SHOP}/widget` });
@@ -433,7 +505,9 @@ describe('privacy webhooks, uninstall and reinstall', () => {
     expect(await purchases('80001')).toEqual([]);
     // a privacy request about a shop that never installed: acknowledged, nothing kept
     const before = await webhookRows();
-    const stranger = await app.inject(sim.webhook('never-installed', 'shop/redact', { shop_domain: 'x' }));
+    const stranger = await app.inject(
+      sim.webhook('never-installed', 'shop/redact', { shop_domain: 'never-installed.myshopify.com' }),
+    );
     expect(stranger.statusCode).toBe(200);
     expect(await webhookRows()).toBe(before);
 

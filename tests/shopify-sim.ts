@@ -83,6 +83,8 @@ export class ShopifySimulator extends SimServer {
   codes = new Map<string, string>();
   /** GraphQL calls to answer THROTTLED before answering again */
   throttleNext = 0;
+  /** a products page after the first answered with GraphQL errors and no data (Shopify failing inside) */
+  failLaterPages = false;
   /** web pixels refused (the app's pixel extension not deployed yet) */
   refusePixel = false;
   /** the scopes the merchant grants at the next consent (all the app asks by default) */
@@ -286,6 +288,12 @@ export class ShopifySimulator extends SimServer {
             },
           });
         case 'SillageProducts': {
+          if (this.failLaterPages && typeof variables.after === 'string') {
+            return this.json(res, 200, {
+              errors: [{ message: 'Internal error. Looks like something went wrong on our end.' }],
+              data: null,
+            });
+          }
           const first = Math.min(Number(variables.first ?? 10), 250);
           const active = [...shop.products.values()].filter((p) => (p.status ?? 'ACTIVE') === 'ACTIVE');
           const after =

@@ -29,12 +29,12 @@ import {
   recordSetup,
   redactOrders,
   redactStore,
-  sourceCurrencyOf,
+  sourceSettingsOf,
   storeTokens,
   uninstallStore,
 } from '../../services/platforms.ts';
 import { productsOfSource, syncProducts } from '../../services/products.ts';
-import { callJson, UnusableWebhook } from './platforms.ts';
+import { callJson, DecideLater, PlatformCallError, UnusableWebhook } from './platforms.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -91,7 +91,13 @@ export default fp(
     };
 
     /** One GraphQL call for a shop, waited on and tried again while Shopify answers THROTTLED. */
-    const gql = async (handle: string, token: string, query: string, variables: Record<string, unknown> = {}) => {
+    const gql = async (
+      handle: string,
+      token: string,
+      query: string,
+      variables: Record<string, unknown> = {},
+      tries = THROTTLED_TRIES,
+    ) => {
       const url = graphqlUrl(handle);
       for (let attempt = 1; ; attempt++) {
         await waitFor(url, 50);
@@ -102,7 +108,7 @@ export default fp(
         });
         const t = shopifyThrottle(answer);
         remember(url, t);
-        if (t?.throttled && attempt < THROTTLED_TRIES) {
+        if (t?.throttled && attempt < tries) {
           await sleep(Math.max(1000, throttleWaitMs(t, t.requested)));
           continue;
         }
@@ -136,7 +142,8 @@ export default fp(
           'The app was installed without the access it needs: install it again',
         );
       }
-      const shop = shopifyShop(await gql(handle, tokens.accessToken, SHOP_QUERY));
+      // the merchant's browser waits on this one: not tried again for Shopify's limit
+      const shop = shopifyShop(await gql(handle, tokens.accessToken, SHOP_QUERY, {}, 1));
       if (!shop) throw new AppError(502, 'platform_error', "Shopify's answer names no shop");
       const done = await installStore(app.db, app.leadCipher, {
         platform: 'shopify',
@@ -278,7 +285,7 @@ export default fp(
         ? shopifyProductRows(answer, {
             kind: 'shopify_graphql',
             url: base(handle),
-            currency: (await sourceCurrencyOf(app.db, found.feedSourceId)) ?? undefined,
+            currency: (await sourceSettingsOf(app.db, found.feedSourceId)).currency ?? undefined,
           })
         : [];
       const before = await productsOfSource(app.db, found.feedSourceId, [productId, `${productId}:%`]);
@@ -334,6 +341,18 @@ export default fp(
             return;
           }
           case 'app/uninstalled': {
+            if (found.status !== 'installed') return;
+            // a late uninstall (sent again, or from before a reinstall) is believed only once
+            // Shopify refuses the shop's token
+            try {
+              await gql(handle, await tokenOf(handle), SHOP_QUERY, {}, 1);
+              app.log.warn({ shop: handle }, 'shopify app/uninstalled ignored: Shopify still accepts the token');
+              return;
+            } catch (err) {
+              if (!(err instanceof PlatformCallError && err.status === 401)) {
+                throw new DecideLater(err instanceof Error ? err.message : String(err));
+              }
+            }
             const done = await uninstallStore(app.db, 'shopify', handle);
             if (done) {
               for (const hash of done.revokedHashes) await app.keyStore.invalidate(hash);
@@ -350,6 +369,11 @@ export default fp(
             return;
           }
           case 'shop/redact': {
+            // sent 48 hours after an uninstall: a shop that has installed the app again keeps its data
+            if (found.status === 'installed') {
+              app.log.info({ shop: handle }, 'shopify shop/redact ignored: the shop has installed the app again');
+              return;
+            }
             const erased = await redactStore(app.db, found.merchantId);
             app.log.info({ shop: handle, ...erased }, 'shopify shop/redact: erased');
             return;

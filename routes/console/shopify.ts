@@ -41,7 +41,16 @@ const shopifyConsole: FastifyPluginAsyncTypebox = async (app) => {
    */
   const signedShop = (url: string, required: boolean): string => {
     const { secret } = shopify();
-    const query: Record<string, string> = Object.fromEntries(new URL(url, 'http://x').searchParams);
+    const params = new URL(url, 'http://x').searchParams;
+    const query: Record<string, string> = Object.fromEntries(params);
+    // a parameter given twice has no one meaning: refused
+    if (Object.keys(query).length !== [...params.keys()].length) {
+      throw new AppError(
+        400,
+        'invalid_oauth_state',
+        'Open the app again from your Shopify admin: this link is not valid',
+      );
+    }
     if (required || query.hmac !== undefined) {
       if (!queryHmacValid(query, secret) || !queryFresh(query.timestamp)) {
         throw new AppError(
@@ -61,7 +70,8 @@ const shopifyConsole: FastifyPluginAsyncTypebox = async (app) => {
     // opened from the Shopify admin the query is signed; a link of ours names the shop alone
     const handle = signedShop(request.url, false);
     const state = randomBytes(24).toString('base64url');
-    reply.setCookie(STATE_COOKIE, state, {
+    // the state is bound to the shop it was made for: a callback naming another shop is refused
+    reply.setCookie(STATE_COOKIE, `${handle}:${state}`, {
       path: '/console/shopify',
       httpOnly: true,
       sameSite: 'lax',
@@ -92,7 +102,12 @@ const shopifyConsole: FastifyPluginAsyncTypebox = async (app) => {
       const handle = signedShop(request.url, true);
       const { code, state } = request.query;
       // the state this browser was given at the start: a callback someone else started is refused
-      if (!unsigned?.valid || !unsigned.value || !state || !timingSafeEqual(digest(unsigned.value), digest(state))) {
+      if (
+        !unsigned?.valid ||
+        !unsigned.value ||
+        !state ||
+        !timingSafeEqual(digest(unsigned.value), digest(`${handle}:${state}`))
+      ) {
         throw new AppError(
           400,
           'invalid_oauth_state',

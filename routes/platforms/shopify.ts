@@ -10,6 +10,7 @@ import {
 } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import {
+  bodyShop,
   isShopifyTopic,
   SHOPIFY_COMPLIANCE_TOPICS,
   SHOPIFY_TOPICS,
@@ -99,6 +100,15 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!body || typeof body !== 'object' || Array.isArray(body)) {
         throw new AppError(400, 'invalid_platform_webhook', 'The body is not a JSON object');
       }
+      // the signature covers the body, not the headers: a body that names its shop must name this one
+      const named = bodyShop(topic, body);
+      if (named !== undefined && named !== handle) {
+        throw new AppError(
+          400,
+          'invalid_platform_webhook',
+          'The body is about another shop than X-Shopify-Shop-Domain',
+        );
+      }
       const install = await findInstall(app.db, 'shopify', handle);
       const privacy = (SHOPIFY_COMPLIANCE_TOPICS as readonly string[]).includes(topic);
       // a privacy request outlives the install (shop/redact comes 48 hours after the uninstall);
@@ -114,7 +124,7 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         event: topic,
         raw,
         // Shopify sends a delivery again with the same id: it is the same row
-        scope: typeof id === 'string' && id ? `id:${id}` : `${handle}|${topic}`,
+        scope: `${handle}|${topic}|${typeof id === 'string' ? id : ''}`,
       });
     },
   );
