@@ -29,6 +29,7 @@ import scoreAnswersPlugin from './plugins/app/score-answers.ts';
 import sessionsPlugin from './plugins/app/sessions.ts';
 import shopifyPlugin from './plugins/app/shopify.ts';
 import widgetKeyPlugin from './plugins/app/widget-key.ts';
+import woocommercePlugin from './plugins/app/woocommerce.ts';
 import zidPlugin from './plugins/app/zid.ts';
 import rateLimitPlugin from './plugins/external/rate-limit.ts';
 import swaggerPlugin from './plugins/external/swagger.ts';
@@ -199,6 +200,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(platformsPlugin);
   await app.register(zidPlugin);
   await app.register(shopifyPlugin);
+  await app.register(woocommercePlugin);
   await app.register(feedRunnerPlugin);
   await app.register(demoPlugin);
   await app.register(swaggerPlugin);

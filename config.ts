@@ -83,6 +83,10 @@ export const EnvSchema = Type.Object({
   SHOPIFY_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   /** where a shop's Admin API and OAuth are: `{shop}` is the shop's myshopify.com domain */
   SHOPIFY_SHOP_URL: Type.String({ pattern: '^https?://[^\\s]*\\{shop\\}[^\\s]*$', default: 'https://{shop}' }),
+  WOOCOMMERCE_APP: Type.Union([Type.Literal('true'), Type.Literal('false')], {
+    default: 'false',
+    description: 'true or false: whether WooCommerce stores may connect through the plugin',
+  }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -177,6 +181,8 @@ export interface Config {
       /** a shop's address, `{shop}` standing for its myshopify.com domain (`https://{shop}`; a simulator's in tests) */
       shopUrl: string;
     } | null;
+    /** whether WooCommerce stores may connect through the plugin (apps/woocommerce) */
+    woocommerce: boolean;
   };
   /** create the demo merchant, key and feed at start-up */
   seedDemo: boolean;
@@ -357,6 +363,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
               shopUrl: e.SHOPIFY_SHOP_URL.replace(/\/+$/, ''),
             }
           : null,
+      woocommerce: e.WOOCOMMERCE_APP === 'true',
     },
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',
     logLevel: e.LOG_LEVEL,

@@ -47,7 +47,7 @@ export const platformInstalls = pgTable(
   (t) => [
     uniqueIndex('platform_installs_store_uq').on(t.platform, t.storeId),
     index('platform_installs_merchant_idx').on(t.merchantId),
-    check('platform_installs_platform_check', sql`${t.platform} in ('salla', 'zid', 'shopify')`),
+    check('platform_installs_platform_check', sql`${t.platform} in ('salla', 'zid', 'shopify', 'woocommerce')`),
     check('platform_installs_status_check', sql`${t.status} in ('installed', 'uninstalled')`),
   ],
 );

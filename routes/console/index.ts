@@ -21,6 +21,7 @@ import merchantPages from './merchant.ts';
 import { ANONYMOUS, CONSOLE_CSP } from './page.ts';
 import shopifyConsole from './shopify.ts';
 import signIn from './sign-in.ts';
+import wooConsole from './woocommerce.ts';
 import zidConsole from './zid.ts';
 
 /** A signed-in console session lasts this long from sign-in, whatever is done in it. */
@@ -155,6 +156,7 @@ const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(signIn);
   await app.register(zidConsole, { prefix: '/zid' });
   await app.register(shopifyConsole, { prefix: '/shopify' });
+  await app.register(wooConsole, { prefix: '/woocommerce' });
   await app.register(merchantPages, { prefix: '/m/:merchant' });
 };
 

@@ -7,6 +7,7 @@ import { sallaSnippet } from '../../platforms/salla-snippet.ts';
 import { findInstall, storeWidget } from '../../services/platforms.ts';
 import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, storeWidgetSchema } from './shared.ts';
 import shopifyRoutes from './shopify.ts';
+import wooRoutes from './woocommerce.ts';
 import zidRoutes from './zid.ts';
 
 export { PLATFORM_WEBHOOK_MAX_BYTES } from './shared.ts';
@@ -127,6 +128,7 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(zidRoutes, { prefix: '/zid' });
   await app.register(shopifyRoutes, { prefix: '/shopify' });
+  await app.register(wooRoutes, { prefix: '/woocommerce' });
 };
 
 export default platforms;

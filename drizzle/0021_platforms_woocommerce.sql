@@ -1,0 +1,2 @@
+ALTER TABLE "platform_installs" DROP CONSTRAINT "platform_installs_platform_check";--> statement-breakpoint
+ALTER TABLE "platform_installs" ADD CONSTRAINT "platform_installs_platform_check" CHECK ("platform_installs"."platform" in ('salla', 'zid', 'shopify', 'woocommerce'));
