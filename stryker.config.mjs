@@ -26,6 +26,10 @@ export default {
     'platforms/zid.ts',
     'platforms/common.ts',
     'lib/pacer.ts',
+    'platforms/shopify.ts',
+    'feeds/shopify-graphql.ts',
+    'platforms/woocommerce.ts',
+    'apps/shopify/extensions/sillage-pixel/src/purchase.js',
   ],
   coverageAnalysis: 'perTest',
   // a rerun after a small change tests only the mutants it touches

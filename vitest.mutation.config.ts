@@ -46,6 +46,9 @@ export const MUTATION_TESTS = [
   'tests/zid-platform.test.ts',
   'tests/pacer.test.ts',
   'tests/salla-platform.test.ts',
+  'tests/shopify-platform.test.ts',
+  'tests/shopify-pixel.test.ts',
+  'tests/woo-platform.test.ts',
 ];
 
 /** Runs the files in the order of MUTATION_TESTS rather than slowest first. */

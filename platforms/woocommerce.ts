@@ -52,16 +52,22 @@ export function wooStoreUrl(v: unknown, privateHosts: readonly string[] = []): s
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
-/** A store's id here: its host and path as `[a-z0-9-]`, at most 60 characters (a hash of the whole when longer). */
+/**
+ * A store's id here: its host and path as `[a-z0-9-]` (at most 48 characters), then 10 hex of the
+ * SHA-256 of its whole address. The readable part alone is not one-to-one (`a.example/b` and
+ * `a-example.b` read the same): the hash keeps two stores from ever sharing an id, so one store's
+ * connection can never take another's install, key or webhook secret.
+ */
 export function wooStoreId(storeUrl: string): string {
   const u = new URL(storeUrl);
-  const id = `${u.host}${u.pathname}`
+  const readable = `${u.host}${u.pathname}`
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  if (id.length <= 60) return id || 'store';
-  const hash = createHash('sha256').update(storeUrl).digest('hex').slice(0, 8);
-  return `${id.slice(0, 51).replace(/-+$/, '')}-${hash}`;
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
+  const hash = createHash('sha256').update(storeUrl).digest('hex').slice(0, 10);
+  return `${readable || 'store'}-${hash}`;
 }
 
 export interface ConnectToken {

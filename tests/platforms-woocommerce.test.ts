@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wooStoreId } from '../platforms/woocommerce.ts';
 import {
   apiKeys,
   feedSources,
@@ -33,7 +34,7 @@ const SHELF: WooSimProduct[] = [
 const STORE = 'attar';
 const installOf = async (store: string) =>
   (await app.db.select().from(platformInstalls).where(eq(platformInstalls.storeId, store)))[0];
-const storeIdOf = (path: string) => `127-0-0-1-${new URL(sim.url(path)).port}-${path}`;
+const storeIdOf = (path: string) => wooStoreId(sim.url(path));
 const productsOf = async (merchantId: string) =>
   app.db.select().from(merchantProducts).where(eq(merchantProducts.merchantId, merchantId));
 const webhookRows = async () => (await app.db.select({ n: sql<number>`count(*)::int` }).from(platformWebhooks))[0]?.n;

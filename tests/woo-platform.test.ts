@@ -1,0 +1,259 @@
+import { createHash, createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  authorizeUrl,
+  isProof,
+  isWooTopic,
+  pluginPage,
+  proofValid,
+  readConnect,
+  signConnect,
+  signWoo,
+  wooAdminUrl,
+  wooId,
+  wooKeys,
+  wooOrder,
+  wooSignatureValid,
+  wooStoreId,
+  wooStoreUrl,
+  wooWebhookProduct,
+} from '../platforms/woocommerce.ts';
+
+/** What the service reads from WooCommerce and its plugin (platforms/woocommerce.ts), rule by rule. */
+const KEY = Buffer.alloc(32, 7);
+const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
+const token = (over: Partial<Parameters<typeof signConnect>[0]> = {}) =>
+  signConnect(
+    {
+      store: 'https://attar.example',
+      proof: 'a'.repeat(64),
+      email: 'o@attar.example',
+      admin: null,
+      exp: NOW + 60_000,
+      ...over,
+    },
+    KEY,
+  );
+
+describe("a store's address and id", () => {
+  it('is an https home page without credentials, query or fragment; http only for the private hosts named', () => {
+    expect(wooStoreUrl('https://Attar.example/')).toBe('https://attar.example');
+    expect(wooStoreUrl('https://attar.example/shop/')).toBe('https://attar.example/shop');
+    expect(wooStoreUrl('http://127.0.0.1:8080/wp', ['127.0.0.1'])).toBe('http://127.0.0.1:8080/wp');
+    for (const bad of [
+      'http://attar.example',
+      'http://127.0.0.1/wp',
+      'https://u:p@attar.example',
+      'https://attar.example/?p=1',
+      'https://attar.example/#x',
+      'ftp://attar.example',
+      'attar.example',
+      `https://${'a'.repeat(300)}.example`,
+      null,
+    ]) {
+      expect(wooStoreUrl(bad), String(bad)).toBeNull();
+    }
+  });
+
+  it('the id is readable, a slug, and never the same for two addresses (a readable twin is another store)', () => {
+    expect(wooStoreId('https://attar.example/shop')).toMatch(/^attar-example-shop-[0-9a-f]{10}$/);
+    expect(wooStoreId('https://a.example/b')).not.toBe(wooStoreId('https://a-example.b'));
+    fc.assert(
+      fc.property(fc.webUrl({ withQueryParameters: false, withFragments: false }), fc.webUrl(), (a, b) => {
+        const id = wooStoreId(a);
+        expect(id).toMatch(/^[a-z0-9][a-z0-9-]{0,59}$/);
+        if (a !== b) expect(wooStoreId(b) === id).toBe(false);
+      }),
+    );
+  });
+
+  it("the plugin's admin page must be an admin.php on the store's own origin", () => {
+    expect(wooAdminUrl('https://attar.example/wp/wp-admin/admin.php', 'https://attar.example')).toBe(
+      'https://attar.example/wp/wp-admin/admin.php',
+    );
+    for (const bad of [
+      'https://evil.example/wp-admin/admin.php',
+      'https://attar.example/wp-admin/options.php',
+      'https://attar.example/wp-admin/admin.php?page=x',
+      'javascript:alert(1)//admin.php',
+      '',
+    ]) {
+      expect(wooAdminUrl(bad, 'https://attar.example'), bad).toBeNull();
+    }
+  });
+
+  it('the key screen asks read-only keys, the token as user_id; the admin comes back to the plugin page', () => {
+    const u = new URL(
+      authorizeUrl('https://attar.example/shop', {
+        token: 't.s',
+        returnUrl: 'https://svc/r',
+        callbackUrl: 'https://svc/k',
+      }),
+    );
+    expect(`${u.origin}${u.pathname}`).toBe('https://attar.example/shop/');
+    expect(Object.fromEntries(u.searchParams)).toEqual({
+      'wc-auth-version': '1',
+      'wc-auth-route': 'authorize',
+      app_name: 'Sillage',
+      scope: 'read',
+      user_id: 't.s',
+      return_url: 'https://svc/r',
+      callback_url: 'https://svc/k',
+    });
+    const back = new URL(pluginPage({ store: 'https://attar.example', admin: null }, 't.s', true));
+    expect(`${back.origin}${back.pathname}`).toBe('https://attar.example/wp-admin/admin.php');
+    expect(Object.fromEntries(back.searchParams)).toEqual({ page: 'sillage', sillage_connect: 't.s', success: '1' });
+    const folder = new URL(
+      pluginPage({ store: 'https://attar.example', admin: 'https://attar.example/wp/wp-admin/admin.php' }, 't', false),
+    );
+    expect(folder.pathname).toBe('/wp/wp-admin/admin.php');
+    expect(folder.searchParams.get('success')).toBe('0');
+  });
+});
+
+describe('connect tokens and proofs', () => {
+  it('read back what was signed, until they end', () => {
+    const t = token({ admin: 'https://attar.example/wp-admin/admin.php' });
+    expect(readConnect(t, KEY, NOW)).toEqual({
+      store: 'https://attar.example',
+      proof: 'a'.repeat(64),
+      email: 'o@attar.example',
+      admin: 'https://attar.example/wp-admin/admin.php',
+      exp: NOW + 60_000,
+    });
+    expect(readConnect(t, KEY, NOW + 60_001)).toBeNull();
+    expect(readConnect(t, Buffer.alloc(32, 8), NOW)).toBeNull();
+  });
+
+  it('a token changed anywhere, or not a token, is nobody’s', () => {
+    const t = token();
+    const [payload, sig] = t.split('.') as [string, string];
+    const other = Buffer.from(
+      JSON.stringify({ s: 'https://evil.example', p: 'a'.repeat(64), x: NOW + 60_000 }),
+    ).toString('base64url');
+    for (const bad of [
+      `${other}.${sig}`,
+      `${payload}.${sig.slice(1)}`,
+      `${payload}.`,
+      payload,
+      `${t}.x`,
+      '',
+      'x'.repeat(3000),
+      42,
+    ]) {
+      expect(readConnect(bad, KEY, NOW)).toBeNull();
+    }
+    // a payload signed right but not a token's shape
+    const odd = Buffer.from('"just text"').toString('base64url');
+    expect(readConnect(`${odd}.${createHmac('sha256', KEY).update(odd).digest('base64url')}`, KEY, NOW)).toBeNull();
+  });
+
+  it('the proof is the hex SHA-256 of the secret only the plugin holds', () => {
+    const secret = 'b'.repeat(64);
+    const proof = createHash('sha256').update(secret).digest('hex');
+    expect(isProof(proof)).toBe(true);
+    expect(proofValid(secret, proof)).toBe(true);
+    expect(proofValid(`${secret}x`, proof)).toBe(false);
+    expect(proofValid('', proof)).toBe(false);
+    expect(proofValid(secret, proof.toUpperCase())).toBe(false);
+    expect(proofValid(undefined, proof)).toBe(false);
+    expect(isProof('g'.repeat(64))).toBe(false);
+  });
+});
+
+describe("WooCommerce's posts", () => {
+  it('keys are a consumer key and secret, read-only or more, with the user_id given', () => {
+    const body = { key_id: 3, user_id: 't.s', consumer_key: 'ck_1', consumer_secret: 'cs_2', key_permissions: 'read' };
+    expect(wooKeys(body)).toEqual({
+      userId: 't.s',
+      tokens: { accessToken: 'ck_1', authorization: 'cs_2', refreshToken: null, expiresAt: null, scope: 'read' },
+    });
+    expect(wooKeys({ ...body, user_id: 5 })?.userId).toBe('5');
+    for (const bad of [
+      { consumer_key: 'x_1' },
+      { consumer_secret: 'x_2' },
+      { key_permissions: 'admin' },
+      { user_id: null },
+      { consumer_key: `ck_${'a'.repeat(300)}` },
+    ]) {
+      expect(wooKeys({ ...body, ...bad }), JSON.stringify(bad)).toBeNull();
+    }
+  });
+
+  it("a webhook is the store's only with the base64 HMAC of its exact bytes and the store's secret", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.string({ minLength: 1, maxLength: 40 }), (bytes, secret) => {
+        const raw = Buffer.from(bytes);
+        const sig = signWoo(raw, secret);
+        expect(wooSignatureValid(raw, sig, secret)).toBe(true);
+        expect(wooSignatureValid(raw, sig, `${secret}x`)).toBe(false);
+        expect(wooSignatureValid(Buffer.concat([raw, Buffer.from('x')]), sig, secret)).toBe(false);
+      }),
+    );
+    expect(wooSignatureValid(Buffer.from('{}'), signWoo('{}', 's'), null)).toBe(false);
+    expect(wooSignatureValid(undefined, 'abc=', 's')).toBe(false);
+    expect(wooSignatureValid(Buffer.from('{}'), 'not base64!', 's')).toBe(false);
+  });
+
+  it('knows the topics the plugin registers and its disconnection, nothing else', () => {
+    for (const t of [
+      'product.created',
+      'product.updated',
+      'product.deleted',
+      'product.restored',
+      'order.created',
+      'order.updated',
+      'sillage.disconnected',
+    ]) {
+      expect(isWooTopic(t)).toBe(true);
+    }
+    for (const t of ['order.deleted', 'coupon.created', 'action.x', '', null]) expect(isWooTopic(t)).toBe(false);
+  });
+
+  it('a product webhook names the product, a variation its parent', () => {
+    expect(wooWebhookProduct({ id: 12 })).toBe('12');
+    expect(wooWebhookProduct({ id: 13, parent_id: 12 })).toBe('12');
+    expect(wooWebhookProduct({ id: 13, parent_id: 0 })).toBe('13');
+    expect(wooWebhookProduct({})).toBeNull();
+    expect(wooId('007')).toBeNull();
+    expect(wooId(1.5)).toBeNull();
+  });
+
+  it('an order is a purchase once it is paid or on hold, its lines at their totals', () => {
+    const order = {
+      id: 727,
+      status: 'processing',
+      currency: 'sar',
+      total: '397.50',
+      date_created_gmt: '2026-11-27T09:00:00',
+      line_items: [
+        { product_id: 101, quantity: 2, total: '300.00', price: 150 },
+        { product_id: 102, quantity: 1, total: null, price: 97.5 },
+        { product_id: 0, quantity: 1, total: '1' },
+        { product_id: 103, quantity: 0, total: '1' },
+      ],
+    };
+    expect(wooOrder(order, new Date(NOW))).toEqual({
+      orderId: '727',
+      total: 397.5,
+      currency: 'SAR',
+      items: [
+        { merchant_product_id: '101', quantity: 2, price: 150 },
+        { merchant_product_id: '102', quantity: 1, price: 97.5 },
+      ],
+      occurredAt: new Date('2026-11-27T09:00:00Z'),
+    });
+    for (const status of ['completed', 'on-hold']) expect(wooOrder({ ...order, status }, new Date(NOW))).not.toBeNull();
+    for (const status of ['pending', 'failed', 'cancelled', 'refunded', 'checkout-draft', undefined]) {
+      expect(wooOrder({ ...order, status }, new Date(NOW)), String(status)).toBeNull();
+    }
+    expect(wooOrder({ ...order, total: 'x' }, new Date(NOW))).toBeNull();
+    expect(wooOrder({ ...order, date_created_gmt: 'soon' }, new Date(NOW))?.occurredAt).toEqual(new Date(NOW));
+    const many = {
+      ...order,
+      line_items: Array.from({ length: 500 }, (_, i) => ({ product_id: i + 1, quantity: 1, total: '1' })),
+    };
+    expect(wooOrder(many, new Date(NOW))?.items).toHaveLength(200);
+  });
+});
