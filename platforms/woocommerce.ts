@@ -53,10 +53,10 @@ export function wooStoreUrl(v: unknown, privateHosts: readonly string[] = []): s
 }
 
 /**
- * A store's id here: its host and path as `[a-z0-9-]` (at most 48 characters), then 10 hex of the
- * SHA-256 of its whole address. The readable part alone is not one-to-one (`a.example/b` and
- * `a-example.b` read the same): the hash keeps two stores from ever sharing an id, so one store's
- * connection can never take another's install, key or webhook secret.
+ * A store's id here: its host and path as `[a-z0-9-]` (at most 27 characters), then 32 hex (128
+ * bits) of the SHA-256 of its whole address. The readable part alone is not one-to-one
+ * (`a.example/b` and `a-example.b` read the same, and punctuation in a path reads as nothing): the
+ * hash keeps two stores from sharing an id; the connection also checks the install's address.
  */
 export function wooStoreId(storeUrl: string): string {
   const u = new URL(storeUrl);
@@ -64,11 +64,14 @@ export function wooStoreId(storeUrl: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 48)
+    .slice(0, 27)
     .replace(/-+$/, '');
-  const hash = createHash('sha256').update(storeUrl).digest('hex').slice(0, 10);
+  const hash = createHash('sha256').update(storeUrl).digest('hex').slice(0, 32);
   return `${readable || 'store'}-${hash}`;
 }
+
+/** The hex SHA-256 of a connect token, as an install keeps it. */
+export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export interface ConnectToken {
   /** the store's address (wooStoreUrl) */
@@ -204,13 +207,22 @@ export function wooOrder(body: unknown, fallbackDate: Date): PlatformOrder | nul
       price: lineTotal === null ? (amountOf(line.price) ?? 0) : lineTotal / quantity,
     });
   }
-  const gmt = typeof o.date_created_gmt === 'string' ? new Date(`${o.date_created_gmt.replace(' ', 'T')}Z`) : null;
+  const gmt =
+    typeof o.date_created_gmt === 'string' && /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}$/.test(o.date_created_gmt)
+      ? new Date(`${o.date_created_gmt.replace(' ', 'T')}Z`)
+      : null;
+  // a date no order has (before 2000, or after the day it is received) is not the order's
+  const sane =
+    gmt &&
+    !Number.isNaN(gmt.getTime()) &&
+    gmt.getUTCFullYear() >= 2000 &&
+    gmt.getTime() <= fallbackDate.getTime() + 86_400_000;
   return {
     orderId: id,
     total,
     currency: currencyCode(o.currency),
     items,
-    occurredAt: gmt && !Number.isNaN(gmt.getTime()) ? gmt : fallbackDate,
+    occurredAt: sane ? gmt : fallbackDate,
   };
 }
 

@@ -40,6 +40,11 @@ export const platformInstalls = pgTable(
     /** when the store's webhooks and storefront script were last set up on the platform, and what failed */
     setupAt: timestamp('setup_at', { withTimezone: true }),
     setupError: text('setup_error'),
+    /**
+     * WooCommerce: the SHA-256 of the connect token whose keys WooCommerce posted (the last
+     * connection): only that token's browser is signed in, and only that token's plugin claims
+     */
+    connectTokenHash: text('connect_token_hash'),
     installedAt: timestamp('installed_at', { withTimezone: true }).notNull().defaultNow(),
     uninstalledAt: timestamp('uninstalled_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

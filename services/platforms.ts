@@ -187,6 +187,8 @@ export async function installStore(
     currency?: string;
     /** origins the live key allows besides the store's own (Shopify's myshopify.com domain) */
     origins?: string[];
+    /** WooCommerce: the hash of the connect token whose keys these are */
+    connectTokenHash?: string;
   },
 ): Promise<{ install: PlatformInstallRow; created: boolean; reinstalled: boolean }> {
   return db.transaction(async (tx) => {
@@ -195,6 +197,7 @@ export async function installStore(
     const existing = await findInstall(tx, input.platform, input.storeId);
     const tokenSet = input.tokens
       ? {
+          ...(input.connectTokenHash ? { connectTokenHash: input.connectTokenHash } : {}),
           accessTokenEncrypted: cipher.encrypt(input.tokens.accessToken),
           refreshTokenEncrypted: input.tokens.refreshToken ? cipher.encrypt(input.tokens.refreshToken) : null,
           authTokenEncrypted: input.tokens.authorization ? cipher.encrypt(input.tokens.authorization) : null,
@@ -290,6 +293,7 @@ export async function uninstallStore(
         refreshTokenEncrypted: null,
         authTokenEncrypted: null,
         webhookSecretEncrypted: null,
+        connectTokenHash: null,
         tokenExpiresAt: null,
         publishableKey: null,
         uninstalledAt: existing.uninstalledAt ?? new Date(),

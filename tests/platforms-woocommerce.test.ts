@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wooStoreId } from '../platforms/woocommerce.ts';
@@ -9,6 +10,7 @@ import {
   platformInstalls,
   platformWebhooks,
 } from '../schema/index.ts';
+import { storeSlug } from '../services/platforms.ts';
 import { buildTestApp, closeTestApp, scoredSession, type TestApp } from './helper.ts';
 import { connectFromWoo, type WooSimProduct, WooSimulator } from './woo-sim.ts';
 import { cookieOf } from './zid-sim.ts';
@@ -97,7 +99,7 @@ describe('connect → keys → signed in → claim → import → recommendation
       store_id: id,
       publishable_key: expect.stringMatching(/^pk_live_/),
       webhook_url: `${app.config.publicBaseUrl}/api/platforms/woocommerce/webhooks/${id}`,
-      console_url: `${app.config.publicBaseUrl}/console/m/woocommerce-${id}/install`,
+      console_url: `${app.config.publicBaseUrl}/console/m/${storeSlug('woocommerce', id)}/install`,
     });
     expect(claimed.webhook_secret.length).toBeGreaterThanOrEqual(32);
     // the same claim again answers the same (the plugin may retry)
@@ -110,7 +112,7 @@ describe('connect → keys → signed in → claim → import → recommendation
     // the admin lands in the console signed in
     const console = await app.inject({
       method: 'GET',
-      url: `/console/m/woocommerce-${id}/install?lang=en`,
+      url: `/console/m/${storeSlug('woocommerce', id)}/install?lang=en`,
       headers: { cookie: session as string },
     });
     expect(console.statusCode).toBe(200);
@@ -210,6 +212,49 @@ describe('connect → keys → signed in → claim → import → recommendation
       payload: { token, secret: 'not-the-secret' },
     });
     expect(claim.statusCode).toBe(401);
+  });
+
+  it('a connection whose keys never came opens nothing of an installed store: no sign-in, no claim', async () => {
+    // someone starts a connection for a store that is connected already, with a secret of their own
+    const proof = createHash('sha256').update('mallory').digest('hex');
+    const start = await app.inject({
+      method: 'GET',
+      url: `/console/woocommerce/connect?${new URLSearchParams({ store: sim.url(STORE), proof, email: 'mallory@evil.example' })}`,
+    });
+    const token = new URL(start.headers.location as string).searchParams.get('user_id') as string;
+    const cookie = cookieOf(start.headers['set-cookie'], 'woocommerce_connect') as string;
+    // and comes back saying it was approved, in the browser that started
+    const back = await app.inject({
+      method: 'GET',
+      url: `/console/woocommerce/return?success=1&user_id=${encodeURIComponent(token)}`,
+      headers: { cookie },
+    });
+    expect(back.statusCode).toBe(303);
+    expect(new URL(back.headers.location as string).searchParams.get('success')).toBe('0');
+    expect(cookieOf(back.headers['set-cookie'], 'console_session')).toBeUndefined();
+    const claim = await app.inject({
+      method: 'POST',
+      url: '/api/platforms/woocommerce/connections/claim',
+      payload: { token, secret: 'mallory' },
+    });
+    expect(claim.statusCode).toBe(409);
+    expect(claim.body).not.toContain('webhook_secret');
+    const users = rows(
+      await app.db.execute(sql`select count(*)::int as n from console_users where email = 'mallory@evil.example'`),
+    );
+    expect(users[0]?.n).toBe(0);
+  });
+
+  it('a store whose API answers anyone alike proves nothing: made-up keys install nothing', async () => {
+    sim.addStore('open-site', SHELF.slice(0, 1));
+    sim.openApi = true;
+    try {
+      const c = await connectFromWoo(app, sim, 'open-site');
+      expect(c.keys?.statusCode).toBe(400);
+      expect(await installOf(storeIdOf('open-site'))).toBeUndefined();
+    } finally {
+      sim.openApi = false;
+    }
   });
 
   it('a return this browser did not start signs nobody in; a declined key screen installs nothing', async () => {

@@ -57,7 +57,7 @@ describe("a store's address and id", () => {
   });
 
   it('the id is readable, a slug, and never the same for two addresses (a readable twin is another store)', () => {
-    expect(wooStoreId('https://attar.example/shop')).toMatch(/^attar-example-shop-[0-9a-f]{10}$/);
+    expect(wooStoreId('https://attar.example/shop')).toMatch(/^attar-example-shop-[0-9a-f]{32}$/);
     expect(wooStoreId('https://a.example/b')).not.toBe(wooStoreId('https://a-example.b'));
     fc.assert(
       fc.property(fc.webUrl({ withQueryParameters: false, withFragments: false }), fc.webUrl(), (a, b) => {
@@ -250,6 +250,18 @@ describe("WooCommerce's posts", () => {
     }
     expect(wooOrder({ ...order, total: 'x' }, new Date(NOW))).toBeNull();
     expect(wooOrder({ ...order, date_created_gmt: 'soon' }, new Date(NOW))?.occurredAt).toEqual(new Date(NOW));
+    // a date no order has is not the order's: before 2000, after the day it came, or not a date at all
+    for (const date of [
+      '1999-12-31T23:59:59',
+      '0000-01-01T00:00:00',
+      '+275760-09-13T00:00:00',
+      '2026-11-29T12:00:00',
+    ]) {
+      expect(wooOrder({ ...order, date_created_gmt: date }, new Date(NOW))?.occurredAt, date).toEqual(new Date(NOW));
+    }
+    expect(wooOrder({ ...order, date_created_gmt: '2026-11-28 11:00:00' }, new Date(NOW))?.occurredAt).toEqual(
+      new Date('2026-11-28T11:00:00Z'),
+    );
     const many = {
       ...order,
       line_items: Array.from({ length: 500 }, (_, i) => ({ product_id: i + 1, quantity: 1, total: '1' })),

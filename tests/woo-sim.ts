@@ -71,6 +71,8 @@ export class WooSimulator extends SimServer {
   posted: { url: string; body: string }[] = [];
   /** the admin declines the keys */
   decline = false;
+  /** the REST API answers any request, with keys or without (a site that answers everything alike) */
+  openApi = false;
 
   /** The service's settings for the WooCommerce app (loopback: allowed as a store's host). */
   env(): Record<string, string> {
@@ -174,7 +176,7 @@ export class WooSimulator extends SimServer {
       const expected = store.keys
         ? `Basic ${Buffer.from(`${store.keys.key}:${store.keys.secret}`).toString('base64')}`
         : null;
-      if (!expected || req.headers.authorization !== expected) {
+      if (!this.openApi && (!expected || req.headers.authorization !== expected)) {
         return this.json(res, 401, {
           code: 'woocommerce_rest_cannot_view',
           message: 'Sorry, you cannot list resources.',

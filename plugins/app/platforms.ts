@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
 import { sallaProductRows } from '../../feeds/salla.ts';
+import type { FeedRow } from '../../feeds/types.ts';
 import { AppError } from '../../lib/errors.ts';
 import {
   MAX_BRAND_PAGES,
@@ -36,8 +37,11 @@ import { productsOfSource, syncProducts } from '../../services/products.ts';
 
 /** One platform's app: how its stored webhooks are worked and how its stores' products are read. */
 export interface PlatformApp {
-  /** a stored webhook of this platform, worked (throw UnusableWebhook when it never can be) */
-  work(webhook: { event: string; storeId: string; body: string }): Promise<void>;
+  /**
+   * a stored webhook of this platform, worked (throw UnusableWebhook when it never can be); `json`
+   * is its body read (a body that is not JSON never reaches here)
+   */
+  work(webhook: { event: string; storeId: string; body: string; json: unknown }): Promise<void>;
   /** the store's token and what else its product pages are read with */
   access(storeId: string): ReturnType<SourceAccess>;
   /** waits, before a feed page is fetched, until the platform's limit on calls allows it */
@@ -61,6 +65,15 @@ declare module 'fastify' {
       workWebhook(id: string): Promise<void>;
       /** a platform's app joins (plugins/app/zid.ts) */
       register(platform: Platform, handler: PlatformApp): void;
+      /**
+       * a product a webhook named, read again from the platform: its rows now (none when it is gone
+       * or not for sale) replace the rows it had (one per concentration) in the store's shelf
+       */
+      replaceProduct(
+        install: { merchantId: string; feedSourceId: string },
+        productId: string,
+        rows: FeedRow[],
+      ): Promise<void>;
       /** a page fetcher that keeps within each platform's limit on calls per store */
       paced(fetchPage: PageFetcher): PageFetcher;
     };
@@ -193,6 +206,21 @@ export default fp(
       return handler.access(install.storeId);
     };
 
+    const replaceProduct = async (
+      install: { merchantId: string; feedSourceId: string },
+      productId: string,
+      rows: FeedRow[],
+    ) => {
+      // this product's rows before (one per concentration), and those it no longer has
+      const before = await productsOfSource(app.db, install.feedSourceId, [productId, `${productId}:%`]);
+      const now = new Set(rows.map((r) => r.merchant_product_id));
+      await syncProducts(app.db, app.catalog.current(), install.merchantId, rows, {
+        sourceId: install.feedSourceId,
+        remove: before.filter((id) => !now.has(id)),
+      });
+      app.merchantProducts.invalidate(install.merchantId);
+    };
+
     /** A product webhook: the product read again from Salla (the payload is never trusted alone) and stored. */
     const applySallaProduct = async (storeId: string, productId: string, deleted: boolean) => {
       if (!salla) return;
@@ -210,15 +238,7 @@ export default fp(
       if (brandId && !Object.hasOwn(extras.brands, brandId))
         ({ secret: token, extras } = await storeAccess(storeId, true));
       const rows = product ? sallaProductRows(product, { kind: 'salla', url: salla.apiUrl, ...extras }) : [];
-      // this product's rows before (one per concentration), and those it no longer has
-      const before = await productsOfSource(app.db, install.feedSourceId, [productId, `${productId}:%`]);
-      const now = new Set(rows.map((r) => r.merchant_product_id));
-      const remove = before.filter((id) => !now.has(id));
-      await syncProducts(app.db, app.catalog.current(), install.merchantId, rows, {
-        sourceId: install.feedSourceId,
-        remove,
-      });
-      app.merchantProducts.invalidate(install.merchantId);
+      await replaceProduct({ merchantId: install.merchantId, feedSourceId: install.feedSourceId }, productId, rows);
     };
 
     const workSalla = async (event: string, storeId: string, data: Record<string, unknown>) => {
@@ -292,7 +312,13 @@ export default fp(
         try {
           const handler = handlers.get(row.platform as Platform);
           if (!handler) throw new UnusableWebhook(`the ${row.platform} app is not set up on this service`);
-          await handler.work(row);
+          let json: unknown;
+          try {
+            json = JSON.parse(row.body);
+          } catch {
+            throw new UnusableWebhook('the body is not JSON');
+          }
+          await handler.work({ ...row, json });
           await finishWebhook(app.db, id, null);
         } catch (err) {
           if (err instanceof DecideLater && row.attempts < WEBHOOK_TRIES) {
@@ -323,7 +349,7 @@ export default fp(
       handlers.set('salla', {
         access: (storeId) => storeAccess(storeId),
         async work(row) {
-          const envelope = sallaEnvelope(JSON.parse(row.body));
+          const envelope = sallaEnvelope(row.json);
           if (typeof envelope === 'string') throw new UnusableWebhook(envelope);
           await workSalla(envelope.event, envelope.storeId, envelope.data);
         },
@@ -336,6 +362,7 @@ export default fp(
       register: (platform: Platform, handler: PlatformApp) => {
         handlers.set(platform, handler);
       },
+      replaceProduct,
       paced:
         (fetchPage: PageFetcher): PageFetcher =>
         async (url, o) => {

@@ -33,7 +33,6 @@ import {
   storeTokens,
   uninstallStore,
 } from '../../services/platforms.ts';
-import { productsOfSource, syncProducts } from '../../services/products.ts';
 import { callJson, DecideLater, PlatformCallError, UnusableWebhook } from './platforms.ts';
 
 declare module 'fastify' {
@@ -288,13 +287,11 @@ export default fp(
             currency: (await sourceSettingsOf(app.db, found.feedSourceId)).currency ?? undefined,
           })
         : [];
-      const before = await productsOfSource(app.db, found.feedSourceId, [productId, `${productId}:%`]);
-      const now = new Set(rows.map((r) => r.merchant_product_id));
-      await syncProducts(app.db, app.catalog.current(), found.merchantId, rows, {
-        sourceId: found.feedSourceId,
-        remove: before.filter((id) => !now.has(id)),
-      });
-      app.merchantProducts.invalidate(found.merchantId);
+      await app.platforms.replaceProduct(
+        { merchantId: found.merchantId, feedSourceId: found.feedSourceId },
+        productId,
+        rows,
+      );
     };
 
     app.platforms.register('shopify', {
@@ -317,13 +314,7 @@ export default fp(
         remember(url, t);
         return t?.throttled ? Math.max(1000, throttleWaitMs(t, t.requested)) : 0;
       },
-      async work({ event, storeId: handle, body }) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(body);
-        } catch {
-          throw new UnusableWebhook('the body is not JSON');
-        }
+      async work({ event, storeId: handle, json: parsed }) {
         const found = await findInstall(app.db, 'shopify', handle);
         if (!found) return;
         switch (event) {

@@ -1,4 +1,4 @@
-import { hkdfSync, randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { woocommerce as wooConnector, wordpressBase } from '../../feeds/woocommerce.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -9,6 +9,7 @@ import {
   proofValid,
   readConnect,
   signConnect,
+  tokenHash,
   WOO_DISCONNECTED,
   wooKeys,
   wooOrder,
@@ -16,6 +17,7 @@ import {
   wooWebhookProduct,
 } from '../../platforms/woocommerce.ts';
 import { resolveLeadKey } from '../../privacy/lead-key.ts';
+import type { PlatformInstallRow } from '../../schema/index.ts';
 import { fetchFeedPage } from '../../services/feed-fetch.ts';
 import { getMerchant } from '../../services/merchants.ts';
 import {
@@ -26,7 +28,6 @@ import {
   uninstallStore,
   webhookSecretOf,
 } from '../../services/platforms.ts';
-import { productsOfSource, syncProducts } from '../../services/products.ts';
 import { UnusableWebhook } from './platforms.ts';
 
 declare module 'fastify' {
@@ -42,6 +43,8 @@ declare module 'fastify' {
       ): { token: string; authorizeUrl: string };
       /** a connect token read back (null when forged or ended) */
       read(token: unknown): ConnectToken | null;
+      /** the store's install when the token is the connection WooCommerce posted the keys for */
+      connectedBy(storeId: string, token: string): Promise<PlatformInstallRow | null>;
       /** WooCommerce's post of the keys: checked against the store, then the store installed */
       keys(body: unknown): Promise<{ merchantId: string; storeId: string }>;
       /** the plugin claims its connection (its secret proves it): the store's key and webhook secret */
@@ -90,16 +93,14 @@ export default fp(
       const connect = read(got.userId);
       if (!connect)
         throw new AppError(401, 'invalid_signature', 'The connection has ended or is not ours: connect again');
-      // the keys must open the store's own REST API: keys for another store install nothing
-      const basic = Buffer.from(`${got.tokens.accessToken}:${got.tokens.authorization}`).toString('base64');
-      const tried = await storeGet(`${connect.store}/wp-json/wc/v3/products?per_page=1`, {
-        authorization: `Basic ${basic}`,
-        accept: 'application/json',
-      });
-      if (tried.status !== 200) {
+      const storeId = wooStoreId(connect.store);
+      // an install is this store's only: another address never takes it, whatever its id
+      await sameStore(storeId, connect.store);
+      // the keys must open the store's own REST API, and the API must want them: a page that
+      // answers anything to anyone (a login page, a soft 404) proves nothing
+      if (!(await keysOpen(connect.store, got.tokens.accessToken, got.tokens.authorization ?? ''))) {
         throw new AppError(400, 'invalid_platform_webhook', "The keys do not open the store's REST API");
       }
-      const storeId = wooStoreId(connect.store);
       const done = await installStore(app.db, app.leadCipher, {
         platform: 'woocommerce',
         storeId,
@@ -107,6 +108,7 @@ export default fp(
         store: { name: new URL(connect.store).host, origin: new URL(connect.store).origin },
         apiUrl: connect.store,
         webhookSecret: randomBytes(24).toString('base64url'),
+        connectTokenHash: tokenHash(got.userId),
       });
       app.log.info(
         { store: storeId, merchant: done.install.merchantId, created: done.created, reinstalled: done.reinstalled },
@@ -126,7 +128,7 @@ export default fp(
         throw new AppError(401, 'invalid_signature', 'The connection has ended or is not this plugin’s: connect again');
       }
       const storeId = wooStoreId(connect.store);
-      const install = await findInstall(app.db, 'woocommerce', storeId);
+      const install = await connectedBy(storeId, token as string);
       const webhookSecret = webhookSecretOf(app.leadCipher, install);
       if (!install?.publishableKey || !webhookSecret) {
         throw new AppError(
@@ -143,6 +145,50 @@ export default fp(
         webhook_url: `${base}/api/platforms/woocommerce/webhooks/${storeId}`,
         console_url: `${base}/console/m/${merchant.slug}/install`,
       };
+    };
+
+    /** Whether an install of this id is this address's (none yet, or its feed source's address is it). */
+    const sameStore = async (storeId: string, store: string) => {
+      const install = await findInstall(app.db, 'woocommerce', storeId);
+      if (!install?.feedSourceId) return;
+      if ((await sourceSettingsOf(app.db, install.feedSourceId)).url !== store) {
+        throw new AppError(
+          409,
+          'store_not_installed',
+          'Another store holds this id: connect from the store’s own address',
+        );
+      }
+    };
+
+    /**
+     * Whether the keys open the store's REST API: with them, a JSON list from that very address (no
+     * redirect); without them, a refusal (401) from the same address.
+     */
+    const keysOpen = async (store: string, key: string, secret: string) => {
+      const url = `${store}/wp-json/wc/v3/products?per_page=1`;
+      const basic = Buffer.from(`${key}:${secret}`).toString('base64');
+      const withKeys = await storeGet(url, { authorization: `Basic ${basic}`, accept: 'application/json' });
+      if (withKeys.status !== 200 || withKeys.finalUrl !== url || !/json/i.test(withKeys.contentType ?? ''))
+        return false;
+      try {
+        if (!Array.isArray(JSON.parse(withKeys.body))) return false;
+      } catch {
+        return false;
+      }
+      const without = await storeGet(url, { accept: 'application/json' });
+      return without.status === 'error' && without.httpStatus === 401;
+    };
+
+    /**
+     * The store's install when `token` is the connection whose keys WooCommerce posted (its hash on
+     * the install): a token that only started a connection, or an older one, opens nothing.
+     */
+    const connectedBy = async (storeId: string, token: string) => {
+      const install = await findInstall(app.db, 'woocommerce', storeId);
+      if (install?.status !== 'installed' || !install.connectTokenHash) return null;
+      const a = Buffer.from(install.connectTokenHash, 'hex');
+      const b = Buffer.from(tokenHash(token), 'hex');
+      return a.length === b.length && timingSafeEqual(a, b) ? install : null;
     };
 
     /** A product webhook: the product read again from the store's public Store API and stored. */
@@ -165,25 +211,17 @@ export default fp(
           );
         }
       }
-      const before = await productsOfSource(app.db, found.feedSourceId, [productId, `${productId}:%`]);
-      const now = new Set(rows.map((r) => r.merchant_product_id));
-      await syncProducts(app.db, app.catalog.current(), found.merchantId, rows, {
-        sourceId: found.feedSourceId,
-        remove: before.filter((id) => !now.has(id)),
-      });
-      app.merchantProducts.invalidate(found.merchantId);
+      await app.platforms.replaceProduct(
+        { merchantId: found.merchantId, feedSourceId: found.feedSourceId },
+        productId,
+        rows,
+      );
     };
 
     app.platforms.register('woocommerce', {
       // the store's products are read from its public Store API: the keys are not needed for it
       access: async () => ({ secret: null }),
-      async work({ event, storeId, body }) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(body);
-        } catch {
-          throw new UnusableWebhook('the body is not JSON');
-        }
+      async work({ event, storeId, json: parsed }) {
         if (event === WOO_DISCONNECTED) {
           const done = await uninstallStore(app.db, 'woocommerce', storeId);
           if (done) {
@@ -218,6 +256,7 @@ export default fp(
         };
       },
       read,
+      connectedBy,
       keys,
       claim,
     });

@@ -29,7 +29,6 @@ import {
   uninstallStore,
   webhookSecretOf,
 } from '../../services/platforms.ts';
-import { productsOfSource, syncProducts } from '../../services/products.ts';
 import { callJson, DecideLater, PlatformCallError, UnusableWebhook } from './platforms.ts';
 
 declare module 'fastify' {
@@ -222,13 +221,11 @@ export default fp(
             headers: headers({ accessToken: secret, authorization: extras.zid.authorization }, storeId),
           });
       const rows = answer ? zidProductRows(answer, { kind: 'zid', url: zid.apiUrl }) : [];
-      const before = await productsOfSource(app.db, found.feedSourceId, [productId, `${productId}:%`]);
-      const now = new Set(rows.map((r) => r.merchant_product_id));
-      await syncProducts(app.db, app.catalog.current(), found.merchantId, rows, {
-        sourceId: found.feedSourceId,
-        remove: before.filter((id) => !now.has(id)),
-      });
-      app.merchantProducts.invalidate(found.merchantId);
+      await app.platforms.replaceProduct(
+        { merchantId: found.merchantId, feedSourceId: found.feedSourceId },
+        productId,
+        rows,
+      );
     };
 
     /**
@@ -264,13 +261,7 @@ export default fp(
         const store = headers['Store-Id'];
         if (store && url.startsWith(productsUrl)) await pacer.wait(store);
       },
-      async work({ event, storeId, body }) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(body);
-        } catch {
-          throw new UnusableWebhook('the body is not JSON');
-        }
+      async work({ event, storeId, json: parsed }) {
         if (event === ZID_UNINSTALL) return confirmUninstall(storeId);
         if (!isZidStoreEvent(event)) return; // other App Market notices: acknowledged
         if (event.startsWith('product.')) {

@@ -4,7 +4,6 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../lib/errors.ts';
 import { isProof, pluginPage, wooAdminUrl, wooStoreId, wooStoreUrl } from '../../platforms/woocommerce.ts';
 import { platformOwner } from '../../services/console-users.ts';
-import { findInstall } from '../../services/platforms.ts';
 
 /**
  * Connecting a WooCommerce store (docs/platforms.md). The plugin's "Connect" button opens
@@ -82,8 +81,9 @@ const wooConsole: FastifyPluginAsyncTypebox = async (app) => {
       const connect = flow.read(request.query.user_id);
       if (!connect) throw new AppError(400, 'invalid_oauth_state', "Connect again from the plugin's settings page");
       const token = request.query.user_id as string;
-      const install = await findInstall(app.db, 'woocommerce', wooStoreId(connect.store));
-      const approved = request.query.success === '1' && install?.status === 'installed';
+      // approved: WooCommerce posted the keys of this very connection (what the query says is not proof)
+      const install = await flow.connectedBy(wooStoreId(connect.store), token);
+      const approved = install !== null;
       const kept = request.cookies[STARTED_COOKIE];
       const unsigned = kept ? request.unsignCookie(kept) : null;
       reply.clearCookie(STARTED_COOKIE, { path: '/console/woocommerce' });
@@ -93,9 +93,11 @@ const wooConsole: FastifyPluginAsyncTypebox = async (app) => {
         timingSafeEqual(digest(unsigned.value), digest(digest(token).toString('base64url')));
       // the browser that started the connection and approved the keys on the store is its admin's:
       // signed in as the store's owner (a link to this page someone else opens signs nobody in)
+      // a browser signed in as someone else keeps its session (a link someone sent cannot swap it)
       if (approved && started && install) {
         const user = await platformOwner(app.db, install.merchantId, connect.email);
-        if (user) {
+        const other = request.session.userId !== undefined && request.session.userId !== user?.id;
+        if (user && !other) {
           await request.session.regenerate();
           request.session.userId = user.id;
           await request.session.save();

@@ -1,10 +1,70 @@
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { ANY_OPERATION, errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
+import {
+  ANY_OPERATION,
+  errorResponses,
+  PATH_PARAM,
+  REQUEST_ID_HEADER,
+  success,
+  WITH_INPUT,
+} from '../../contracts/errors.ts';
+import { AppError } from '../../lib/errors.ts';
 import { recordWebhook } from '../../services/platforms.ts';
 
 /** A platform's webhook body is read up to this size (an order with many lines is a few tens of KB). */
 export const PLATFORM_WEBHOOK_MAX_BYTES = 1024 * 1024;
+
+/** What a platform's webhook receiver may answer besides its own checks' codes. */
+export const WEBHOOK_ERRORS = [
+  ...ANY_OPERATION,
+  'invalid_content_length',
+  'client_closed_request',
+  'payload_too_large',
+  'unsupported_media_type',
+  'invalid_platform_webhook',
+  'platform_not_configured',
+  'unknown_store',
+  'database_unavailable',
+] as const;
+
+/** A raw body as a JSON object, else `400 invalid_platform_webhook`. */
+export function jsonObjectOf(raw: unknown): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = Buffer.isBuffer(raw) ? JSON.parse(raw.toString('utf8')) : null;
+  } catch {
+    body = null;
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError(400, 'invalid_platform_webhook', 'The body is not a JSON object');
+  }
+  return body as Record<string, unknown>;
+}
+
+/** The route options of a store's storefront script (text/javascript; nothing secret in it). */
+export const storeScriptSchema = <P extends TSchema = typeof StoreParams>(
+  operationId: string,
+  summary: string,
+  description: string,
+  params: P = StoreParams as unknown as P,
+) => ({
+  schema: {
+    operationId,
+    tags: ['platforms'],
+    summary,
+    description,
+    security: [],
+    params,
+    response: {
+      200: {
+        description: 'The script',
+        headers: { ...REQUEST_ID_HEADER },
+        content: { 'text/javascript': { schema: Type.String() } },
+      },
+      ...errorResponses([...ANY_OPERATION, ...WITH_INPUT, ...PATH_PARAM, 'platform_not_configured']),
+    },
+  },
+});
 
 export const Received = Type.Object({
   received: Type.Literal(true),

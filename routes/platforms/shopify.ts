@@ -19,7 +19,15 @@ import {
 } from '../../platforms/shopify.ts';
 import { shopifySnippet } from '../../platforms/shopify-snippet.ts';
 import { findInstall, storeWidget } from '../../services/platforms.ts';
-import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, storeWidgetSchema } from './shared.ts';
+import {
+  jsonObjectOf,
+  PLATFORM_WEBHOOK_MAX_BYTES,
+  Received,
+  storeScriptSchema,
+  storeWebhook,
+  storeWidgetSchema,
+  WEBHOOK_ERRORS,
+} from './shared.ts';
 
 const ShopParams = Type.Object({
   store: Type.String({
@@ -62,19 +70,7 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         response: {
           200: success(Received, 'Stored; worked in the background (or a privacy request with nothing to erase)'),
-          ...errorResponses([
-            ...ANY_OPERATION,
-            ...WITH_INPUT,
-            'invalid_content_length',
-            'client_closed_request',
-            'payload_too_large',
-            'unsupported_media_type',
-            'invalid_platform_webhook',
-            'invalid_signature',
-            'platform_not_configured',
-            'unknown_store',
-            'database_unavailable',
-          ]),
+          ...errorResponses([...WEBHOOK_ERRORS, ...WITH_INPUT, 'invalid_signature']),
         },
       },
     },
@@ -91,15 +87,7 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const handle = shopHandle(request.headers['x-shopify-shop-domain']);
       if (!handle) throw new AppError(400, 'invalid_platform_webhook', 'X-Shopify-Shop-Domain is not a shop');
-      let body: unknown;
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        body = null;
-      }
-      if (!body || typeof body !== 'object' || Array.isArray(body)) {
-        throw new AppError(400, 'invalid_platform_webhook', 'The body is not a JSON object');
-      }
+      const body = jsonObjectOf(raw);
       // the signature covers the body, not the headers: a body that names its shop must name this one
       const named = bodyShop(topic, body);
       if (named !== undefined && named !== handle) {
@@ -131,24 +119,12 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/shops/:store/script.js',
-    {
-      schema: {
-        operationId: 'getShopifyShopScript',
-        tags: ['platforms'],
-        summary: "A Shopify shop's storefront script: what the theme's app embed block loads",
-        description: "Loads the widget with the shop's publishable key, in the page's language (docs/platforms.md).",
-        security: [],
-        params: ShopParams,
-        response: {
-          200: {
-            description: 'The script',
-            headers: { ...REQUEST_ID_HEADER },
-            content: { 'text/javascript': { schema: Type.String() } },
-          },
-          ...errorResponses([...ANY_OPERATION, ...WITH_INPUT, ...PATH_PARAM, 'platform_not_configured']),
-        },
-      },
-    },
+    storeScriptSchema(
+      'getShopifyShopScript',
+      "A Shopify shop's storefront script: what the theme's app embed block loads",
+      "Loads the widget with the shop's publishable key, in the page's language (docs/platforms.md).",
+      ShopParams,
+    ),
     async (request, reply) => {
       configured();
       reply.type('text/javascript; charset=utf-8');

@@ -4,7 +4,7 @@ import { ANY_OPERATION, errorResponses, PATH_PARAM, success, WITH_INPUT } from '
 import { AppError } from '../../lib/errors.ts';
 import { isWooTopic, WOO_DISCONNECTED, WOO_TOPICS, wooSignatureValid } from '../../platforms/woocommerce.ts';
 import { findInstall, webhookSecretOf } from '../../services/platforms.ts';
-import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook } from './shared.ts';
+import { jsonObjectOf, PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, WEBHOOK_ERRORS } from './shared.ts';
 
 const StoreParams = Type.Object({
   store: Type.String({
@@ -23,20 +23,6 @@ const BODY_ERRORS = [
   'platform_not_configured',
   'database_unavailable',
 ] as const;
-
-/** A JSON object from a raw body, else a 400 with `code`. */
-function objectOf(raw: unknown): Record<string, unknown> {
-  let body: unknown;
-  try {
-    body = Buffer.isBuffer(raw) ? JSON.parse(raw.toString('utf8')) : null;
-  } catch {
-    body = null;
-  }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    throw new AppError(400, 'invalid_platform_webhook', 'The body is not a JSON object');
-  }
-  return body as Record<string, unknown>;
-}
 
 /**
  * WooCommerce's side of the app (docs/platforms.md): the keys WooCommerce posts when a store's
@@ -76,7 +62,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const flow = woo();
-      await flow.keys(objectOf(request.body));
+      await flow.keys(jsonObjectOf(request.body));
       return { received: true as const, duplicate: false };
     },
   );
@@ -103,13 +89,13 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
             }),
             'The connection is this plugin’s',
           ),
-          ...errorResponses([...BODY_ERRORS, 'invalid_signature', 'store_not_installed']),
+          ...errorResponses([...BODY_ERRORS, 'invalid_platform_webhook', 'invalid_signature', 'store_not_installed']),
         },
       },
     },
     async (request, reply) => {
       const flow = woo();
-      const body = objectOf(request.body);
+      const body = jsonObjectOf(request.body);
       reply.header('cache-control', 'no-store');
       return flow.claim(body.token, body.secret);
     },
@@ -132,13 +118,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         response: {
           200: success(Received, 'Stored; worked in the background (or a ping, acknowledged)'),
-          ...errorResponses([
-            ...BODY_ERRORS,
-            ...PATH_PARAM,
-            'invalid_platform_webhook',
-            'invalid_signature',
-            'unknown_store',
-          ]),
+          ...errorResponses([...WEBHOOK_ERRORS, ...WITH_INPUT, ...PATH_PARAM, 'invalid_signature']),
         },
       },
     },
@@ -171,7 +151,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `The topic is one of ${[...WOO_TOPICS, WOO_DISCONNECTED].join(', ')}`,
         );
       }
-      objectOf(raw);
+      jsonObjectOf(raw);
       return storeWebhook(app, request.log, {
         platform: 'woocommerce',
         storeId: store,

@@ -13,22 +13,19 @@ import { createWindowCounter } from '../../lib/window-counter.ts';
 import { isZidStoreEvent, ZID_STORE_EVENTS, ZID_UNINSTALL, zidAppEvent, zidSecretValid } from '../../platforms/zid.ts';
 import { zidSnippet } from '../../platforms/zid-snippet.ts';
 import { findInstall, storeWidget, webhookSecretOf } from '../../services/platforms.ts';
-import { PLATFORM_WEBHOOK_MAX_BYTES, Received, StoreParams, storeWebhook, storeWidgetSchema } from './shared.ts';
+import {
+  jsonObjectOf,
+  PLATFORM_WEBHOOK_MAX_BYTES,
+  Received,
+  StoreParams,
+  storeScriptSchema,
+  storeWebhook,
+  storeWidgetSchema,
+  WEBHOOK_ERRORS,
+} from './shared.ts';
 
 /** App Market notices one address may send a minute, per instance (Zid sends one per store event). */
 export const APP_EVENTS_PER_ADDRESS = 60;
-
-const WEBHOOK_ERRORS = [
-  ...ANY_OPERATION,
-  'invalid_content_length',
-  'client_closed_request',
-  'payload_too_large',
-  'unsupported_media_type',
-  'invalid_platform_webhook',
-  'platform_not_configured',
-  'unknown_store',
-  'database_unavailable',
-] as const;
 
 /**
  * Zid's side of the app (docs/platforms.md): the store webhooks the app subscribed (each URL
@@ -41,19 +38,6 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!app.config.platforms.zid) {
       throw new AppError(404, 'platform_not_configured', 'The Zid app is not set up on this service');
     }
-  };
-  /** The body as JSON: an object, else refused. */
-  const jsonObject = (raw: unknown): unknown => {
-    let body: unknown;
-    try {
-      body = Buffer.isBuffer(raw) ? JSON.parse(raw.toString('utf8')) : null;
-    } catch {
-      body = null;
-    }
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
-      throw new AppError(400, 'invalid_platform_webhook', 'The body is not a JSON object');
-    }
-    return body;
   };
 
   app.post(
@@ -92,7 +76,7 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw new AppError(400, 'invalid_platform_webhook', `The event is one of ${ZID_STORE_EVENTS.join(', ')}`);
       }
       const raw = request.body as Buffer;
-      jsonObject(raw);
+      jsonObjectOf(raw);
       return storeWebhook(app, request.log, {
         platform: 'zid',
         storeId: store,
@@ -130,7 +114,7 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       configured();
       const raw = request.body as Buffer;
-      const notice = zidAppEvent(jsonObject(raw));
+      const notice = zidAppEvent(jsonObjectOf(raw));
       if (typeof notice === 'string') throw new AppError(400, 'invalid_platform_webhook', notice);
       // only the App Market's own notices come here: a store event by this unsigned door is refused
       if (!notice.event.startsWith('app.market.')) {
@@ -154,25 +138,11 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/stores/:store/script.js',
-    {
-      schema: {
-        operationId: 'getZidStoreScript',
-        tags: ['platforms'],
-        summary: "A Zid store's storefront script: the App Script file the app creates in the store",
-        description:
-          "Loads the widget with the store's publishable key and reports purchases (`SillageZid.purchase(order)`, and Zid's `sendPurchaseEvent` when the page has it; docs/platforms.md).",
-        security: [],
-        params: StoreParams,
-        response: {
-          200: {
-            description: 'The script',
-            headers: { ...REQUEST_ID_HEADER },
-            content: { 'text/javascript': { schema: Type.String() } },
-          },
-          ...errorResponses([...ANY_OPERATION, ...WITH_INPUT, ...PATH_PARAM, 'platform_not_configured']),
-        },
-      },
-    },
+    storeScriptSchema(
+      'getZidStoreScript',
+      "A Zid store's storefront script: the App Script file the app creates in the store",
+      "Loads the widget with the store's publishable key and reports purchases (`SillageZid.purchase(order)`, and Zid's `sendPurchaseEvent` when the page has it; docs/platforms.md).",
+    ),
     async (request, reply) => {
       configured();
       reply.type('text/javascript; charset=utf-8');

@@ -298,6 +298,21 @@ test(
 			'http://localhost:3000'
 		);
 		eq( true, $local['ok'], 'http addresses from an http service' );
+		foreach (
+			array(
+				'webhook_url' => 'https://collector.evil.example/api/platforms/woocommerce/webhooks/0b7c5f4e-2222-4a6b-9c0d-00000000abcd',
+				'console_url' => 'https://evil.example/console/m/x/install',
+			) as $field => $elsewhere
+		) {
+			$answer = Sillage_Core::parse_claim_answer( 200, claim_answer( array( $field => $elsewhere ) ), 'https://sillage.example' );
+			eq( false, $answer['ok'], $field . ' on another host than the service is refused' );
+		}
+		$answer = Sillage_Core::parse_claim_answer(
+			200,
+			claim_answer( array( 'console_url' => 'https://sillage.example:8443/console/m/x/install' ) ),
+			'https://sillage.example'
+		);
+		eq( false, $answer['ok'], 'the console on another port than the service is refused' );
 	}
 );
 

@@ -328,6 +328,11 @@ function is_wp_error( $thing ) {
 	return $thing instanceof WP_Error;
 }
 
+function wp_safe_remote_post( $url, $args = array() ) {
+	$GLOBALS['sillage_test_safe_posts'][] = $url;
+	return wp_remote_post( $url, $args );
+}
+
 function wp_remote_post( $url, $args = array() ) {
 	WP_State::$requests[] = array(
 		'url'  => $url,

@@ -154,7 +154,10 @@ final class Sillage_Admin {
 			return new WP_Error( 'sillage_service', __( 'Enter the address of your Sillage service first.', 'sillage' ) );
 		}
 
-		$response = wp_remote_post(
+		// a public service is called only as a public address (wp_safe_remote_post refuses private ones);
+		// a plain-http service, allowed on a development site only, is called as typed
+		$post     = 0 === strpos( $service, 'https://' ) ? 'wp_safe_remote_post' : 'wp_remote_post';
+		$response = $post(
 			Sillage_Core::claim_url( $service ),
 			array(
 				'timeout'     => 20,
@@ -306,7 +309,8 @@ final class Sillage_Admin {
 		$result = true;
 		if ( '' !== $store_id && '' !== $url && '' !== $secret ) {
 			$body     = Sillage_Core::disconnect_body( $store_id, $reason );
-			$response = wp_remote_post(
+			$post     = 0 === strpos( $url, 'https://' ) ? 'wp_safe_remote_post' : 'wp_remote_post';
+			$response = $post(
 				$url,
 				array(
 					'timeout'     => 10,

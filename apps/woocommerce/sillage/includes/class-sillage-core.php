@@ -236,8 +236,14 @@ final class Sillage_Core {
 			return self::invalid( 'webhook_url' );
 		}
 
+		// the webhooks and the console are the service's own: an answer pointing elsewhere is refused
+		if ( null === $service || ! self::same_origin( $webhook, $service ) ) {
+			return self::invalid( 'webhook_url' );
+		}
+
 		$console_url = isset( $data['console_url'] ) ? $data['console_url'] : null;
-		if ( ! is_string( $console_url ) || null === self::url_parts( $console_url, $allow_http ) ) {
+		$console     = is_string( $console_url ) ? self::url_parts( $console_url, $allow_http ) : null;
+		if ( null === $console || ! self::same_origin( $console, $service ) ) {
 			return self::invalid( 'console_url' );
 		}
 
@@ -463,6 +469,21 @@ final class Sillage_Core {
 			$value = (int) $value;
 		}
 		return is_int( $value ) && $value >= 1 && $value <= self::MAX_QUANTITY ? $value : null;
+	}
+
+	/**
+	 * Whether two addresses' parts (url_parts()) have one origin: scheme,
+	 * host and port (the scheme's own when none is given).
+	 *
+	 * @param array $a One address's parts.
+	 * @param array $b The other's.
+	 * @return bool
+	 */
+	private static function same_origin( $a, $b ) {
+		$port = function ( $p ) {
+			return isset( $p['port'] ) ? (int) $p['port'] : ( 'https' === $p['scheme'] ? 443 : 80 );
+		};
+		return $a['scheme'] === $b['scheme'] && $a['host'] === $b['host'] && $port( $a ) === $port( $b );
 	}
 
 	/**

@@ -1,0 +1,1 @@
+ALTER TABLE "platform_installs" ADD COLUMN "connect_token_hash" text;
