@@ -2,15 +2,23 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { graphqlUrl, PRODUCTS_QUERY, shopifyGraphql, shopifyProductRows } from '../feeds/shopify-graphql.ts';
+import {
+  graphqlUrl,
+  PRODUCT_QUERY,
+  PRODUCTS_QUERY,
+  shopifyGraphql,
+  shopifyProductRows,
+} from '../feeds/shopify-graphql.ts';
 import {
   activationLink,
   authorizeUrl,
+  bodyShop,
   isShopifyTopic,
   QUERY_MAX_AGE_S,
   queryFresh,
   queryHmacValid,
   scopesGranted,
+  shopBase,
   shopHandle,
   shopifyId,
   shopifyOrder,
@@ -462,5 +470,219 @@ describe('a feed page asked for with a body', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('the Admin GraphQL connector, edge by edge', () => {
+  const source = { kind: 'shopify_graphql' as const, url: 'https://oud.myshopify.com', currency: 'SAR' };
+  const page = (nodes: unknown[], pageInfo: object = { hasNextPage: false }) =>
+    shopifyGraphql.parse(
+      JSON.stringify({ data: { products: { pageInfo, nodes } } }),
+      shopifyGraphql.firstUrl(source),
+      source,
+    );
+  const node = (over: Record<string, unknown> = {}, variant: Record<string, unknown> = {}) => ({
+    id: 'gid://shopify/Product/7',
+    title: 'Khamrah EDP',
+    vendor: 'Lattafa',
+    handle: 'khamrah',
+    status: 'ACTIVE',
+    variants: { nodes: [{ title: '100ml', price: '250.00', availableForSale: true, selectedOptions: [], ...variant }] },
+    ...over,
+  });
+
+  it('the query asks for what is read, active products only, and names itself', () => {
+    for (const field of [
+      'vendor',
+      'productType',
+      'tags',
+      'onlineStoreUrl',
+      'description(truncateAt: 4000)',
+      'compareAtPrice',
+      'availableForSale',
+      'selectedOptions',
+      'pageInfo { hasNextPage endCursor }',
+      'status:active',
+    ]) {
+      expect(PRODUCTS_QUERY, field).toContain(field);
+    }
+    expect(PRODUCTS_QUERY).toMatch(/^query SillageProducts\(/);
+    expect(PRODUCT_QUERY).toMatch(/^query SillageProduct\(\$id: ID!\)/);
+    expect(PRODUCT_QUERY).toContain('...SillageProduct');
+    expect(shopifyGraphql.headers?.(source, null)).toEqual({
+      'content-type': 'application/json',
+      accept: 'application/json',
+    });
+  });
+
+  it("a size is named by the variant's title, else its options; Shopify's “Default Title” names nothing", () => {
+    const size = (variant: Record<string, unknown>) => page([node({}, variant)]).rows[0]?.sizes[0]?.label;
+    expect(size({ title: '50 مل' })).toBe('50 مل');
+    expect(
+      size({
+        title: 'Default Title',
+        selectedOptions: [
+          { name: 'Size', value: '30ml' },
+          { name: 'Type', value: 'EDP' },
+        ],
+      }),
+    ).toBe('30ml / EDP');
+    expect(
+      size({ title: 'Default Title', selectedOptions: [{ name: 'Title', value: 'Default Title' }] }),
+    ).not.toContain('Default');
+    expect(size({ title: 7, selectedOptions: [{ value: 5 }, { value: '75ml' }] })).toBe('75ml');
+    expect(
+      page([node({}, { title: 'Default Title', selectedOptions: [{ value: '100 ml' }] })]).rows[0]?.sizes[0]?.ml,
+    ).toBe(100);
+  });
+
+  it('an id, a title and a vendor are needed; the page is the product’s own, else built from its handle', () => {
+    expect(page([node({ id: null })]).rejected).toEqual([{ reason: 'the product has no id' }]);
+    expect(page([node({ id: 'gid://shopify/Product/abc' })]).rows[0]?.merchant_product_id).toBe('abc');
+    expect(page([node({ id: 'gid://shopify/Collection/5' })]).rows[0]?.merchant_product_id).toBe(
+      'gid://shopify/Collection/5',
+    );
+    expect(page([node({ id: 42 })]).rows[0]?.merchant_product_id).toBe('42');
+    expect(page([node({ title: '  ' })]).rejected).toEqual([{ id: '7', reason: 'the product has no title' }]);
+    expect(page([node({ onlineStoreUrl: null, handle: ' oud wood ' })]).rows[0]?.product_url).toBe(
+      'https://oud.myshopify.com/products/oud%20wood',
+    );
+    expect(page([node({ onlineStoreUrl: null, handle: 5 })]).rows[0]?.product_url).toBeNull();
+    expect(page([node({ onlineStoreUrl: 'https://oud.example/p/k' })]).rows[0]?.product_url).toBe(
+      'https://oud.example/p/k',
+    );
+    expect(page([node({ status: undefined })]).rows).toHaveLength(1);
+  });
+
+  it('the next page needs more pages, a cursor of at most 1,000 characters and products on this one', () => {
+    expect(page([node()], { hasNextPage: true, endCursor: 'c'.repeat(1000) }).next).toContain('#after=');
+    expect(page([node()], { hasNextPage: true, endCursor: 'c'.repeat(1001) }).next).toBeNull();
+    expect(page([], { hasNextPage: true, endCursor: 'c' }).next).toBeNull();
+    expect(page([node()], { hasNextPage: 'yes', endCursor: 'c' }).next).toBeNull();
+    expect(page([node()], { hasNextPage: true, endCursor: 5 }).next).toBeNull();
+    // a cursor longer than 1,000 characters in a page URL is not sent
+    const long = `${shopifyGraphql.firstUrl(source)}#after=${'c'.repeat(1001)}`;
+    expect(JSON.parse(shopifyGraphql.body?.(long, source) ?? '').variables.after).toBeNull();
+  });
+
+  it('errors beside data fail the page whole; a page that is not JSON too', () => {
+    const both = shopifyGraphql.parse(
+      JSON.stringify({ data: { products: { pageInfo: {}, nodes: [node()] } }, errors: [{ message: 'Timeout' }] }),
+      shopifyGraphql.firstUrl(source),
+      source,
+    );
+    expect(both).toMatchObject({ rows: [], rejected: [{ reason: 'Shopify answered: Timeout' }], failed: true });
+    expect(shopifyGraphql.parse('{"data":{}}', shopifyGraphql.firstUrl(source), source).rejected).toEqual([
+      { reason: 'the answer has no products' },
+    ]);
+    expect(shopifyGraphql.parse('<html>', shopifyGraphql.firstUrl(source), source).failed).toBe(true);
+    expect(shopifyGraphql.kind).toBe('shopify_graphql');
+  });
+});
+
+describe('what else is read from Shopify, edge by edge', () => {
+  it('a body names its shop only for the privacy topics and the uninstall', () => {
+    expect(bodyShop('shop/redact', { shop_domain: 'oud.myshopify.com' })).toBe('oud');
+    expect(bodyShop('customers/data_request', { shop_domain: 'x.example' })).toBeNull();
+    expect(
+      bodyShop('app/uninstalled', { myshopify_domain: 'oud.myshopify.com', shop_domain: 'other.myshopify.com' }),
+    ).toBe('oud');
+    expect(bodyShop('products/update', { shop_domain: 'other.myshopify.com' })).toBeUndefined();
+  });
+
+  it('limits: a shop parameter of 100 characters at most, a handle of 60, signatures of their own shape', () => {
+    expect(shopHandle(`${'a'.repeat(60)}.myshopify.com`)).toBe('a'.repeat(60));
+    expect(shopHandle(`${'a'.repeat(61)}.myshopify.com`)).toBeNull();
+    expect(shopHandle(`  ${'a'.repeat(40)}.myshopify.com${' '.repeat(50)}`)).toBeNull();
+    expect(shopHandle('a-.myshopify.com')).toBeNull();
+    expect(shopHandle('a.myshopify.com')).toBe('a');
+    const raw = Buffer.from('{}');
+    const good = signWebhook(raw, SECRET);
+    expect(webhookHmacValid(raw, `${good} `, SECRET)).toBe(false);
+    expect(webhookHmacValid(raw, `x${good}`, SECRET)).toBe(false);
+    expect(webhookHmacValid(raw, `${good.replace(/=+$/, '')}===`, SECRET)).toBe(false);
+    const q = { shop: 'oud.myshopify.com', timestamp: '1' };
+    const h = signQuery(q, SECRET);
+    expect(queryHmacValid({ ...q, hmac: `${h}0` }, SECRET)).toBe(false);
+    expect(queryHmacValid({ ...q, hmac: `0${h}` }, SECRET)).toBe(false);
+    expect(queryFresh(` ${Math.floor(NOW / 1000)}`, NOW)).toBe(false);
+    expect(queryFresh(`${Math.floor(NOW / 1000)}x`, NOW)).toBe(false);
+    expect(shopBase('https://{shop}/x', 'oud')).toBe('https://oud.myshopify.com/x');
+    expect(isShopifyTopic('shop/redact')).toBe(true);
+  });
+
+  it('tokens, scopes and the shop: text read within its bounds', () => {
+    expect(shopifyTokens({ access_token: 't', scope: 's'.repeat(3000) })?.scope).toHaveLength(2000);
+    expect(shopifyTokens({ access_token: 't', scope: 5 })?.scope).toBeNull();
+    expect(scopesGranted('read_products,read_orders,write_pixels,write_customer_events')).toBe(true);
+    expect(scopesGranted('read_products,read_orders,read_customer_events,xwrite_pixels')).toBe(false);
+    expect(shopifyShop({ data: { shop: { email: `${'a'.repeat(320)}@x`, name: 5 } } })).toMatchObject({
+      email: null,
+      name: null,
+    });
+    expect(shopifyShop({ data: { shop: { email: ' o@x.example ', name: ` ${'n'.repeat(300)} ` } } })).toMatchObject({
+      email: 'o@x.example',
+      name: 'n'.repeat(200),
+    });
+    expect(shopifyId(' 12 ')).toBe('12');
+    expect(shopifyId(Number.MAX_SAFE_INTEGER + 2)).toBeNull();
+  });
+
+  it('orders: an expired one is no sale; a quantity is a whole number; a line without a price is 0', () => {
+    const base = {
+      admin_graphql_api_id: 'gid://shopify/Order/9',
+      total_price: '10.00',
+      currency: 'SAR',
+      line_items: [],
+    };
+    expect(shopifyOrder({ ...base, financial_status: 'expired' }, new Date(NOW))).toBeNull();
+    expect(shopifyOrder({ ...base, financial_status: 'pending' }, new Date(NOW))).not.toBeNull();
+    const lines = shopifyOrder(
+      {
+        ...base,
+        line_items: [
+          { product_id: 1, quantity: '2', price: 'x' },
+          { product_id: 2, quantity: 1.5 },
+        ],
+      },
+      new Date(NOW),
+    )?.items;
+    expect(lines).toEqual([
+      { merchant_product_id: '1', quantity: 1, price: 0 },
+      { merchant_product_id: '2', quantity: 1, price: 0 },
+    ]);
+    expect(shopifyOrder({ ...base, created_at: 5 }, new Date(NOW))?.occurredAt).toEqual(new Date(NOW));
+    expect(shopifyOrder({ ...base, created_at: '2026-11-27T15:00:00+03:00' }, new Date(0))?.occurredAt).toEqual(
+      new Date('2026-11-27T12:00:00Z'),
+    );
+    expect(shopifyOrder({ ...base, line_items: 'x' }, new Date(NOW))?.items).toEqual([]);
+  });
+
+  it('redactions and throttles read only what they are', () => {
+    expect(shopifyRedaction({ customer: { email: '  ', phone: 'p'.repeat(41) } })).toMatchObject({
+      email: null,
+      phone: null,
+    });
+    expect(shopifyRedaction({ customer: { email: 'a@b', phone: ' +966 5 ' } })).toMatchObject({
+      email: 'a@b',
+      phone: '+966 5',
+    });
+    const cost = (status: object, errors: unknown[] = []) =>
+      shopifyThrottle({ errors, extensions: { cost: { requestedQueryCost: 10, throttleStatus: status } } });
+    expect(cost({ currentlyAvailable: 0, restoreRate: 50 })).toMatchObject({ available: 0, throttled: false });
+    expect(cost({ currentlyAvailable: -1, restoreRate: 50 })).toBeNull();
+    expect(cost({ currentlyAvailable: '5', restoreRate: 50 })).toBeNull();
+    expect(cost({ currentlyAvailable: 5, restoreRate: Number.POSITIVE_INFINITY })).toBeNull();
+    expect(
+      cost({ currentlyAvailable: 5, restoreRate: 50 }, [
+        { extensions: { code: 'ACCESS_DENIED' } },
+        { extensions: { code: 'THROTTLED' } },
+      ])?.throttled,
+    ).toBe(true);
+    expect(
+      cost({ currentlyAvailable: 5, restoreRate: 50 }, [{ extensions: { code: 'ACCESS_DENIED' } }])?.throttled,
+    ).toBe(false);
+    expect(userErrors({ data: { m: { userErrors: [{ message: 'a' }, { message: 'b' }] } } }, 'm')).toBe('a; b');
+    expect(userErrors({ errors: [{ message: 'x'.repeat(400) }] }, 'm')).toHaveLength(300);
   });
 });
