@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,
+  CONNECT_TTL_MS,
   isProof,
   isWooTopic,
   pluginPage,
@@ -10,6 +11,7 @@ import {
   readConnect,
   signConnect,
   signWoo,
+  tokenHash,
   wooAdminUrl,
   wooId,
   wooKeys,
@@ -267,5 +269,130 @@ describe("WooCommerce's posts", () => {
       line_items: Array.from({ length: 500 }, (_, i) => ({ product_id: i + 1, quantity: 1, total: '1' })),
     };
     expect(wooOrder(many, new Date(NOW))?.items).toHaveLength(200);
+  });
+});
+
+describe('WooCommerce readings, edge by edge', () => {
+  it('a connection lasts 30 minutes; a token keeps its hash', () => {
+    expect(CONNECT_TTL_MS).toBe(30 * 60_000);
+    expect(tokenHash('t.s')).toBe(createHash('sha256').update('t.s').digest('hex'));
+  });
+
+  it('addresses: 300 characters at most, spaces around them dropped, any path slash at the end dropped', () => {
+    expect(wooStoreUrl(' https://attar.example/shop// ')).toBe('https://attar.example/shop');
+    expect(wooStoreUrl(`https://attar.example/${'a'.repeat(278)}`)).toHaveLength(300);
+    expect(wooStoreUrl(`https://attar.example/${'a'.repeat(279)}`)).toBeNull();
+    expect(wooStoreUrl('https://user@attar.example')).toBeNull();
+    expect(wooStoreUrl('https://:pw@attar.example')).toBeNull();
+    expect(wooStoreUrl('http://attar.example', ['127.0.0.1'])).toBeNull();
+    expect(wooStoreUrl(5)).toBeNull();
+    expect(wooAdminUrl(`https://attar.example/${'a'.repeat(280)}/admin.php`, 'https://attar.example')).toBeNull();
+    expect(wooAdminUrl(5, 'https://attar.example')).toBeNull();
+    expect(wooAdminUrl('https://attar.example/wp-admin/admin.php#x', 'https://attar.example')).toBeNull();
+  });
+
+  it("an id's readable part: runs of other characters one dash, none at either end", () => {
+    expect(wooStoreId('https://--attar--.example/_shop_/')).toMatch(/^attar-example-shop-[0-9a-f]{32}$/);
+    expect(wooStoreId('https://attar.example/a...b')).toMatch(/^attar-example-a-b-/);
+    expect(wooStoreId(`https://attar.example/${'a'.repeat(12)}-b`)).toMatch(
+      /^attar-example-aaaaaaaaaaaa-[0-9a-f]{32}$/,
+    );
+    expect(wooStoreId('https://xn--mgbh0fb.example/')).toMatch(/^xn-mgbh0fb-example-/);
+  });
+
+  it('a token: at most 2,000 characters, every field of its payload checked, ended at its time', () => {
+    const signed = (payload: object) => {
+      const p = Buffer.from(JSON.stringify(payload)).toString('base64url');
+      return `${p}.${createHmac('sha256', KEY).update(p).digest('base64url')}`;
+    };
+    const ok = { s: 'https://attar.example', p: 'a'.repeat(64), x: NOW + 1 };
+    expect(readConnect(signed(ok), KEY, NOW)).toMatchObject({
+      store: 'https://attar.example',
+      email: null,
+      admin: null,
+    });
+    expect(readConnect(signed({ ...ok, e: 5, a: 6 }), KEY, NOW)).toMatchObject({ email: null, admin: null });
+    for (const bad of [
+      { ...ok, s: 5 },
+      { ...ok, p: 5 },
+      { ...ok, x: '9' },
+      { ...ok, x: NOW - 1 },
+    ]) {
+      expect(readConnect(signed(bad), KEY, NOW), JSON.stringify(bad)).toBeNull();
+    }
+    expect(readConnect(signed({ ...ok, x: NOW }), KEY, NOW)).not.toBeNull();
+    const long = signed({ ...ok, s: `https://attar.example/${'a'.repeat(1500)}` });
+    expect(long.length).toBeGreaterThan(2000);
+    expect(readConnect(long, KEY, NOW)).toBeNull();
+    expect(isProof(` ${'a'.repeat(64)}`)).toBe(false);
+    expect(isProof(`${'a'.repeat(64)}0`)).toBe(false);
+    expect(isProof(5)).toBe(false);
+    expect(proofValid('s'.repeat(201), createHash('sha256').update('s'.repeat(201)).digest('hex'))).toBe(false);
+    expect(proofValid('s'.repeat(200), createHash('sha256').update('s'.repeat(200)).digest('hex'))).toBe(true);
+    expect(proofValid('s', 'not a proof')).toBe(false);
+  });
+
+  it('keys: both needed, 200 characters at most, permissions named or read', () => {
+    const body = { user_id: 't', consumer_key: 'ck_1', consumer_secret: 'cs_2' };
+    expect(wooKeys(body)?.tokens.scope).toBe('read');
+    for (const p of ['write', 'read_write']) expect(wooKeys({ ...body, key_permissions: p })?.tokens.scope).toBe(p);
+    expect(wooKeys({ ...body, consumer_key: undefined })).toBeNull();
+    expect(wooKeys({ ...body, consumer_secret: undefined })).toBeNull();
+    expect(wooKeys({ ...body, consumer_key: `ck_${'a'.repeat(197)}` })).not.toBeNull();
+    expect(wooKeys({ ...body, consumer_secret: `cs_${'a'.repeat(198)}` })).toBeNull();
+    expect(wooKeys({ ...body, key_permissions: '' })).toBeNull();
+    expect(wooKeys({ ...body, key_permissions: 5 })?.tokens.scope).toBe('read');
+  });
+
+  it('signatures of 100 characters at most, in base64 only; ids of digits, trimmed', () => {
+    const raw = Buffer.from('{}');
+    const sig = signWoo(raw, 's');
+    expect(wooSignatureValid(raw, ` ${sig}`, 's')).toBe(false);
+    expect(wooSignatureValid(raw, `${sig}x`, 's')).toBe(false);
+    expect(wooSignatureValid(raw, `${sig.replace(/=+$/, '')}===`, 's')).toBe(false);
+    expect(wooSignatureValid(raw, 'A'.repeat(101), 's')).toBe(false);
+    expect(wooSignatureValid(raw, 5, 's')).toBe(false);
+    expect(wooSignatureValid(raw, 'AAAA', 's')).toBe(false);
+    expect(wooId(' 12 ')).toBe('12');
+    expect(wooId('1'.repeat(19))).toBe('1'.repeat(19));
+    expect(wooId('1'.repeat(20))).toBeNull();
+    expect(wooId('1a')).toBeNull();
+    expect(wooId(0)).toBeNull();
+    expect(wooId(Number.MAX_SAFE_INTEGER + 2)).toBeNull();
+    expect(isWooTopic(5)).toBe(false);
+  });
+
+  it('orders: an id and a status needed, quantities whole numbers, a line without its total at its price', () => {
+    const base = { id: 9, status: 'completed', total: '10', line_items: [] };
+    expect(wooOrder({ ...base, id: null }, new Date(NOW))).toBeNull();
+    expect(wooOrder({ ...base, status: 5 }, new Date(NOW))).toBeNull();
+    const items = wooOrder(
+      {
+        ...base,
+        line_items: [
+          { product_id: 1, quantity: 1.5, total: '3' },
+          { product_id: 2, quantity: '2', total: '4' },
+          { product_id: 3, quantity: 2, price: 'x' },
+        ],
+      },
+      new Date(NOW),
+    )?.items;
+    expect(items).toEqual([
+      { merchant_product_id: '1', quantity: 1, price: 3 },
+      { merchant_product_id: '2', quantity: 1, price: 4 },
+      { merchant_product_id: '3', quantity: 2, price: 0 },
+    ]);
+    expect(wooOrder({ ...base, line_items: 'x' }, new Date(NOW))?.items).toEqual([]);
+    expect(wooOrder({ ...base, date_created_gmt: '2000-01-01T00:00:00' }, new Date(NOW))?.occurredAt).toEqual(
+      new Date('2000-01-01T00:00:00Z'),
+    );
+    expect(wooOrder({ ...base, date_created_gmt: '2026-11-28T12:00:00' }, new Date(NOW))?.occurredAt).toEqual(
+      new Date('2026-11-28T12:00:00Z'),
+    );
+    for (const date of ['x2026-11-27T09:00:00', '2026-11-27T09:00:00Z', 5]) {
+      expect(wooOrder({ ...base, date_created_gmt: date }, new Date(NOW))?.occurredAt, String(date)).toEqual(
+        new Date(NOW),
+      );
+    }
   });
 });
