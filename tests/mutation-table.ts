@@ -30,6 +30,10 @@ const GROUPS: Record<string, string[]> = {
     'platforms/zid.ts',
     'platforms/common.ts',
     'lib/pacer.ts',
+    'platforms/shopify.ts',
+    'feeds/shopify-graphql.ts',
+    'platforms/woocommerce.ts',
+    'apps/shopify/extensions/sillage-pixel/src/purchase.js',
   ],
 };
 
