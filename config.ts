@@ -75,6 +75,14 @@ export const EnvSchema = Type.Object({
   SALLA_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   SALLA_API_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://api.salla.dev/admin/v2' }),
   SALLA_ACCOUNTS_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://accounts.salla.sa' }),
+  SALLA_APP_ID: Type.Optional(
+    Type.String({ pattern: '^[0-9]{1,20}$', description: "the Salla app's id (Partner Portal): its dashboard page" }),
+  ),
+  SALLA_INTROSPECT_URL: Type.String({
+    pattern: '^https?://[^\\s/]+(/[^\\s]*)?$',
+    default: 'https://api.salla.dev/exchange-authority/v1/introspect',
+  }),
+  SALLA_DASHBOARD_ORIGIN: Type.String({ pattern: '^https?://[^\\s/]+$', default: 'https://s.salla.sa' }),
   ZID_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   ZID_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   ZID_API_URL: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', default: 'https://api.zid.sa/v1' }),
@@ -166,6 +174,12 @@ export interface Config {
       apiUrl: string;
       /** the OAuth server (token refresh, the store's identity) */
       accountsUrl: string;
+      /**
+       * the app's page in the merchant's Salla dashboard (docs/platforms.md): the app's id, whom
+       * its tokens are checked as, where they are checked, and the dashboard that may frame it;
+       * null without SALLA_APP_ID (no dashboard page)
+       */
+      dashboard: { appId: string; introspectUrl: string; origin: string } | null;
     } | null;
     zid: {
       clientId: string;
@@ -344,6 +358,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
               clientSecret: e.SALLA_CLIENT_SECRET,
               apiUrl: e.SALLA_API_URL.replace(/\/+$/, ''),
               accountsUrl: e.SALLA_ACCOUNTS_URL.replace(/\/+$/, ''),
+              dashboard: e.SALLA_APP_ID
+                ? { appId: e.SALLA_APP_ID, introspectUrl: e.SALLA_INTROSPECT_URL, origin: e.SALLA_DASHBOARD_ORIGIN }
+                : null,
             }
           : null,
       zid:

@@ -170,6 +170,58 @@ export function errorPage(ctx: PageContext, status: number, message: string): Ht
   );
 }
 
+// ---------- the app's page in Salla's dashboard ----------
+
+export type DashboardView =
+  | {
+      state: 'ok';
+      store: string;
+      shelf: { total: number; recognised: number };
+      /** the one-time link into the console, and whom it signs in; null when no owner account could be made */
+      enter: { href: string; email: string } | null;
+    }
+  | { state: 'refresh' | 'error'; message: string };
+
+/**
+ * The app's page inside a Salla store's dashboard (an iframe): the store's shelf in one line and a
+ * button into the console. Not the console's layout: no navigation, no forms, nothing to sign out
+ * of; its script (`/console/salla/dashboard.js`) tells Salla's dashboard the page is ready, and
+ * asks it for a fresh token when the page says `refresh`.
+ */
+export function sallaDashboardPage(lang: Lang, d: DashboardView): Html {
+  const body =
+    d.state === 'ok'
+      ? html`<p>${t(lang, 'dashboardStore', { s: d.store })}</p>
+<p>${d.shelf.total === 0 ? t(lang, 'dashboardImporting') : t(lang, 'dashboardShelf', { m: d.shelf.recognised, n: d.shelf.total })}</p>
+${
+  d.enter
+    ? html`<p><a class="button" data-open href="${d.enter.href}" target="_blank" rel="noopener noreferrer">${t(lang, 'dashboardOpen')}</a></p>
+<p class="muted">${t(lang, 'dashboardOpenHint', { e: d.enter.email })}</p>`
+    : html`<p class="problem">${t(lang, 'dashboardNoOwner')}</p>`
+}`
+      : html`<p class="problem" role="alert">${d.message}</p>${
+          d.state === 'refresh'
+            ? html`<p><button type="button" data-refresh>${t(lang, 'dashboardRetry')}</button></p>`
+            : ''
+        }`;
+  return html`<!doctype html>
+<html lang="${lang}" dir="${lang === 'ar' ? 'rtl' : 'ltr'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${t(lang, 'dashboardTitle')}</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+<script src="/console/salla/dashboard.js" defer></script>
+</head>
+<body data-embedded="${d.state}">
+<main id="content">
+<h1>${t(lang, 'dashboardTitle')}</h1>
+${body}
+</main>
+</body>
+</html>`;
+}
+
 // ---------- overview ----------
 
 export interface OverviewData {

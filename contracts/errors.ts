@@ -64,7 +64,7 @@ export const ERRORS = {
   },
   invalid_oauth_state: {
     status: 400,
-    when: "console: a platform's install callback without the state this browser was given, or without a code",
+    when: "console: a platform's install callback without the state this browser was given, or without a code; a Salla dashboard token Salla refuses; a one-time sign-in link expired or used",
   },
   install_refused: { status: 400, when: 'console: the merchant did not authorize the app on the platform' },
   missing_api_key: { status: 401, when: 'widget operations: no key in the body or `Authorization`' },
@@ -101,6 +101,10 @@ export const ERRORS = {
   email_taken: { status: 409, when: 'admin: another console user has this email' },
   feed_exists: { status: 409, when: 'admin: the merchant already has a feed source with this URL' },
   feed_busy: { status: 409, when: 'admin: a pull of this feed is under way (on this or another instance)' },
+  signed_in_elsewhere: {
+    status: 409,
+    when: "console: a one-time sign-in link (Salla's dashboard page) opened in a browser signed in as someone else",
+  },
   store_not_installed: {
     status: 409,
     when: 'feeds of a platform store: the store has uninstalled the app, or its tokens have not arrived yet',

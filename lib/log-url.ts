@@ -1,7 +1,7 @@
 /**
  * A URL as the log may hold it: the values of contact parameters (an erasure's ?email=, ?phone=)
- * and of secrets (a Zid webhook's ?token=, an OAuth ?code=) replaced.
+ * and of secrets (a Zid webhook's or Salla dashboard's ?token=, an OAuth ?code=, a sign-in ?ticket=) replaced.
  */
 export function loggableUrl(url: string): string {
-  return url.replace(/([?&](?:email|phone|token|code|state)=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:email|phone|token|code|state|ticket)=)[^&#]*/gi, '$1[redacted]');
 }

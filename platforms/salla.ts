@@ -91,15 +91,58 @@ export function sallaTokens(data: unknown, now = Date.now()): SallaTokens | null
   return { accessToken, refreshToken, expiresAt, scope: typeof d.scope === 'string' ? d.scope.slice(0, 2000) : null };
 }
 
-/** `GET {accounts}/oauth2/user/info`: `data.merchant.{name, domain}`. */
+/** `GET {accounts}/oauth2/user/info`'s user: under `data`, or at the top as Salla's own examples differ. */
+const userInfo = (body: unknown): Record<string, unknown> => {
+  const b = record(body);
+  return b.data && typeof b.data === 'object' && !Array.isArray(b.data) ? record(b.data) : b;
+};
+
+/** `GET {accounts}/oauth2/user/info`: `merchant.{name, domain}`. */
 export function sallaStore(body: unknown): SallaStore {
-  const data = (body as { data?: { merchant?: Record<string, unknown> } } | null)?.data;
-  const merchant = data?.merchant ?? {};
+  const merchant = record(userInfo(body).merchant);
   const name = typeof merchant.name === 'string' && merchant.name.trim() ? merchant.name.trim().slice(0, 200) : null;
   return {
     name,
     origin: typeof merchant.domain === 'string' && merchant.domain.includes('://') ? originOf(merchant.domain) : null,
   };
+}
+
+/**
+ * `GET {accounts}/oauth2/user/info`: the email of the store's user who authorized the app (its
+ * owner's console account), lower-cased; null when there is none that looks like an address.
+ */
+export function sallaOwnerEmail(body: unknown): string | null {
+  const email = userInfo(body).email;
+  if (typeof email !== 'string') return null;
+  const e = email.trim().toLowerCase();
+  return e.length <= 320 && /^[^\s@]+@[^\s@]+$/.test(e) ? e : null;
+}
+
+/** What Salla's introspection says of a dashboard page's token. */
+export interface SallaDashboardToken {
+  /** the store (Salla's `merchant_id`), as text */
+  storeId: string;
+  /** the dashboard user who opened the page */
+  userId: string | null;
+}
+
+/**
+ * `POST /exchange-authority/v1/introspect`'s answer, `{status, success, data: {merchant_id,
+ * user_id, exp}}`: the store whose dashboard opened the app's page, or null when the token is not
+ * good (not a success, no store, or expired by `exp`, an ISO time, at `now`).
+ */
+export function sallaIntrospection(body: unknown, now = Date.now()): SallaDashboardToken | null {
+  const b = record(body);
+  if (b.success !== true) return null;
+  const d = record(b.data);
+  const storeId = sallaProductId({ id: d.merchant_id });
+  if (!storeId) return null;
+  if (typeof d.exp === 'string' || typeof d.exp === 'number') {
+    const exp = typeof d.exp === 'number' ? d.exp * 1000 : Date.parse(d.exp);
+    if (!Number.isFinite(exp) || exp <= now) return null;
+  }
+  const user = sallaProductId({ id: d.user_id });
+  return { storeId, userId: user };
 }
 
 /** The product id a product webhook is about (`data.id`), as text, or null. */

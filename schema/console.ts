@@ -53,6 +53,24 @@ export const consoleSessions = pgTable(
 );
 
 /**
+ * A one-time way into the console (a Salla merchant opening the app from Salla's dashboard, where
+ * the console's own cookie cannot be set): a link holding a random ticket that signs its user in
+ * once, within a few minutes. Only the ticket's SHA-256 is kept.
+ */
+export const consoleTickets = pgTable(
+  'console_tickets',
+  {
+    /** the ticket's SHA-256 (hex) */
+    hash: text('hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => consoleUsers.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('console_tickets_expires_idx').on(t.expiresAt)],
+);
+
+/**
  * Where a widget key was used from: its origin and widget version, when last seen, and whether
  * it was let in. The console's install check reads it; the key store writes it with the keys'
  * last-used times, at most once a minute.

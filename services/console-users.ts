@@ -3,7 +3,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.ts';
 import { AppError, badRequest, notFound } from '../lib/errors.ts';
-import { consoleSessions, consoleUsers } from '../schema/index.ts';
+import { consoleSessions, consoleTickets, consoleUsers } from '../schema/index.ts';
 import { getMerchant } from './merchants.ts';
 
 export type ConsoleRole = 'operator' | 'owner' | 'staff';
@@ -171,13 +171,44 @@ export async function destroyConsoleSession(db: DbOrTx, sessionId: string): Prom
   await db.delete(consoleSessions).where(eq(consoleSessions.idHash, idHash(sessionId)));
 }
 
-/** Removes expired sessions; how many. */
+/** Removes expired sessions and sign-in tickets; how many. */
 export async function purgeConsoleSessions(db: DbOrTx, now = new Date()): Promise<number> {
   const gone = await db
     .delete(consoleSessions)
     .where(lt(consoleSessions.expiresAt, now))
     .returning({ id: consoleSessions.idHash });
-  return gone.length;
+  const tickets = await db
+    .delete(consoleTickets)
+    .where(lt(consoleTickets.expiresAt, now))
+    .returning({ hash: consoleTickets.hash });
+  return gone.length + tickets.length;
+}
+
+// ---- one-time sign-in tickets ----
+
+/** A sign-in ticket signs its user in within this long of being made, once. */
+export const TICKET_MS = 5 * 60_000;
+
+/** A new one-time ticket that signs this user in (only its hash is stored). */
+export async function createConsoleTicket(db: DbOrTx, userId: string, now = new Date()): Promise<string> {
+  const ticket = randomBytes(32).toString('base64url');
+  await db
+    .insert(consoleTickets)
+    .values({ hash: idHash(ticket), userId, expiresAt: new Date(now.getTime() + TICKET_MS) });
+  return ticket;
+}
+
+/**
+ * The user a ticket signs in, spending the ticket: a second use, an expired ticket or one never
+ * made gives null. One statement, so two requests racing with one ticket cannot both win.
+ */
+export async function takeConsoleTicket(db: DbOrTx, ticket: string, now = new Date()): Promise<ConsoleUser | null> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(ticket)) return null;
+  const [taken] = await db
+    .delete(consoleTickets)
+    .where(and(eq(consoleTickets.hash, idHash(ticket)), gt(consoleTickets.expiresAt, now)))
+    .returning({ userId: consoleTickets.userId });
+  return taken ? getConsoleUser(db, taken.userId) : null;
 }
 
 /**

@@ -70,7 +70,18 @@ describe('configuration', () => {
       clientSecret: on.SALLA_CLIENT_SECRET,
       apiUrl: 'https://api.salla.dev/admin/v2',
       accountsUrl: 'https://accounts.salla.sa',
+      dashboard: null,
     });
+    // the dashboard page: on with the app's id, checked at Salla's introspection, framed by Salla's dashboard only
+    expect(loadConfig({ ...on, SALLA_APP_ID: '1234567890' }).platforms.salla?.dashboard).toEqual({
+      appId: '1234567890',
+      introspectUrl: 'https://api.salla.dev/exchange-authority/v1/introspect',
+      origin: 'https://s.salla.sa',
+    });
+    expect(errorOf({ ...on, SALLA_APP_ID: '12; DROP' })).toMatch(/SALLA_APP_ID/);
+    expect(errorOf({ ...on, SALLA_APP_ID: '1', SALLA_DASHBOARD_ORIGIN: 'https://s.salla.sa/x' })).toMatch(
+      /SALLA_DASHBOARD_ORIGIN/,
+    );
     expect(errorOf({ SALLA_WEBHOOK_SECRET: on.SALLA_WEBHOOK_SECRET })).toMatch(/all three|together/);
     expect(errorOf({ SALLA_CLIENT_ID: 'c', SALLA_CLIENT_SECRET: 's' })).toMatch(/SALLA_WEBHOOK_SECRET/);
     const short = errorOf({ ...on, SALLA_WEBHOOK_SECRET: 'tooshort' });

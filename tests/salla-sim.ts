@@ -36,6 +36,8 @@ interface SimStore {
   expires: number;
   revoked: boolean;
   products: Map<number, SimProduct>;
+  /** the email of the store's user who authorized the app (user info's `email`) */
+  email: string | null;
 }
 
 const token = () => randomBytes(16).toString('hex');
@@ -85,6 +87,12 @@ export class SallaSimulator extends SimServer {
   refreshCalls = 0;
   /** requests by path, for tests that count calls */
   hits = new Map<string, number>();
+  /** the app's id: introspection answers only when asked with it as `S-Source` */
+  readonly appId = '4815162342';
+  /** tokens the dashboard gave its app's page (`?token=` in the iframe's URL): the store and until when */
+  dashboardTokens = new Map<string, { storeId: number; exp: number }>();
+  /** when set, introspection answers this status (Salla away: 500; throttling: 429) */
+  introspectFailure: number | null = null;
 
   get apiUrl() {
     return `${this.base}/admin/v2`;
@@ -98,11 +106,17 @@ export class SallaSimulator extends SimServer {
       SALLA_CLIENT_SECRET: 'client-secret',
       SALLA_API_URL: this.apiUrl,
       SALLA_ACCOUNTS_URL: this.base,
+      SALLA_APP_ID: this.appId,
+      SALLA_INTROSPECT_URL: `${this.base}/exchange-authority/v1/introspect`,
       FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
     };
   }
 
-  addStore(id: number, products: SimProduct[], o: { name?: string; domain?: string; expiresInS?: number } = {}) {
+  addStore(
+    id: number,
+    products: SimProduct[],
+    o: { name?: string; domain?: string; expiresInS?: number; email?: string | null } = {},
+  ) {
     const store: SimStore = {
       id,
       name: o.name ?? `متجر ${id}`,
@@ -113,6 +127,7 @@ export class SallaSimulator extends SimServer {
       expires: Math.floor(Date.now() / 1000) + (o.expiresInS ?? 14 * 24 * 3600),
       revoked: false,
       products: new Map(products.map((p) => [p.id, p])),
+      email: o.email === undefined ? `owner-${id}@store.sim.example` : o.email,
     };
     this.stores.set(id, store);
     return store;
@@ -145,6 +160,13 @@ export class SallaSimulator extends SimServer {
       secret,
       createdAt,
     );
+  }
+
+  /** A token Salla's dashboard puts in its app page's URL for this store (5 minutes, as Salla's). */
+  dashboardToken(storeId: number, expiresInS = 300): string {
+    const t = `em_tok_${token()}`;
+    this.dashboardTokens.set(t, { storeId, exp: Date.now() + expiresInS * 1000 });
+    return t;
   }
 
   private storeOf(req: IncomingMessage): SimStore | null {
@@ -181,6 +203,29 @@ export class SallaSimulator extends SimServer {
         scope: 'products.read offline_access',
       });
     }
+    if (req.method === 'POST' && url.pathname === '/exchange-authority/v1/introspect') {
+      let asked: { token?: unknown } = {};
+      try {
+        asked = JSON.parse(await this.body(req));
+      } catch {
+        // not JSON: no token
+      }
+      const known = typeof asked.token === 'string' ? this.dashboardTokens.get(asked.token) : undefined;
+      if (this.introspectFailure)
+        return this.json(res, this.introspectFailure, { status: this.introspectFailure, success: false });
+      if (req.headers['s-source'] !== this.appId || !known || known.exp <= Date.now()) {
+        return this.json(res, 401, {
+          status: 401,
+          success: false,
+          error: { code: 'Unauthorized', message: 'invalid token' },
+        });
+      }
+      return this.json(res, 200, {
+        status: 200,
+        success: true,
+        data: { merchant_id: known.storeId, user_id: 987654, exp: new Date(known.exp).toISOString() },
+      });
+    }
     const store = this.storeOf(req);
     if (!store) return this.json(res, 401, { status: 401, success: false, error: { code: 'Unauthorized' } });
     if (url.pathname === '/oauth2/user/info') {
@@ -190,6 +235,7 @@ export class SallaSimulator extends SimServer {
         data: {
           id: 1,
           name: 'Owner',
+          email: store.email,
           merchant: { id: store.id, username: `store-${store.id}`, name: store.name, domain: store.domain },
         },
       });

@@ -8,11 +8,14 @@ import {
   type SallaTokens,
   sallaBrands,
   sallaEnvelope,
+  sallaIntrospection,
   sallaOrder,
+  sallaOwnerEmail,
   sallaProductId,
   sallaStore,
   sallaTokens,
 } from '../../platforms/salla.ts';
+import { type ConsoleUser, platformOwner } from '../../services/console-users.ts';
 import {
   FeedFetchError,
   type FeedSourceRow,
@@ -76,6 +79,13 @@ declare module 'fastify' {
       ): Promise<void>;
       /** a page fetcher that keeps within each platform's limit on calls per store */
       paced(fetchPage: PageFetcher): PageFetcher;
+      /**
+       * the app's page in a Salla store's dashboard was opened with this token: Salla's
+       * introspection says which store (400 `invalid_oauth_state` when it refuses the token), the
+       * store must be installed (404 `unknown_store`), and the owner is the console account of the
+       * email Salla gives for the store's user (null when there is none to make)
+       */
+      sallaDashboard(token: string): Promise<{ merchantId: string; owner: ConsoleUser | null }>;
     };
   }
 }
@@ -105,6 +115,8 @@ export class PlatformCallError extends AppError {
 
 /** An answer from a platform's API is read up to this many bytes. */
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
+/** Salla's answers to an introspection that mean the token is not good (not that Salla is away). */
+const REFUSED_TOKEN: ReadonlySet<number> = new Set([400, 401, 403, 422]);
 /** A call to a platform's API gives up after this long. */
 const CALL_TIMEOUT_MS = 10_000;
 /** A webhook's work is tried this many times in all (on PostgreSQL; once on the embedded database). */
@@ -356,8 +368,50 @@ export default fp(
       });
     }
 
+    const sallaDashboard = async (token: string) => {
+      const dashboard = salla?.dashboard;
+      if (!salla || !dashboard) {
+        throw new AppError(
+          404,
+          'platform_not_configured',
+          "The Salla app's dashboard page is not set up on this service",
+        );
+      }
+      let answer: unknown = null;
+      try {
+        answer = await callJson(dashboard.introspectUrl, {
+          method: 'POST',
+          headers: { 's-source': dashboard.appId, 'content-type': 'application/json', accept: 'application/json' },
+          // the fields Salla's own SDK sends with the token (its `auth.introspect`)
+          body: JSON.stringify({ env: 'prod', token, iss: 'merchant-dashboard', subject: 'embedded-page' }),
+        });
+      } catch (err) {
+        // Salla refused the token; anything else (Salla away, throttling us) is not the token's fault
+        if (!(err instanceof PlatformCallError && REFUSED_TOKEN.has(err.status))) throw err;
+      }
+      const opened = sallaIntrospection(answer);
+      if (!opened) {
+        throw new AppError(
+          400,
+          'invalid_oauth_state',
+          "Open the app again from Salla's dashboard: its sign-in has expired",
+        );
+      }
+      const install = await findInstall(app.db, 'salla', opened.storeId);
+      if (install?.status !== 'installed')
+        throw new AppError(404, 'unknown_store', 'This store has not installed the app');
+      const info = await callJson(`${salla.accountsUrl}/oauth2/user/info`, {
+        headers: { authorization: `Bearer ${await sallaToken(opened.storeId)}`, accept: 'application/json' },
+      });
+      return {
+        merchantId: install.merchantId,
+        owner: await platformOwner(app.db, install.merchantId, sallaOwnerEmail(info)),
+      };
+    };
+
     app.decorate('platforms', {
       access,
+      sallaDashboard,
       workWebhook: (id: string) => app.jobs.send('platforms.webhook', { id }, id),
       register: (platform: Platform, handler: PlatformApp) => {
         handlers.set(platform, handler);

@@ -19,6 +19,7 @@ import {
 } from '../../services/console-users.ts';
 import merchantPages from './merchant.ts';
 import { ANONYMOUS, CONSOLE_CSP } from './page.ts';
+import sallaConsole from './salla.ts';
 import shopifyConsole from './shopify.ts';
 import signIn from './sign-in.ts';
 import wooConsole from './woocommerce.ts';
@@ -154,6 +155,7 @@ const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   await app.register(signIn);
+  await app.register(sallaConsole, { prefix: '/salla' });
   await app.register(zidConsole, { prefix: '/zid' });
   await app.register(shopifyConsole, { prefix: '/shopify' });
   await app.register(wooConsole, { prefix: '/woocommerce' });
