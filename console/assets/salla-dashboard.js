@@ -4,7 +4,7 @@
 // page whose token had expired offers a button that asks Salla for a fresh one (never on its own:
 // a token that stays refused must not reload the page in a loop).
 (() => {
-  const embedded = window.Salla && window.Salla.embedded;
+  const embedded = window.Salla?.embedded;
   if (!embedded) return;
   const state = document.body.getAttribute('data-embedded');
   embedded

@@ -4,8 +4,8 @@ import { ANY_OPERATION, errorResponses, REQUEST_ID_HEADER, success } from '../..
 import { AppError } from '../../lib/errors.ts';
 import { INSTALL_EVENTS, sallaEnvelope, sallaSignatureValid } from '../../platforms/salla.ts';
 import { sallaSnippet } from '../../platforms/salla-snippet.ts';
-import { findInstall, storeWidget } from '../../services/platforms.ts';
-import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, storeWidgetSchema } from './shared.ts';
+import { findInstall } from '../../services/platforms.ts';
+import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, storeWidgetRoute } from './shared.ts';
 import shopifyRoutes from './shopify.ts';
 import wooRoutes from './woocommerce.ts';
 import zidRoutes from './zid.ts';
@@ -108,23 +108,17 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/salla/stores/:store/widget',
-    storeWidgetSchema(
-      'getSallaStoreWidget',
-      "A Salla store's widget settings, read by the app's storefront script (public: the key is publishable)",
-    ),
-    async (request, reply) => {
+  storeWidgetRoute(app, {
+    platform: 'salla',
+    path: '/salla/stores/:store/widget',
+    operationId: 'getSallaStoreWidget',
+    summary: "A Salla store's widget settings, read by the app's storefront script (public: the key is publishable)",
+    configured: () => {
       if (!app.config.platforms.salla) {
         throw new AppError(404, 'platform_not_configured', 'The Salla app is not set up on this service');
       }
-      reply.header('access-control-allow-origin', '*');
-      reply.header('cache-control', 'public, max-age=300');
-      const widget = await storeWidget(app.db, 'salla', request.params.store);
-      if (!widget) throw new AppError(404, 'unknown_store', 'This store has not installed the app');
-      return widget;
     },
-  );
+  });
 
   await app.register(zidRoutes, { prefix: '/zid' });
   await app.register(shopifyRoutes, { prefix: '/shopify' });

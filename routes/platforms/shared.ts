@@ -9,7 +9,7 @@ import {
   WITH_INPUT,
 } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
-import { recordWebhook } from '../../services/platforms.ts';
+import { type Platform, recordWebhook, storeWidget } from '../../services/platforms.ts';
 
 /** A platform's webhook body is read up to this size (an order with many lines is a few tens of KB). */
 export const PLATFORM_WEBHOOK_MAX_BYTES = 1024 * 1024;
@@ -75,30 +75,62 @@ export const StoreParams = Type.Object({
   store: Type.String({ pattern: '^[0-9]{1,20}$', description: "The platform's id of the store" }),
 });
 
-/** The route options of a store's public widget settings (what its storefront script reads). */
-export const storeWidgetSchema = (operationId: string, summary: string) => ({
-  schema: {
-    operationId,
-    tags: ['platforms'],
-    summary,
-    security: [],
-    params: StoreParams,
-    response: {
-      200: success(
-        Type.Object({ publishable_key: Type.String({ description: "The store's live publishable key" }) }),
-        'The store has installed the app',
-      ),
-      ...errorResponses([
-        ...ANY_OPERATION,
-        ...WITH_INPUT,
-        ...PATH_PARAM,
-        'platform_not_configured',
-        'unknown_store',
-        'database_unavailable',
-      ]),
-    },
+/**
+ * A store's public widget settings, what its storefront script reads (`GET {path}`): the live
+ * publishable key of a store that installed the app, readable from any storefront (the key is
+ * public by design) and cached five minutes; `404 unknown_store` for any other store, and `404
+ * platform_not_configured` while the platform's app is off.
+ */
+export function storeWidgetRoute(
+  app: FastifyInstance,
+  o: {
+    platform: Platform;
+    path: string;
+    operationId: string;
+    summary: string;
+    /** the store parameter's schema when not StoreParams's (Shopify's shop handle) */
+    params?: TSchema;
+    /** the app is set up on this service (else it throws `platform_not_configured`) */
+    configured: () => void;
+    /** what the platform calls a store, in the refusal */
+    storeWord?: string;
   },
-});
+) {
+  app.get(
+    o.path,
+    {
+      schema: {
+        operationId: o.operationId,
+        tags: ['platforms'],
+        summary: o.summary,
+        security: [],
+        params: o.params ?? StoreParams,
+        response: {
+          200: success(
+            Type.Object({ publishable_key: Type.String({ description: "The store's live publishable key" }) }),
+            'The store has installed the app',
+          ),
+          ...errorResponses([
+            ...ANY_OPERATION,
+            ...WITH_INPUT,
+            ...PATH_PARAM,
+            'platform_not_configured',
+            'unknown_store',
+            'database_unavailable',
+          ]),
+        },
+      },
+    },
+    async (request, reply) => {
+      o.configured();
+      reply.header('access-control-allow-origin', '*');
+      reply.header('cache-control', 'public, max-age=300');
+      const widget = await storeWidget(app.db, o.platform, (request.params as { store: string }).store);
+      if (!widget) throw new AppError(404, 'unknown_store', `This ${o.storeWord ?? 'store'} has not installed the app`);
+      return widget;
+    },
+  );
+}
 
 /**
  * A checked webhook stored (its body encrypted) and its work queued, answered at once; a delivery

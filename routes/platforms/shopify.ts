@@ -1,13 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import {
-  ANY_OPERATION,
-  errorResponses,
-  PATH_PARAM,
-  REQUEST_ID_HEADER,
-  success,
-  WITH_INPUT,
-} from '../../contracts/errors.ts';
+import { errorResponses, success, WITH_INPUT } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import {
   bodyShop,
@@ -18,14 +11,14 @@ import {
   webhookHmacValid,
 } from '../../platforms/shopify.ts';
 import { shopifySnippet } from '../../platforms/shopify-snippet.ts';
-import { findInstall, storeWidget } from '../../services/platforms.ts';
+import { findInstall } from '../../services/platforms.ts';
 import {
   jsonObjectOf,
   PLATFORM_WEBHOOK_MAX_BYTES,
   Received,
   storeScriptSchema,
   storeWebhook,
-  storeWidgetSchema,
+  storeWidgetRoute,
   WEBHOOK_ERRORS,
 } from './shared.ts';
 
@@ -133,22 +126,15 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  const widgetOptions = storeWidgetSchema(
-    'getShopifyShopWidget',
-    "A Shopify shop's widget settings, read by the app's storefront script",
-  );
-  app.get(
-    '/shops/:store/widget',
-    { ...widgetOptions, schema: { ...widgetOptions.schema, params: ShopParams } },
-    async (request, reply) => {
-      configured();
-      reply.header('access-control-allow-origin', '*');
-      reply.header('cache-control', 'public, max-age=300');
-      const widget = await storeWidget(app.db, 'shopify', request.params.store);
-      if (!widget) throw new AppError(404, 'unknown_store', 'This shop has not installed the app');
-      return widget;
-    },
-  );
+  storeWidgetRoute(app, {
+    platform: 'shopify',
+    path: '/shops/:store/widget',
+    operationId: 'getShopifyShopWidget',
+    summary: "A Shopify shop's widget settings, read by the app's storefront script",
+    params: ShopParams,
+    configured,
+    storeWord: 'shop',
+  });
 };
 
 export default shopifyRoutes;

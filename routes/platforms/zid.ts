@@ -1,18 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import {
-  ANY_OPERATION,
-  errorResponses,
-  PATH_PARAM,
-  REQUEST_ID_HEADER,
-  success,
-  WITH_INPUT,
-} from '../../contracts/errors.ts';
+import { errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
 import { isZidStoreEvent, ZID_STORE_EVENTS, ZID_UNINSTALL, zidAppEvent, zidSecretValid } from '../../platforms/zid.ts';
 import { zidSnippet } from '../../platforms/zid-snippet.ts';
-import { findInstall, storeWidget, webhookSecretOf } from '../../services/platforms.ts';
+import { findInstall, webhookSecretOf } from '../../services/platforms.ts';
 import {
   jsonObjectOf,
   PLATFORM_WEBHOOK_MAX_BYTES,
@@ -20,7 +13,7 @@ import {
   StoreParams,
   storeScriptSchema,
   storeWebhook,
-  storeWidgetSchema,
+  storeWidgetRoute,
   WEBHOOK_ERRORS,
 } from './shared.ts';
 
@@ -151,18 +144,13 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/stores/:store/widget',
-    storeWidgetSchema('getZidStoreWidget', "A Zid store's widget settings, read by the app's storefront script"),
-    async (request, reply) => {
-      configured();
-      reply.header('access-control-allow-origin', '*');
-      reply.header('cache-control', 'public, max-age=300');
-      const widget = await storeWidget(app.db, 'zid', request.params.store);
-      if (!widget) throw new AppError(404, 'unknown_store', 'This store has not installed the app');
-      return widget;
-    },
-  );
+  storeWidgetRoute(app, {
+    platform: 'zid',
+    path: '/stores/:store/widget',
+    operationId: 'getZidStoreWidget',
+    summary: "A Zid store's widget settings, read by the app's storefront script",
+    configured,
+  });
 };
 
 export default zidRoutes;
