@@ -183,6 +183,10 @@ const en = {
   dashboardUnavailable: 'Salla could not be reached to check this page’s sign-in. Try again in a moment.',
   dashboardThrottled: 'This page was opened too many times. Try again in {s} seconds.',
   enterUsed: 'This sign-in link has expired or was used already. Open the app again from your Salla dashboard.',
+  enterConfirm: 'Open the console of {s} as {e}?',
+  enterContinue: 'Open the console',
+  dashboardNotInstaller:
+    'Only the store’s user who installed the app can open the console from here. Ask them to add you on the console’s Team page.',
   enterOther: 'You are signed in as {e}. Sign out first to open the console as {o}.',
   unmatchedShare: '{n} of {m} products are not recognised: see Your shelf.',
   leadsIntro: 'Contact details shoppers gave with their consent. Erase a lead when the shopper asks.',
@@ -398,6 +402,10 @@ const ar: Record<MessageKey, string> = {
   dashboardUnavailable: 'تعذّر الوصول إلى سلة للتحقق من دخول هذه الصفحة. أعد المحاولة بعد قليل.',
   dashboardThrottled: 'فُتحت هذه الصفحة مرات كثيرة. أعد المحاولة بعد {s} ثانية.',
   enterUsed: 'انتهت صلاحية رابط الدخول هذا أو استُخدم من قبل. افتح التطبيق مرة أخرى من لوحة سلة.',
+  enterConfirm: 'هل تفتح لوحة التحكم لمتجر {s} بحساب {e}؟',
+  enterContinue: 'افتح لوحة التحكم',
+  dashboardNotInstaller:
+    'لا يفتح لوحة التحكم من هنا إلا مستخدم المتجر الذي ثبّت التطبيق. اطلب منه إضافتك من صفحة الفريق في لوحة التحكم.',
   enterOther: 'أنت مسجّل الدخول بحساب {e}. سجّل الخروج أولًا لتفتح لوحة التحكم بحساب {o}.',
   unmatchedShare: '{n} من {m} منتجًا غير معروفة: راجع رفّك.',
   leadsIntro: 'بيانات تواصل قدّمها المتسوقون بموافقتهم. احذف العميل عند طلبه.',

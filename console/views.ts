@@ -177,8 +177,8 @@ export type DashboardView =
       state: 'ok';
       store: string;
       shelf: { total: number; recognised: number };
-      /** the one-time link into the console, and whom it signs in; null when no owner account could be made */
-      enter: { href: string; email: string } | null;
+      /** the one-time link into the console and whom it signs in, or why there is none */
+      enter: { href: string; email: string } | { refused: 'not_installer' | 'no_account' };
     }
   | { state: 'refresh' | 'error'; message: string };
 
@@ -194,10 +194,10 @@ export function sallaDashboardPage(lang: Lang, d: DashboardView): Html {
       ? html`<p>${t(lang, 'dashboardStore', { s: d.store })}</p>
 <p>${d.shelf.total === 0 ? t(lang, 'dashboardImporting') : t(lang, 'dashboardShelf', { m: d.shelf.recognised, n: d.shelf.total })}</p>
 ${
-  d.enter
+  'href' in d.enter
     ? html`<p><a class="button" data-open href="${d.enter.href}" target="_blank" rel="noopener noreferrer">${t(lang, 'dashboardOpen')}</a></p>
 <p class="muted">${t(lang, 'dashboardOpenHint', { e: d.enter.email })}</p>`
-    : html`<p class="problem">${t(lang, 'dashboardNoOwner')}</p>`
+    : html`<p class="problem">${t(lang, d.enter.refused === 'not_installer' ? 'dashboardNotInstaller' : 'dashboardNoOwner')}</p>`
 }`
       : html`<p class="problem" role="alert">${d.message}</p>${
           d.state === 'refresh'
@@ -220,6 +220,21 @@ ${body}
 </main>
 </body>
 </html>`;
+}
+
+/** The one-time link's page: who is about to be signed in, to which store, and a button that does it. */
+export function enterPage(ctx: PageContext, d: { store: string; email: string; ticket: string }): Html {
+  const { lang } = ctx;
+  return layout(
+    ctx,
+    t(lang, 'dashboardTitle'),
+    html`<form method="post" action="/console/salla/enter" class="card narrow">
+${csrfField(ctx)}
+<input type="hidden" name="ticket" value="${d.ticket}">
+<p>${t(lang, 'enterConfirm', { s: d.store, e: d.email })}</p>
+<button type="submit">${t(lang, 'enterContinue')}</button>
+</form>`,
+  );
 }
 
 // ---------- overview ----------

@@ -108,41 +108,50 @@ export function sallaStore(body: unknown): SallaStore {
 }
 
 /**
- * `GET {accounts}/oauth2/user/info`: the email of the store's user who authorized the app (its
- * owner's console account), lower-cased; null when there is none that looks like an address.
+ * `GET {accounts}/oauth2/user/info`: the store's user who authorized the app (the store's owner
+ * account here): their Salla user id and email, lower-cased. The email is null unless it is plain
+ * ASCII that looks like an address: lower-casing some other characters (the Kelvin sign) gives a
+ * letter of another address, which would claim another person's account.
  */
-export function sallaOwnerEmail(body: unknown): string | null {
-  const email = userInfo(body).email;
-  if (typeof email !== 'string') return null;
-  const e = email.trim().toLowerCase();
-  return e.length <= 320 && /^[^\s@]+@[^\s@]+$/.test(e) ? e : null;
+export function sallaInstaller(body: unknown): { userId: string | null; email: string | null } {
+  const info = userInfo(body);
+  const userId = sallaProductId({ id: info.id });
+  const raw = typeof info.email === 'string' ? info.email.trim() : '';
+  const email =
+    raw.length <= 320 && /^[\x21-\x7e]+@[\x21-\x7e]+$/.test(raw) && raw.indexOf('@') === raw.lastIndexOf('@')
+      ? raw.toLowerCase()
+      : null;
+  return { userId, email };
 }
 
 /** What Salla's introspection says of a dashboard page's token. */
 export interface SallaDashboardToken {
-  /** the store (Salla's `merchant_id`), as text */
+  /** the store (`merchant_id`, or `store_id` as Salla's API reference names it), as text */
   storeId: string;
   /** the dashboard user who opened the page */
   userId: string | null;
 }
 
+/** An `exp` in Unix seconds or milliseconds, or an ISO time: milliseconds, or NaN. */
+const expiryOf = (exp: unknown): number =>
+  typeof exp === 'number' ? (exp > 1e11 ? exp : exp * 1000) : typeof exp === 'string' ? Date.parse(exp) : Number.NaN;
+
 /**
  * `POST /exchange-authority/v1/introspect`'s answer, `{status, success, data: {merchant_id,
- * user_id, exp}}`: the store whose dashboard opened the app's page, or null when the token is not
- * good (not a success, no store, or expired by `exp`, an ISO time, at `now`).
+ * user_id, exp}}` (Salla's API reference names the store `store_id` and adds `app_id`): the store
+ * whose dashboard opened the app's page, or null when the token is not good — not a success, no
+ * store, another app's (`app_id` other than `appId`), or without an expiry still ahead at `now`.
  */
-export function sallaIntrospection(body: unknown, now = Date.now()): SallaDashboardToken | null {
+export function sallaIntrospection(body: unknown, appId: string, now = Date.now()): SallaDashboardToken | null {
   const b = record(body);
   if (b.success !== true) return null;
   const d = record(b.data);
-  const storeId = sallaProductId({ id: d.merchant_id });
+  const storeId = sallaProductId({ id: d.merchant_id ?? d.store_id });
   if (!storeId) return null;
-  if (typeof d.exp === 'string' || typeof d.exp === 'number') {
-    const exp = typeof d.exp === 'number' ? d.exp * 1000 : Date.parse(d.exp);
-    if (!Number.isFinite(exp) || exp <= now) return null;
-  }
-  const user = sallaProductId({ id: d.user_id });
-  return { storeId, userId: user };
+  if (d.app_id !== undefined && d.app_id !== null && String(d.app_id) !== appId) return null;
+  const exp = expiryOf(d.exp);
+  if (!Number.isFinite(exp) || exp <= now) return null;
+  return { storeId, userId: sallaProductId({ id: d.user_id }) };
 }
 
 /** The product id a product webhook is about (`data.id`), as text, or null. */

@@ -198,6 +198,17 @@ export async function createConsoleTicket(db: DbOrTx, userId: string, now = new 
   return ticket;
 }
 
+/** The user a ticket would sign in, without spending it (null when expired, spent or never made). */
+export async function peekConsoleTicket(db: DbOrTx, ticket: string, now = new Date()): Promise<ConsoleUser | null> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(ticket)) return null;
+  const [row] = await db
+    .select({ userId: consoleTickets.userId })
+    .from(consoleTickets)
+    .where(and(eq(consoleTickets.hash, idHash(ticket)), gt(consoleTickets.expiresAt, now)))
+    .limit(1);
+  return row ? getConsoleUser(db, row.userId) : null;
+}
+
 /**
  * The user a ticket signs in, spending the ticket: a second use, an expired ticket or one never
  * made gives null. One statement, so two requests racing with one ticket cannot both win.
@@ -215,11 +226,12 @@ export async function takeConsoleTicket(db: DbOrTx, ticket: string, now = new Da
  * The console account a platform store's manager lands in after installing the app: the owner or
  * staff member of this merchant with that email, else a new owner with a random password (the
  * platform's sign-in is their way in; an operator can give them a password later). Null when the
- * email is missing, or belongs to an operator or to another merchant's user: no one is signed in
+ * email is missing or not plain ASCII, or belongs to an operator or to another merchant's user: no one is signed in
  * to an account the install did not prove is theirs.
  */
 export async function platformOwner(db: DbOrTx, merchantId: string, email: string | null): Promise<ConsoleUser | null> {
-  if (!email || !EMAIL_RE.test(normaliseEmail(email))) return null;
+  // plain ASCII only: lower-casing some other characters (the Kelvin sign) gives another address's letters
+  if (!email || /[^\x20-\x7e]/.test(email) || !EMAIL_RE.test(normaliseEmail(email))) return null;
   const find = async () =>
     (
       await db

@@ -1,7 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_OPENINGS_PER_MINUTE } from '../routes/console/salla.ts';
+import { consoleTickets } from '../schema/index.ts';
 import { createConsoleTicket, createConsoleUser, TICKET_MS, takeConsoleTicket } from '../services/console-users.ts';
+import { Browser } from './console-session.ts';
 import { buildTestApp, closeTestApp, type TestApp } from './helper.ts';
 import { SallaSimulator, type SimProduct, webhookRequest } from './salla-sim.ts';
 import { cookieOf } from './zid-sim.ts';
@@ -37,8 +39,14 @@ const open = (
     remoteAddress: ip,
   });
 const ticketOf = (body: string) => /\/console\/salla\/enter\?ticket=([A-Za-z0-9_-]+)/.exec(body)?.[1];
-const tickets = async () =>
-  Number((await app.db.execute<{ n: number }>(sql`select count(*)::int as n from console_tickets`))[0]?.n);
+const tickets = async () => (await app.db.select({ n: count() }).from(consoleTickets))[0]?.n ?? -1;
+/** A browser that opens the dashboard's link, then presses its button: the console's session cookie, or the answer. */
+async function enterWith(browser: Browser, ticket: string) {
+  const shown = await browser.get(`/console/salla/enter?ticket=${ticket}&lang=ar`);
+  if (shown.statusCode !== 200) return { shown, pressed: null };
+  const pressed = await browser.post('/console/salla/enter', { ticket });
+  return { shown, pressed };
+}
 const introspections = () => sim.hits.get('/exchange-authority/v1/introspect') ?? 0;
 
 async function install(store: number, o: { email?: string | null; name?: string } = {}) {
@@ -82,25 +90,41 @@ describe("the app's page in Salla's dashboard", () => {
 
     const ticket = ticketOf(page.body) as string;
     expect(ticket).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const enter = await app.inject({ method: 'GET', url: `/console/salla/enter?ticket=${ticket}`, headers: HTML });
-    expect(enter.statusCode, enter.body).toBe(303);
-    expect(enter.headers.location).toBe('/console/m/salla-5001/install');
-    const session = cookieOf(enter.headers['set-cookie'], 'console_session') as string;
-    expect(session).toBeTruthy();
-    const console = await app.inject({
-      method: 'GET',
-      url: enter.headers.location as string,
-      headers: { ...HTML, cookie: session },
-    });
+    // the link carries the dashboard's language into the new tab
+    expect(page.body).toContain(`/console/salla/enter?ticket=${ticket}&amp;lang=ar`);
+    const browser = new Browser(app, '10.8.0.1');
+    const { shown, pressed } = await enterWith(browser, ticket);
+    // opening the link signs nobody in: it says whom and where, and its button does it
+    expect(shown.statusCode, shown.body).toBe(200);
+    expect(shown.body).toContain('هل تفتح لوحة التحكم لمتجر متجر العود الملكي بحساب owner-5001@store.sim.example؟');
+    // the page's address holds the ticket: handed on to nothing outside the console
+    expect(shown.headers['referrer-policy']).toBe('same-origin');
+    expect(cookieOf(shown.headers['set-cookie'], 'console_session')).toBeUndefined();
+    expect(pressed?.statusCode, pressed?.body).toBe(303);
+    expect(pressed?.headers.location).toBe('/console/m/salla-5001/install');
+    expect(browser.cookies.get('console_session')).toBeTruthy();
+    const console = await browser.get('/console/m/salla-5001/install');
     expect(console.statusCode).toBe(200);
     expect(console.body).toContain('متجر العود الملكي');
     expect(console.body).toContain('owner-5001@store.sim.example');
 
-    // the ticket works once
-    const again = await app.inject({ method: 'GET', url: `/console/salla/enter?ticket=${ticket}` });
-    expect(again.statusCode).toBe(400);
-    expect(again.json()).toMatchObject({ code: 'invalid_oauth_state' });
-    expect(cookieOf(again.headers['set-cookie'], 'console_session')).toBeUndefined();
+    // the ticket works once, in any browser
+    const again = await enterWith(new Browser(app, '10.8.0.2'), ticket);
+    expect(again.shown.statusCode).toBe(400);
+    expect(again.shown.body).toContain('استُخدم من قبل');
+    const replay = await new Browser(app, '10.8.0.3').post('/console/salla/enter', { ticket });
+    expect(replay.statusCode).toBe(403);
+  });
+
+  it('the button, not the link, spends the ticket: without the form’s token nothing happens', async () => {
+    const ticket = ticketOf((await open(sim.dashboardToken(5001))).body) as string;
+    const browser = new Browser(app, '10.8.1.1');
+    await browser.get(`/console/salla/enter?ticket=${ticket}`);
+    const forged = await browser.post('/console/salla/enter', { ticket }, { csrf: null });
+    expect(forged.statusCode).toBe(403);
+    expect(browser.cookies.get('console_session')).toBeUndefined();
+    // the ticket was not spent by the refused post: the real button still works
+    expect((await browser.post('/console/salla/enter', { ticket })).statusCode).toBe(303);
   });
 
   it("a script's request gets JSON: whom the page would sign in, and the same refusals as codes", async () => {
@@ -172,45 +196,121 @@ describe("the app's page in Salla's dashboard", () => {
     expect(operator.json()).toMatchObject({ merchant: 'salla-5005', signs_in: null });
   });
 
-  it('a browser signed in as someone else keeps its session: the link cannot swap it', async () => {
+  it('a browser signed in as someone else keeps its session: the link cannot swap it, nor spend the ticket', async () => {
     await install(5006);
-    const first = ticketOf((await open(sim.dashboardToken(5006))).body) as string;
-    const enter = await app.inject({ method: 'GET', url: `/console/salla/enter?ticket=${first}` });
-    const session = cookieOf(enter.headers['set-cookie'], 'console_session') as string;
+    const browser = new Browser(app, '10.8.2.1');
+    await enterWith(browser, ticketOf((await open(sim.dashboardToken(5006))).body) as string);
+    const session = browser.cookies.get('console_session');
+    expect(session).toBeTruthy();
     const other = ticketOf((await open(sim.dashboardToken(5001))).body) as string;
-    const swap = await app.inject({
-      method: 'GET',
-      url: `/console/salla/enter?ticket=${other}`,
-      headers: { cookie: session },
-    });
+    const swap = await browser.get(`/console/salla/enter?ticket=${other}`);
     expect(swap.statusCode).toBe(409);
-    expect(swap.json()).toMatchObject({ code: 'signed_in_elsewhere' });
-    expect(cookieOf(swap.headers['set-cookie'], 'console_session')).toBeUndefined();
-    const still = await app.inject({ method: 'GET', url: '/console', headers: { cookie: session } });
-    expect(still.headers.location).toBe('/console/m/salla-5006/');
+    expect(swap.body).toContain('owner-5006@store.sim.example');
+    // a form of the signed-in console (its CSRF token is the signed-in user's) posting the other ticket
+    await browser.get('/console/m/salla-5006/install');
+    const pressed = await browser.post('/console/salla/enter', { ticket: other });
+    expect(pressed.statusCode).toBe(409);
+    expect(browser.cookies.get('console_session')).toBe(session);
+    expect((await browser.get('/console')).headers.location).toBe('/console/m/salla-5006/');
+    // the ticket is still good for its own owner's browser
+    expect((await enterWith(new Browser(app, '10.8.2.2'), other)).pressed?.statusCode).toBe(303);
   });
 
   it('a ticket raced from two tabs signs in once', async () => {
     const ticket = ticketOf((await open(sim.dashboardToken(5001))).body) as string;
-    const both = await Promise.all(
-      [1, 2].map(() => app.inject({ method: 'GET', url: `/console/salla/enter?ticket=${ticket}` })),
-    );
+    const tabs = [new Browser(app, '10.8.3.1'), new Browser(app, '10.8.3.2')];
+    for (const tab of tabs) await tab.get(`/console/salla/enter?ticket=${ticket}`);
+    const both = await Promise.all(tabs.map((tab) => tab.post('/console/salla/enter', { ticket })));
     expect(both.map((r) => r.statusCode).sort()).toEqual([303, 400]);
   });
 
-  it('one address opening the page past the limit is refused before Salla is asked', async () => {
-    const ip = '10.77.0.1';
+  it('only the user who installed the app is signed in as its owner: another of the store’s users is told to ask', async () => {
+    const before = await tickets();
+    const staff = await open(sim.dashboardToken(5001, 300, 123456));
+    expect(staff.statusCode).toBe(200);
+    expect(staff.body).toContain('لا يفتح لوحة التحكم من هنا إلا مستخدم المتجر الذي ثبّت التطبيق');
+    expect(ticketOf(staff.body)).toBeUndefined();
+    expect(await tickets()).toBe(before);
+    const json = await open(sim.dashboardToken(5001, 300, 123456), { accept: 'application/json' });
+    expect(json.json()).toEqual({ merchant: 'salla-5001', signs_in: null });
+  });
+
+  it('a script asking for the page makes no ticket', async () => {
+    const before = await tickets();
+    for (let i = 0; i < 3; i++) {
+      expect((await open(sim.dashboardToken(5001), { accept: 'application/json' })).statusCode).toBe(200);
+    }
+    expect(await tickets()).toBe(before);
+  });
+
+  it('a store that removed the app: a ticket made before signs nobody in after', async () => {
+    await install(5007);
+    const ticket = ticketOf((await open(sim.dashboardToken(5007))).body) as string;
+    const browser = new Browser(app, '10.8.4.1');
+    expect((await browser.get(`/console/salla/enter?ticket=${ticket}`)).statusCode).toBe(200);
+    const hook = sim.webhook('app.uninstalled', 5007, {}, SECRET);
+    expect((await app.inject(webhookRequest(hook))).statusCode).toBe(200);
+    await app.jobs.drain();
+    const pressed = await browser.post('/console/salla/enter', { ticket });
+    expect(pressed.statusCode).toBe(400);
+    expect(browser.cookies.get('console_session')).toBeUndefined();
+  });
+
+  it('an email that only lower-cases into another address (the Kelvin sign) claims no account', async () => {
+    await install(5008, { email: '\u212Aate@victim.example' });
+    const page = await open(sim.dashboardToken(5008), { accept: 'application/json' });
+    expect(page.json()).toEqual({ merchant: 'salla-5008', signs_in: null });
+  });
+
+  it('errors inside Salla’s frame are the page, framable, never the console’s unframable error page', async () => {
+    for (const url of [
+      `/console/salla/dashboard?token=${'a'.repeat(5000)}`,
+      '/console/salla/dashboard?token=a&token=b',
+    ]) {
+      const page = await app.inject({ method: 'GET', url, headers: HTML, remoteAddress: '10.8.5.1' });
+      expect(page.statusCode, url).toBe(400);
+      expect(page.body).toContain('data-embedded="refresh"');
+      expect(page.headers['content-security-policy']).toMatch(/frame-ancestors https:\/\/s\.salla\.sa/);
+    }
+    const json = await app.inject({
+      method: 'GET',
+      url: `/console/salla/dashboard?token=${'a'.repeat(5000)}`,
+      remoteAddress: '10.8.5.1',
+    });
+    expect(json.statusCode).toBe(400);
+    expect(json.json()).toMatchObject({ code: 'validation_failed' });
+  });
+
+  it('one address opening the page past the limit is refused before Salla is asked (an IPv6 /64 is one address)', async () => {
     for (let i = 0; i < DASHBOARD_OPENINGS_PER_MINUTE; i++) {
+      const ip = `2001:db8:1:1::${(i + 1).toString(16)}`;
       expect((await open('em_tok_made_up', { accept: 'application/json' }, ip)).statusCode).toBe(400);
     }
     const before = introspections();
-    const refused = await open(sim.dashboardToken(5001), HTML, ip);
+    const refused = await open(sim.dashboardToken(5001), HTML, '2001:db8:1:1:ffff:ffff:ffff:ffff');
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.body).toContain('data-embedded="error"');
     expect(introspections()).toBe(before);
+    const json = await open(sim.dashboardToken(5001), { accept: 'application/json' }, '2001:db8:1:1::abcd');
+    expect(json.statusCode).toBe(429);
+    expect(json.json()).toMatchObject({ code: 'rate_limited' });
     // another address is not held back
-    expect((await open(sim.dashboardToken(5001))).statusCode).toBe(200);
+    expect((await open(sim.dashboardToken(5001), HTML, '2001:db8:1:2::1')).statusCode).toBe(200);
+  });
+
+  it('one store’s page opened past the limit makes no more tickets, whatever the addresses', async () => {
+    await install(5009);
+    const token = sim.dashboardToken(5009);
+    let made = 0;
+    let refused = 0;
+    for (let i = 0; i < DASHBOARD_OPENINGS_PER_MINUTE + 5; i++) {
+      const page = await open(token);
+      if (page.statusCode === 200 && ticketOf(page.body)) made++;
+      if (page.statusCode === 429) refused++;
+    }
+    expect(made).toBe(DASHBOARD_OPENINGS_PER_MINUTE);
+    expect(refused).toBe(5);
   });
 
   it("the page's script is Salla's embedded SDK, made to listen only to Salla's dashboard, then the page's start", async () => {

@@ -6,6 +6,8 @@ import {
   INSTALL_EVENTS,
   sallaBrands,
   sallaEnvelope,
+  sallaInstaller,
+  sallaIntrospection,
   sallaOrder,
   sallaProductId,
   sallaSignatureValid,
@@ -286,5 +288,52 @@ describe("a store's brands", () => {
     expect(sallaBrands({ data: [], pagination: { currentPage: 2, totalPages: 2 } }).more).toBe(false);
     expect(sallaBrands(null)).toEqual({ names: {}, more: false });
     expect(sallaBrands({ data: [{ id: 1, name: 'x' }] }).more).toBe(false);
+  });
+});
+
+describe("Salla's dashboard page: the introspection's answer and the installer", () => {
+  const now = Date.parse('2026-06-01T00:00:00Z');
+  const APP = '4815162342';
+  const ok = (data: Record<string, unknown>) => sallaIntrospection({ status: 200, success: true, data }, APP, now);
+  const later = '2026-06-01T00:05:00Z';
+
+  it('names the store by merchant_id (the embedded guide) or store_id (the API reference), and the user', () => {
+    expect(ok({ merchant_id: 123456, user_id: 987654, exp: later })).toEqual({ storeId: '123456', userId: '987654' });
+    expect(ok({ store_id: 346539387, app_id: 4815162342, user_id: 708153929, partner_id: 1, exp: later })).toEqual({
+      storeId: '346539387',
+      userId: '708153929',
+    });
+    expect(ok({ merchant_id: '42', exp: later })).toEqual({ storeId: '42', userId: null });
+  });
+
+  it('refuses an answer that is not a success, names no store, another app, or no expiry ahead', () => {
+    expect(sallaIntrospection({ success: false, data: { merchant_id: 1, exp: later } }, APP, now)).toBeNull();
+    expect(sallaIntrospection({ success: 'true', data: { merchant_id: 1, exp: later } }, APP, now)).toBeNull();
+    expect(sallaIntrospection(null, APP, now)).toBeNull();
+    expect(ok({ merchant_id: 1, app_id: 1, exp: later })).toBeNull();
+    for (const exp of [undefined, null, {}, true, 'soon', '2026-05-31T23:59:59Z', now / 1000 - 1, now - 1]) {
+      expect(ok({ merchant_id: 1, exp }), String(exp)).toBeNull();
+    }
+    // Unix seconds and milliseconds alike
+    expect(ok({ merchant_id: 1, exp: now / 1000 + 60 })).not.toBeNull();
+    expect(ok({ merchant_id: 1, exp: now + 60_000 })).not.toBeNull();
+    for (const id of [2 ** 53, 1e21, [1], 0, -1, 1.5, '1'.repeat(21), '', 'abc']) {
+      expect(ok({ merchant_id: id, exp: later }), JSON.stringify(id)).toBeNull();
+    }
+  });
+
+  it("reads the installer's id and email under data or at the top; an email must be plain ASCII", () => {
+    expect(sallaInstaller({ data: { id: 1771165749, email: ' TestUser@Email.Partners ' } })).toEqual({
+      userId: '1771165749',
+      email: 'testuser@email.partners',
+    });
+    expect(sallaInstaller({ id: 5, email: 'a@b.example', merchant: { id: 9 } })).toEqual({
+      userId: '5',
+      email: 'a@b.example',
+    });
+    for (const email of ['\u212Aate@victim.example', 'kate@victim.example\u0130', 'no-at', 'a@b@c', 'a b@c.d', 7]) {
+      expect(sallaInstaller({ data: { id: 1, email } }).email, String(email)).toBeNull();
+    }
+    expect(sallaInstaller({ data: { email: 'a@b.example' } }).userId).toBeNull();
   });
 });

@@ -38,6 +38,8 @@ interface SimStore {
   products: Map<number, SimProduct>;
   /** the email of the store's user who authorized the app (user info's `email`) */
   email: string | null;
+  /** that user's Salla id (user info's `id`) */
+  userId: number;
 }
 
 const token = () => randomBytes(16).toString('hex');
@@ -90,7 +92,7 @@ export class SallaSimulator extends SimServer {
   /** the app's id: introspection answers only when asked with it as `S-Source` */
   readonly appId = '4815162342';
   /** tokens the dashboard gave its app's page (`?token=` in the iframe's URL): the store and until when */
-  dashboardTokens = new Map<string, { storeId: number; exp: number }>();
+  dashboardTokens = new Map<string, { storeId: number; userId: number; exp: number }>();
   /** when set, introspection answers this status (Salla away: 500; throttling: 429) */
   introspectFailure: number | null = null;
 
@@ -128,6 +130,7 @@ export class SallaSimulator extends SimServer {
       revoked: false,
       products: new Map(products.map((p) => [p.id, p])),
       email: o.email === undefined ? `owner-${id}@store.sim.example` : o.email,
+      userId: 700_000 + id,
     };
     this.stores.set(id, store);
     return store;
@@ -162,10 +165,14 @@ export class SallaSimulator extends SimServer {
     );
   }
 
-  /** A token Salla's dashboard puts in its app page's URL for this store (5 minutes, as Salla's). */
-  dashboardToken(storeId: number, expiresInS = 300): string {
+  /**
+   * A token Salla's dashboard puts in its app page's URL for this store (5 minutes, as Salla's), for
+   * the page opened by `userId` (the user who installed the app, unless another is named).
+   */
+  dashboardToken(storeId: number, expiresInS = 300, userId?: number): string {
     const t = `em_tok_${token()}`;
-    this.dashboardTokens.set(t, { storeId, exp: Date.now() + expiresInS * 1000 });
+    const installer = this.stores.get(storeId)?.userId ?? 0;
+    this.dashboardTokens.set(t, { storeId, userId: userId ?? installer, exp: Date.now() + expiresInS * 1000 });
     return t;
   }
 
@@ -223,7 +230,7 @@ export class SallaSimulator extends SimServer {
       return this.json(res, 200, {
         status: 200,
         success: true,
-        data: { merchant_id: known.storeId, user_id: 987654, exp: new Date(known.exp).toISOString() },
+        data: { merchant_id: known.storeId, user_id: known.userId, exp: new Date(known.exp).toISOString() },
       });
     }
     const store = this.storeOf(req);
@@ -233,7 +240,7 @@ export class SallaSimulator extends SimServer {
         status: 200,
         success: true,
         data: {
-          id: 1,
+          id: store.userId,
           name: 'Owner',
           email: store.email,
           merchant: { id: store.id, username: `store-${store.id}`, name: store.name, domain: store.domain },

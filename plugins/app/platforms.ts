@@ -8,9 +8,9 @@ import {
   type SallaTokens,
   sallaBrands,
   sallaEnvelope,
+  sallaInstaller,
   sallaIntrospection,
   sallaOrder,
-  sallaOwnerEmail,
   sallaProductId,
   sallaStore,
   sallaTokens,
@@ -83,9 +83,16 @@ declare module 'fastify' {
        * the app's page in a Salla store's dashboard was opened with this token: Salla's
        * introspection says which store (400 `invalid_oauth_state` when it refuses the token), the
        * store must be installed (404 `unknown_store`), and the owner is the console account of the
-       * email Salla gives for the store's user (null when there is none to make)
+       * email Salla gives for the store's user who authorized the app, when that user opened the
+       * page (null otherwise, or when there is no account to make)
        */
-      sallaDashboard(token: string): Promise<{ merchantId: string; owner: ConsoleUser | null }>;
+      sallaDashboard(token: string): Promise<{
+        merchantId: string;
+        storeId: string;
+        owner: ConsoleUser | null;
+        /** why nobody is signed in: the page was opened by another user than the app's installer, or no account could be made */
+        refused: 'not_installer' | 'no_account' | null;
+      }>;
     };
   }
 }
@@ -389,7 +396,7 @@ export default fp(
         // Salla refused the token; anything else (Salla away, throttling us) is not the token's fault
         if (!(err instanceof PlatformCallError && REFUSED_TOKEN.has(err.status))) throw err;
       }
-      const opened = sallaIntrospection(answer);
+      const opened = sallaIntrospection(answer, dashboard.appId);
       if (!opened) {
         throw new AppError(
           400,
@@ -403,9 +410,23 @@ export default fp(
       const info = await callJson(`${salla.accountsUrl}/oauth2/user/info`, {
         headers: { authorization: `Bearer ${await sallaToken(opened.storeId)}`, accept: 'application/json' },
       });
+      const installer = sallaInstaller(info);
+      // only the user who authorized the app is its owner here: another of the store's users opening
+      // the page (Salla's staff permissions) is not made the owner of its console
+      if (!opened.userId || opened.userId !== installer.userId) {
+        return {
+          merchantId: install.merchantId,
+          storeId: opened.storeId,
+          owner: null,
+          refused: 'not_installer' as const,
+        };
+      }
+      const owner = await platformOwner(app.db, install.merchantId, installer.email);
       return {
         merchantId: install.merchantId,
-        owner: await platformOwner(app.db, install.merchantId, sallaOwnerEmail(info)),
+        storeId: opened.storeId,
+        owner,
+        refused: owner ? null : ('no_account' as const),
       };
     };
 
