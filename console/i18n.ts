@@ -155,6 +155,9 @@ const en = {
   noLiveKey: 'There is no live key: create one for your store.',
   noProducts: 'No products are synced: the widget can only score products it has.',
   notSeen: 'No request with your keys has arrived yet: check that the script tag is on your store’s pages.',
+  notSeenPlatform:
+    'No request from your store has arrived yet: open a page of your store to check that the quiz appears (the {p} app puts it there).',
+  scriptTagManual: 'The script tag, for pages outside your store’s theme',
   refusedOrigin: 'Requests from {o} were refused: add it to the key’s allowed origins.',
   revokedUsed: 'Your store still uses a revoked key ({k}): replace it in the script tag.',
   noEvents: 'No events in the last 24 hours.',
@@ -171,7 +174,8 @@ const en = {
   platformActivate: 'Switch the quiz on in your theme',
   dashboardTitle: 'Sillage scent quiz',
   dashboardStore: 'The quiz is installed on {s}.',
-  dashboardShelf: '{m} of your {n} products are recognised by scent and can be recommended.',
+  dashboardShelf:
+    'Of your {n} products, {m} are matched to perfumes we know and {p} more are profiled from what their listing says: these can be recommended.',
   dashboardImporting: 'Your products are being imported: this takes a minute.',
   dashboardOpen: 'Open the console',
   dashboardOpenHint: 'The console opens in a new tab, signed in as {e}. The button works once, within 5 minutes.',
@@ -183,7 +187,7 @@ const en = {
   dashboardUnavailable: 'Salla could not be reached to check this page’s sign-in. Try again in a moment.',
   dashboardThrottled: 'This page was opened too many times. Try again in {s} seconds.',
   enterUsed: 'This sign-in link has expired or was used already. Open the app again from your Salla dashboard.',
-  enterConfirm: 'Open the console of {s} as {e}?',
+  enterConfirm: 'Open the console of “{s}” as {e}?',
   enterContinue: 'Open the console',
   dashboardNotInstaller:
     'Only the store’s user who installed the app can open the console from here. Ask them to add you on the console’s Team page.',
@@ -306,7 +310,7 @@ const ar: Record<MessageKey, string> = {
   suggestion: 'اقتراح',
   accept: 'قبول',
   acceptSelected: 'اقبل الاقتراحات المحددة',
-  acceptedN: 'ثُبّت {n} منتجًا على الاقتراح.',
+  acceptedN: 'ثُبّت {n} من المنتجات على الاقتراح.',
   findPerfume: 'ابحث عن العطر الصحيح في دليلنا (بالعربية أو الإنجليزية)',
   pin: 'ثبّت على هذا العطر',
   unpin: 'أزل التثبيت',
@@ -376,6 +380,8 @@ const ar: Record<MessageKey, string> = {
   noLiveKey: 'لا يوجد مفتاح فعلي: أنشئ واحدًا لمتجرك.',
   noProducts: 'لم تُزامن أي منتجات: لا تقيّم الأداة إلا المنتجات الموجودة لديها.',
   notSeen: 'لم يصل أي طلب بمفاتيحك بعد: تأكد من وجود وسم السكربت في صفحات متجرك.',
+  notSeenPlatform: 'لم يصل أي طلب من متجرك بعد: افتح صفحة من متجرك وتأكد من ظهور الاختبار (يضعه تطبيق {p}).',
+  scriptTagManual: 'وسم السكربت، للصفحات خارج قالب متجرك',
   refusedOrigin: 'رُفضت طلبات من {o}: أضفه إلى النطاقات المسموح بها للمفتاح.',
   revokedUsed: 'ما زال متجرك يستخدم مفتاحًا ملغى ({k}): استبدله في وسم السكربت.',
   noEvents: 'لا أحداث في آخر 24 ساعة.',
@@ -391,7 +397,8 @@ const ar: Record<MessageKey, string> = {
   platformActivate: 'فعّل الاختبار في قالب متجرك',
   dashboardTitle: 'اختبار العطور من Sillage',
   dashboardStore: 'الاختبار مثبّت في {s}.',
-  dashboardShelf: 'تعرّفنا على رائحة {m} من منتجاتك البالغة {n}، ويمكن ترشيحها.',
+  dashboardShelf:
+    'من منتجاتك البالغة {n}: طابقنا {m} مع عطور نعرفها، وقرأنا رائحة {p} أخرى مما يقوله وصفها، ويمكن ترشيحها.',
   dashboardImporting: 'جارٍ استيراد منتجاتك: يستغرق ذلك دقيقة.',
   dashboardOpen: 'افتح لوحة التحكم',
   dashboardOpenHint: 'تُفتح لوحة التحكم في تبويب جديد وقد سجّلت الدخول بحساب {e}. يعمل الزر مرة واحدة خلال 5 دقائق.',
@@ -402,12 +409,12 @@ const ar: Record<MessageKey, string> = {
   dashboardUnavailable: 'تعذّر الوصول إلى سلة للتحقق من دخول هذه الصفحة. أعد المحاولة بعد قليل.',
   dashboardThrottled: 'فُتحت هذه الصفحة مرات كثيرة. أعد المحاولة بعد {s} ثانية.',
   enterUsed: 'انتهت صلاحية رابط الدخول هذا أو استُخدم من قبل. افتح التطبيق مرة أخرى من لوحة سلة.',
-  enterConfirm: 'هل تفتح لوحة التحكم لمتجر {s} بحساب {e}؟',
+  enterConfirm: 'هل تفتح لوحة تحكم «{s}» بحساب {e}؟',
   enterContinue: 'افتح لوحة التحكم',
   dashboardNotInstaller:
     'لا يفتح لوحة التحكم من هنا إلا مستخدم المتجر الذي ثبّت التطبيق. اطلب منه إضافتك من صفحة الفريق في لوحة التحكم.',
   enterOther: 'أنت مسجّل الدخول بحساب {e}. سجّل الخروج أولًا لتفتح لوحة التحكم بحساب {o}.',
-  unmatchedShare: '{n} من {m} منتجًا غير معروفة: راجع رفّك.',
+  unmatchedShare: '{n} من أصل {m} من المنتجات غير معروفة: راجع رفّك.',
   leadsIntro: 'بيانات تواصل قدّمها المتسوقون بموافقتهم. احذف العميل عند طلبه.',
   searchLeads: 'ابحث بالبريد أو الهاتف',
   exportCsv: 'تصدير CSV',
@@ -443,6 +450,13 @@ const ar: Record<MessageKey, string> = {
 export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, ar };
 
 /** A message in a language, with {name} filled in. */
+/** A platform as each language names it (Arabic: as Gulf merchants write it). */
+const PLATFORMS: Record<Lang, Record<string, string>> = {
+  en: { salla: 'Salla', zid: 'Zid', shopify: 'Shopify', woocommerce: 'WooCommerce' },
+  ar: { salla: 'سلة', zid: 'زد', shopify: 'شوبيفاي', woocommerce: 'ووكومرس' },
+};
+export const platformName = (lang: Lang, platform: string): string => PLATFORMS[lang][platform] ?? platform;
+
 export function t(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}): string {
   return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (_, k: string) => String(vars[k] ?? `{${k}}`));
 }

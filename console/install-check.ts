@@ -27,7 +27,9 @@ export function installProblems(lang: Lang, f: InstallFacts): string[] {
   if (!f.keys.some((k) => k.mode === 'live' && !k.revoked)) out.push(t(lang, 'noLiveKey'));
   if (f.products.total === 0) out.push(t(lang, 'noProducts'));
   const recent = f.sightings.filter((s) => f.now.getTime() - s.lastSeenAt.getTime() < 7 * DAY_MS);
-  if (f.sightings.length === 0) out.push(t(lang, 'notSeen'));
+  if (f.sightings.length === 0) {
+    out.push(p?.status === 'installed' ? t(lang, 'notSeenPlatform', { p: p.name }) : t(lang, 'notSeen'));
+  }
   const refused = new Set(recent.filter((s) => s.outcome === 'origin_not_allowed').map((s) => s.origin || '—'));
   for (const o of [...refused].slice(0, 5)) out.push(t(lang, 'refusedOrigin', { o }));
   const revoked = new Set(recent.filter((s) => s.outcome === 'revoked_api_key').map((s) => s.prefix));

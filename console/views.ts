@@ -176,7 +176,8 @@ export type DashboardView =
   | {
       state: 'ok';
       store: string;
-      shelf: { total: number; recognised: number };
+      /** products, those matched to a catalogue perfume, and those profiled from their listing alone */
+      shelf: { total: number; matched: number; partial: number };
       /** the one-time link into the console and whom it signs in, or why there is none */
       enter: { href: string; email: string } | { refused: 'not_installer' | 'no_account' };
     }
@@ -192,7 +193,7 @@ export function sallaDashboardPage(lang: Lang, d: DashboardView): Html {
   const body =
     d.state === 'ok'
       ? html`<p>${t(lang, 'dashboardStore', { s: d.store })}</p>
-<p>${d.shelf.total === 0 ? t(lang, 'dashboardImporting') : t(lang, 'dashboardShelf', { m: d.shelf.recognised, n: d.shelf.total })}</p>
+<p>${d.shelf.total === 0 ? t(lang, 'dashboardImporting') : t(lang, 'dashboardShelf', { n: d.shelf.total, m: d.shelf.matched, p: d.shelf.partial })}</p>
 ${
   'href' in d.enter
     ? html`<p><a class="button" data-open href="${d.enter.href}" target="_blank" rel="noopener noreferrer">${t(lang, 'dashboardOpen')}</a></p>
@@ -677,10 +678,18 @@ export function installPage(ctx: PageContext, m: MerchantRef, d: InstallData): H
         ? html`<section class="card new-key"><h2>${t(lang, 'keyCreated')}</h2><p><code id="new-key" dir="ltr">${d.newKey}</code> <button type="button" class="copy" data-copy="new-key" data-copied="${t(lang, 'copied')}">${t(lang, 'copy')}</button></p></section>`
         : ''
     }
-${d.platform ? platformCard(lang, d.platform) : ''}<section class="card"><h2>${t(lang, 'scriptTag')}</h2>${d.platform?.status === 'installed' ? html`<p class="muted">${t(lang, 'platformScript')}</p>` : ''}
+${d.platform ? platformCard(lang, d.platform) : ''}${
+  d.platform?.status === 'installed'
+    ? html`<section class="card"><h2>${t(lang, 'scriptTag')}</h2><p class="muted">${t(lang, 'platformScript')}</p>
+<details><summary>${t(lang, 'scriptTagManual')}</summary>
 <pre id="script-tag" dir="ltr" tabindex="0">${d.scriptTag}</pre>
 <button type="button" class="copy" data-copy="script-tag" data-copied="${t(lang, 'copied')}">${t(lang, 'copy')}</button>
-</section>
+</details></section>`
+    : html`<section class="card"><h2>${t(lang, 'scriptTag')}</h2>
+<pre id="script-tag" dir="ltr" tabindex="0">${d.scriptTag}</pre>
+<button type="button" class="copy" data-copy="script-tag" data-copied="${t(lang, 'copied')}">${t(lang, 'copy')}</button>
+</section>`
+}
 <section class="card"><h2>${t(lang, 'check')}</h2>
 ${
   d.problems.length === 0

@@ -149,7 +149,8 @@ export async function installOfMerchant(db: DbOrTx, merchantId: string) {
     status: i.status,
     installedAt: i.installedAt,
     uninstalledAt: i.uninstalledAt,
-    hasSetup: i.platform !== 'salla',
+    // only the Zid and Shopify apps set up webhooks and a script on the platform from the service
+    hasSetup: i.platform === 'zid' || i.platform === 'shopify',
     setupAt: i.setupAt,
     setupError: i.setupError,
   };

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MESSAGES, t } from '../console/i18n.ts';
+import { MESSAGES, platformName, t } from '../console/i18n.ts';
 import { type InstallFacts, installProblems } from '../console/install-check.ts';
-import { layout, mayOpen, type PageContext, signInPage } from '../console/views.ts';
+import { type InstallData, installPage, layout, mayOpen, type PageContext, signInPage } from '../console/views.ts';
 import { html } from '../lib/html.ts';
 
 const NOW = new Date('2026-11-27T12:00:00Z');
@@ -167,5 +167,54 @@ describe('console pages', () => {
     expect(['overview', 'asks', 'shelf'].every((s) => mayOpen(staff, s as never))).toBe(true);
     expect(['install', 'leads', 'team'].some((s) => mayOpen(staff, s as never))).toBe(false);
     expect(['install', 'leads', 'team'].every((s) => mayOpen({ ...staff, role: 'owner' }, s as never))).toBe(true);
+  });
+});
+
+describe('the install page of a store that installed a platform app', () => {
+  const ctx = (lang: 'ar' | 'en'): PageContext => ({ lang, path: '/console/m/x/install', csrf: 'c', viewer: null });
+  const data = (platform: Partial<NonNullable<InstallData['platform']>> & { name: string }): InstallData => ({
+    feeds: [],
+    keys: [],
+    newKey: null,
+    scriptTag: '<script src="https://sillage.example/widget/v1/sillage.js" data-key="pk_live_…" async></script>',
+    sightings: [],
+    events: [],
+    problems: [],
+    platform: {
+      storeId: '42',
+      status: 'installed',
+      installedAt: NOW,
+      uninstalledAt: null,
+      hasSetup: false,
+      setupAt: null,
+      setupError: null,
+      ...platform,
+    },
+  });
+  const page = (lang: 'ar' | 'en', d: InstallData) => installPage(ctx(lang), { slug: 'x', name: 'Shop' }, d).value;
+
+  it('names the platform as the language does, and never says a setup the service does not do is under way', () => {
+    const ar = page('ar', data({ name: platformName('ar', 'woocommerce') }));
+    expect(ar).toContain('تطبيق ووكومرس');
+    expect(ar).not.toContain(t('ar', 'platformSetupWaiting'));
+    expect(page('ar', data({ name: platformName('ar', 'salla') }))).toContain('ثُبّت من سلة');
+    expect(page('en', data({ name: platformName('en', 'zid'), hasSetup: true }))).toContain(
+      t('en', 'platformSetupWaiting'),
+    );
+  });
+
+  it('keeps the script tag out of the way when the app places the widget, and in plain view otherwise', () => {
+    const installed = page('en', data({ name: 'Salla' }));
+    expect(installed).toMatch(/<details><summary>[^<]*<\/summary>\s*<pre id="script-tag"/);
+    const gone = page('en', data({ name: 'Salla', status: 'uninstalled', uninstalledAt: NOW }));
+    expect(gone).not.toContain('<details>');
+    expect(gone).toContain('<pre id="script-tag"');
+  });
+
+  it("tells a platform store its quiz was never seen in the store's own words, not the script tag's", () => {
+    const platform = { name: platformName('ar', 'zid'), status: 'installed', setupError: null };
+    expect(installProblems('ar', { ...healthy, sightings: [], lastEventAt: null, platform })).toEqual([
+      t('ar', 'notSeenPlatform', { p: 'زد' }),
+    ]);
   });
 });

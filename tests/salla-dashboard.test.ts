@@ -83,8 +83,8 @@ describe("the app's page in Salla's dashboard", () => {
     expect(page.body).toContain('متجر العود الملكي');
     expect(page.body).toContain('data-embedded="ok"');
     expect(page.body).toContain('owner-5001@store.sim.example');
-    // the shelf in a line: 3 imported, the two catalogue perfumes recognised
-    expect(page.body).toMatch(/تعرّفنا على رائحة 2 من منتجاتك البالغة 3/);
+    // the shelf in a line: 3 imported, the two catalogue perfumes matched, none profiled from its listing alone
+    expect(page.body).toMatch(/من منتجاتك البالغة 3: طابقنا 2 مع عطور نعرفها، وقرأنا رائحة 0 أخرى/);
     expect(page.body).toContain('<script src="/console/salla/dashboard.js" defer></script>');
     expect(page.body).toContain('target="_blank"');
 
@@ -96,7 +96,7 @@ describe("the app's page in Salla's dashboard", () => {
     const { shown, pressed } = await enterWith(browser, ticket);
     // opening the link signs nobody in: it says whom and where, and its button does it
     expect(shown.statusCode, shown.body).toBe(200);
-    expect(shown.body).toContain('هل تفتح لوحة التحكم لمتجر متجر العود الملكي بحساب owner-5001@store.sim.example؟');
+    expect(shown.body).toContain('هل تفتح لوحة تحكم «متجر العود الملكي» بحساب owner-5001@store.sim.example؟');
     // the page's address holds the ticket: handed on to nothing outside the console
     expect(shown.headers['referrer-policy']).toBe('same-origin');
     expect(cookieOf(shown.headers['set-cookie'], 'console_session')).toBeUndefined();

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { search } from '../../catalog/search.ts';
 import type { CatalogSnapshot } from '../../catalog/store.ts';
-import { type MessageKey, t } from '../../console/i18n.ts';
+import { type MessageKey, platformName, t } from '../../console/i18n.ts';
 import { installProblems } from '../../console/install-check.ts';
 import {
   asksPage,
@@ -448,7 +448,10 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       keySightingsOf(app.db, m.id),
       lastEvents(app.db, m.id),
       shelfHealth(app.db, m.id),
-      installOfMerchant(app.db, m.id),
+      installOfMerchant(app.db, m.id).then(
+        // the platform named as the merchant's language names it (سلة, زد)
+        (i) => i && { ...i, name: platformName(request.consoleLang, i.platform) },
+      ),
     ]);
     const live = keys.find((k) => k.mode === 'live' && !k.revoked) ?? keys.find((k) => !k.revoked);
     const shownKey = newKey ?? (live ? `${live.prefix}…` : 'pk_live_…');

@@ -141,7 +141,7 @@ const sallaConsole: FastifyPluginAsyncTypebox = async (app) => {
       return page(reply, lang, {
         state: 'ok',
         store: merchant.name,
-        shelf: { total: shelf.total, recognised: shelf.matched + shelf.partial },
+        shelf: { total: shelf.total, matched: shelf.matched, partial: shelf.partial },
         // a ticket only for a page a person sees
         enter: owner
           ? {
