@@ -198,7 +198,9 @@ describe('houses: the field, the title, "by House", abbreviations, Arabic', () =
     expect(id('Parfums deMarly Delina by Parfums de Marly 2.5 oz Eau De Parfum Spray', 'Parfums de Marly')).toBe(
       'parfums-de-marly-delina-edp',
     );
-    expect(id('Wanted ByAZZARO Spray 3.4oz/100ml EDT Cologne For Men NIB', 'AS SHOWN')).toBe('azzaro-wanted-edt');
+    expect(id('Dylan Blue ByVERSACE Spray 3.4oz/100ml EDT Cologne For Men NIB', 'AS SHOWN')).toBe(
+      'versace-dylan-blue-edt',
+    );
     // "by" onto a word that is no house of ours is left alone
     expect(parseListing('Byredo Gypsy Water').words).toContain('byredo');
   });
