@@ -103,9 +103,9 @@ describe("sellers' noise never counts against a match", () => {
     const title = "J'adore 3.4 oz/100 ml Eau De Parfum EDP Women Spray Gift For Her New & Sealed US";
     expect(id(title, 'As Show')).toBe('dior-j-adore-edp');
     // the same soft words in the name part still tell "Light Blue" from "Light Blue Pour Homme"
-    expect(id('Light Blue Pour Homme EDT 125ml', 'Dolce & Gabbana')).toBe(
-      'dolce-and-gabbana-light-blue-pour-homme-edt',
-    );
+    // (withdrawn: its listing is left unmatched, not passed off as the women's Light Blue)
+    expect(id('Light Blue Pour Homme EDT 125ml', 'Dolce & Gabbana')).toBeNull();
+    expect(id('Light Blue EDT 100ml Women', 'Dolce & Gabbana')).toBe('dolce-and-gabbana-light-blue-edt');
   });
 
   it('packaging and counts are not name words: "in white box", "Lot 3 x", "Splash", "New in Pouch", ريفل', () => {

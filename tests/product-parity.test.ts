@@ -19,7 +19,7 @@ const feed = [
   { merchant_product_id: 'oud-wood', name: 'Oud Wood 100ml', house: 'Tom Ford', price: 1290 },
   { merchant_product_id: 'black-aoud', name: 'Black Aoud EDP', house: 'Montale', price: 540 },
   { merchant_product_id: 'grand-soir', name: 'Grand Soir', house: 'MFK', price: 1150 },
-  { merchant_product_id: 'adg', name: 'Acqua di Gio EDT', house: 'Armani', price: 430 },
+  { merchant_product_id: 'adg', name: 'Dylan Blue EDT', house: 'Versace', price: 395 },
   { merchant_product_id: 'kalemat', name: 'Kalemat', house: 'Arabian Oud', price: 420 },
   {
     merchant_product_id: 'tahara',

@@ -15,7 +15,7 @@ const recorded: SessionRecord[] = [];
 const feed = [
   { merchant_product_id: 'oud-1', name: 'Oud Wood 100ml', house: 'Tom Ford', price: 1290 },
   { merchant_product_id: 'sw-1', name: 'Khamrah', house: 'Lattafa', price: 145 },
-  { merchant_product_id: 'fresh-1', name: 'Acqua di Gio EDT', house: 'Armani', price: 430 },
+  { merchant_product_id: 'fresh-1', name: 'Dylan Blue EDT', house: 'Versace', price: 395 },
 ];
 
 async function resolvedKey(key: string): Promise<ResolvedKey> {

@@ -25,7 +25,7 @@ const feed = [
   { merchant_product_id: 'oud-2', name: 'Black Aoud EDP', house: 'Montale', price: 540 },
   { merchant_product_id: 'amb-1', name: 'Grand Soir', house: 'MFK', price: 1150, currency: 'AED' },
   { merchant_product_id: 'cit-1', name: 'Dior Homme Cologne', house: 'Dior', price: 400 },
-  { merchant_product_id: 'fresh-1', name: 'Acqua di Gio EDT', house: 'Armani', price: 430 },
+  { merchant_product_id: 'fresh-1', name: 'Dylan Blue EDT', house: 'Versace', price: 395 },
   { merchant_product_id: 'sw-1', name: 'Khamrah', house: 'Lattafa', price: 145 },
   { merchant_product_id: 'sw-2', name: 'Khamrah Qahwa', house: 'Lattafa', price: 155 },
   { merchant_product_id: 'rose-1', name: 'Kalemat', house: 'Arabian Oud', price: 420 },

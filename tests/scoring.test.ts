@@ -276,15 +276,17 @@ describe('scenarios on the shipped catalog', () => {
       season: 'summer',
       occasion: 'sport',
     });
-    expect(top).toEqual([
+    // D&G Light Blue Eau Intense Pour Homme, second here until it was withdrawn, left five aquatics
+    // the catalog ranks first; the sixth (Louis Vuitton Afternoon Swim, aquatic 0.5) is citrus first
+    expect(top).toHaveLength(6);
+    expect(top.slice(0, 5)).toEqual([
       'rabanne-invictus-edt', // Rabanne Invictus
-      'dolce-and-gabbana-light-blue-eau-intense-pour-homme-edp', // D&G Light Blue Eau Intense Pour Homme
       'issey-miyake-l-eau-d-issey-pour-homme-edt', // Issey Miyake L'Eau d'Issey Pour Homme
       'orto-parisi-megamare-parfum', // Orto Parisi Megamare
       'creed-millesime-imperial-edp', // Creed Millésime Impérial
       'issey-miyake-l-eau-d-issey-edt', // Issey Miyake L'Eau d'Issey: aquatic, fresh
     ]);
-    for (const id of top)
+    for (const id of top.slice(0, 5))
       expect(weightOf(id, 'aquatic') + weightOf(id, 'marine') + weightOf(id, 'ozonic'), id).toBeGreaterThan(0.6);
   });
 
