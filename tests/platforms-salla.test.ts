@@ -1,7 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { createDatabase } from '../db/client.ts';
+import { RECEIVING_HOLD_MS } from '../plugins/app/platforms.ts';
 import {
   apiKeys,
   feedSources,
@@ -263,6 +264,32 @@ describe('product webhooks', () => {
     // worked once each, and the body is not kept after the work
     expect(rows.every((r) => r.attempts === 1 && r.body === null)).toBe(true);
     expect((await productsOf(install?.merchantId as string)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('a burst is acknowledged before it is worked', () => {
+  it('a stored webhook waits while a delivery is being received, and is worked once it is answered', async () => {
+    sim.addStore(1500, SHELF);
+    await send(sim.authorize(1500, SECRET));
+    await app.jobs.drain();
+    const rowOf = async () =>
+      (
+        await app.db
+          .select({ status: platformWebhooks.status })
+          .from(platformWebhooks)
+          .where(and(eq(platformWebhooks.storeId, '1500'), eq(platformWebhooks.event, 'product.updated')))
+      )[0]?.status;
+    // another delivery is still being received (its answer not sent yet)
+    const answered = app.platforms.receiving();
+    try {
+      expect((await send(sim.webhook('product.updated', 1500, { id: 101 }, SECRET))).statusCode).toBe(200);
+      await new Promise((r) => setTimeout(r, RECEIVING_HOLD_MS / 4));
+      expect(await rowOf()).toBe('received');
+    } finally {
+      answered();
+    }
+    await app.jobs.drain();
+    expect(await rowOf()).toBe('done');
   });
 });
 

@@ -80,6 +80,12 @@ declare module 'fastify' {
       /** a page fetcher that keeps within each platform's limit on calls per store */
       paced(fetchPage: PageFetcher): PageFetcher;
       /**
+       * a platform's delivery is being received (its receiver calls the function returned when it
+       * has answered): stored webhooks are worked only between deliveries, so that a burst's
+       * acknowledgements never wait behind the work of the ones before (`RECEIVING_HOLD_MS`)
+       */
+      receiving(): () => void;
+      /**
        * the app's page in a Salla store's dashboard was opened with this token: Salla's
        * introspection says which store (400 `invalid_oauth_state` when it refuses the token), the
        * store must be installed (404 `unknown_store`), and the owner is the console account of the
@@ -126,6 +132,14 @@ const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 const REFUSED_TOKEN: ReadonlySet<number> = new Set([400, 401, 403, 422]);
 /** A call to a platform's API gives up after this long. */
 const CALL_TIMEOUT_MS = 10_000;
+/**
+ * While deliveries arrive, a stored webhook's work waits until none has been received for
+ * RECEIVING_QUIET_MS, and at most RECEIVING_HOLD_MS: a burst is acknowledged first (the platforms
+ * want an answer within seconds), and work is never held longer than that by a steady stream.
+ */
+export const RECEIVING_QUIET_MS = 25;
+export const RECEIVING_HOLD_MS = 2000;
+
 /** A webhook's work is tried this many times in all (on PostgreSQL; once on the embedded database). */
 const WEBHOOK_TRIES = 4;
 
@@ -324,8 +338,19 @@ export default fp(
       }
     };
 
+    // deliveries being received on this instance, and when the last one arrived
+    let receiving = 0;
+    let lastReceived = 0;
+    const quiet = async () => {
+      const until = Date.now() + RECEIVING_HOLD_MS;
+      while ((receiving > 0 || Date.now() - lastReceived < RECEIVING_QUIET_MS) && Date.now() < until) {
+        await sleep(RECEIVING_QUIET_MS);
+      }
+    };
+
     app.jobs.define<{ id: string }>('platforms.webhook', {
       async run({ id }) {
+        await quiet();
         const row = await takeWebhook(app.db, app.leadCipher, id);
         if (!row) return;
         try {
@@ -431,6 +456,17 @@ export default fp(
     };
 
     app.decorate('platforms', {
+      receiving: () => {
+        receiving++;
+        lastReceived = Date.now();
+        let done = false;
+        return () => {
+          if (done) return;
+          done = true;
+          receiving--;
+          lastReceived = Date.now();
+        };
+      },
       access,
       sallaDashboard,
       workWebhook: (id: string) => app.jobs.send('platforms.webhook', { id }, id),

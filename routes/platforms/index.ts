@@ -17,10 +17,24 @@ export { PLATFORM_WEBHOOK_MAX_BYTES } from './shared.ts';
  * signature on the raw body, stored and answered at once (the work is the background runner's),
  * and the public widget settings the app's storefront script reads.
  */
+/** The end of each delivery being received (plugins/app/platforms.ts `receiving`). */
+const receipts = new WeakMap<object, () => void>();
+
 const platforms: FastifyPluginAsyncTypebox = async (app) => {
   // the raw body: a signature is of the bytes as sent, not of JSON parsed and written again
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  // a delivery being received holds the webhooks' background work until it is answered
+  app.addHook('onRequest', async (request) => {
+    if (request.method === 'POST') receipts.set(request, app.platforms.receiving());
+  });
+  app.addHook('onResponse', async (request) => {
+    receipts.get(request)?.();
+  });
+  app.addHook('onRequestAbort', async (request) => {
+    receipts.get(request)?.();
+  });
 
   app.post(
     '/salla/webhook',
