@@ -211,6 +211,15 @@ describe('the install page of a store that installed a platform app', () => {
     expect(gone).toContain('<pre id="script-tag"');
   });
 
+  it('puts a failed platform setup first, with its error, and only while the app is installed', () => {
+    const failed = { name: 'Zid', status: 'installed', setupError: 'app-scripts: 403' };
+    expect(installProblems('en', { ...healthy, platform: failed })).toEqual([
+      t('en', 'platformSetupFailed', { p: 'Zid', e: 'app-scripts: 403' }),
+    ]);
+    expect(installProblems('en', { ...healthy, platform: { ...failed, status: 'uninstalled' } })).toEqual([]);
+    expect(installProblems('en', { ...healthy, platform: { ...failed, setupError: null } })).toEqual([]);
+  });
+
   it("tells a platform store its quiz was never seen in the store's own words, not the script tag's", () => {
     const platform = { name: platformName('ar', 'zid'), status: 'installed', setupError: null };
     expect(installProblems('ar', { ...healthy, sightings: [], lastEventAt: null, platform })).toEqual([

@@ -314,7 +314,12 @@ describe("Salla's dashboard page: the introspection's answer and the installer",
     for (const exp of [undefined, null, {}, true, 'soon', '2026-05-31T23:59:59Z', now / 1000 - 1, now - 1]) {
       expect(ok({ merchant_id: 1, exp }), String(exp)).toBeNull();
     }
-    // Unix seconds and milliseconds alike
+    // an expiry at this very moment is past; an app_id given as null is no other app's
+    expect(ok({ merchant_id: 1, exp: now })).toBeNull();
+    expect(ok({ merchant_id: 1, app_id: null, exp: later })).not.toBeNull();
+    expect(ok({ merchant_id: 1, app_id: '4815162342', exp: later })).not.toBeNull();
+    // Unix seconds and milliseconds alike: 1e11 is still seconds (the year 5138), not 1973 in milliseconds
+    expect(ok({ merchant_id: 1, exp: 1e11 })).not.toBeNull();
     expect(ok({ merchant_id: 1, exp: now / 1000 + 60 })).not.toBeNull();
     expect(ok({ merchant_id: 1, exp: now + 60_000 })).not.toBeNull();
     for (const id of [2 ** 53, 1e21, [1], 0, -1, 1.5, '1'.repeat(21), '', 'abc']) {
@@ -335,5 +340,9 @@ describe("Salla's dashboard page: the introspection's answer and the installer",
       expect(sallaInstaller({ data: { id: 1, email } }).email, String(email)).toBeNull();
     }
     expect(sallaInstaller({ data: { email: 'a@b.example' } }).userId).toBeNull();
+    // an address of 320 characters is one; of 321, not
+    const at = (n: number) => `${'a'.repeat(n - '@shop.example'.length)}@shop.example`;
+    expect(sallaInstaller({ data: { id: 1, email: at(320) } }).email).toBe(at(320));
+    expect(sallaInstaller({ data: { id: 1, email: at(321) } }).email).toBeNull();
   });
 });
