@@ -11,7 +11,7 @@
  * 1200×860, the viewport only, into docs/images/platforms/<platform>-<page>.png.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createDatabase } from '../db/client.ts';
+import { CHROMIUM, launchChromium } from '../tests/chromium.ts';
 import { freePort } from '../tests/cluster.ts';
 import { SallaSimulator, type SimProduct } from '../tests/salla-sim.ts';
 import { type ShopifySimProduct, ShopifySimulator } from '../tests/shopify-sim.ts';
@@ -26,9 +27,6 @@ import { type WooSimProduct, WooSimulator } from '../tests/woo-sim.ts';
 import { cookieOf, type ZidSimProduct, ZidSimulator } from '../tests/zid-sim.ts';
 
 const OUT = fileURLToPath(new URL('../docs/images/platforms/', import.meta.url));
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => !!p && existsSync(p),
-);
 const VIEWPORT = { width: 1200, height: 860 };
 /** Salla's dashboard's bar above the app's frame, in CSS pixels */
 const SALLA_BAR = 48;
@@ -290,12 +288,7 @@ async function main() {
     // the imports, Zid's setup (webhooks, the storefront script), Shopify's pixel and metafield
     await app.jobs.drain(120_000);
 
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--hide-scrollbars'],
-    });
+    browser = await launchChromium(['--hide-scrollbars']);
 
     // (1) Salla: the app's page in Salla's dashboard, then the console it opens in a new tab
     {

@@ -1,25 +1,12 @@
-/**
- * The Salla app's page in the merchant's Salla dashboard, in Chromium (docs/platforms.md, "From
- * Salla's dashboard to the console, signed in"). A page dressed as Salla's dashboard, at
- * `http://localhost:<port>` (a host Salla's Embedded SDK listens to), frames the app's page and
- * answers the SDK's handshake as Salla's dashboard does (`embedded::iframe.ready` →
- * `embedded::context.provide`), keeping every message the frame posts in `window.received`. The
- * merchant sees the store and its shelf, Salla's loading overlay goes (`embedded::ready`), and the
- * button opens the console in a new tab, signed in, once. An expired token offers a button that
- * asks Salla for a fresh one, and only when clicked. Any other site framing the page gets nothing.
- */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium } from './chromium.ts';
 import { freePort } from './cluster.ts';
 import { buildTestApp, closeTestApp, type TestApp } from './helper.ts';
 import { SallaSimulator, type SimProduct, webhookRequest } from './salla-sim.ts';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => !!p && existsSync(p),
-);
 const SECRET = 'salla-webhook-secret-0123456789';
 const STORE = 5101;
 const STORE_NAME = 'متجر العود الملكي';
@@ -146,12 +133,7 @@ describe.skipIf(!CHROMIUM)("the app's page in Salla's dashboard, in Chromium", (
     expect((await app.inject(webhookRequest(hook))).statusCode).toBe(200);
     await app.jobs.drain();
 
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

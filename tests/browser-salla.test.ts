@@ -1,21 +1,10 @@
-/**
- * The Salla app's storefront script in Chromium, on a page dressed as a Salla storefront: Salla's
- * storefront SDK stubbed as Salla documents it (`salla.config.get('store.id')`, `salla.onReady`,
- * `Salla.analytics.registerTracker`), the script served by the service as the operator pastes it
- * into App Snippets. The widget appears with the store's own key, and an `Order Completed` on the
- * thank-you page, fired twice (a reload), reaches the event operation once; Salla's own
- * `order.created` for the same order does not count it again.
- */
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium } from './chromium.ts';
 import { freePort } from './cluster.ts';
 import { buildTestApp, closeTestApp, type TestApp } from './helper.ts';
 import { SallaSimulator, webhookRequest } from './salla-sim.ts';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => !!p && existsSync(p),
-);
 const SECRET = 'salla-webhook-secret-0123456789';
 const STORE = 3003;
 
@@ -80,12 +69,7 @@ describe.skipIf(!CHROMIUM)("the Salla app's storefront script in Chromium", () =
     const r = await app.inject(webhookRequest(hook));
     expect(r.statusCode).toBe(200);
     await app.jobs.drain();
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -11,18 +11,16 @@
  * `orders/create` for the same order does not count it again. Shopify runs the pixel in a sandbox
  * this cannot reproduce: here it runs in the page.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium } from './chromium.ts';
 import { freePort } from './cluster.ts';
 import { buildTestApp, closeTestApp, type TestApp } from './helper.ts';
 import { installFromShopify, ShopifySimulator } from './shopify-sim.ts';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => !!p && existsSync(p),
-);
 const SHOP = 'browser-shop';
 const DOMAIN = `${SHOP}.sim.example`;
 const ORIGIN = `https://${DOMAIN}`;
@@ -116,12 +114,7 @@ describe.skipIf(!CHROMIUM)('the Shopify app in Chromium', () => {
     expect(scriptUrl).toBe(`${base}/api/platforms/shopify/shops/${SHOP}/script.js`);
     settings = JSON.parse(shop?.pixel?.settings ?? '{}');
     expect(settings).toEqual({ base, key: await liveKey() });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

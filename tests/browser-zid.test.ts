@@ -1,23 +1,10 @@
-/**
- * The Zid app's storefront script in Chromium, on a page dressed as a Zid (Vitrin) storefront: the
- * theme's own globals (`window.customer`, `window.customerAuthState`) set before it, and the App
- * Script tag at the end of the body, as Zid injects the file the app created in the store. The
- * widget appears with the store's own live key. On the thank-you page Zid's `sendPurchaseEvent` is
- * the page's own, defined before the script: fired twice it reaches the event operation once, with
- * the shopper's session, and Zid's function is still called each time; `SillageZid.purchase` with
- * Zid's Purchase parameters counts its order once too; Zid's `order.create` for the same order does
- * not count it again.
- */
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium } from './chromium.ts';
 import { freePort } from './cluster.ts';
 import { buildTestApp, closeTestApp, type TestApp } from './helper.ts';
 import { installFromZid, ZidSimulator } from './zid-sim.ts';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => !!p && existsSync(p),
-);
 const STORE = 6006;
 const KHAMRAH = '0b7c5f4e-2222-4a6b-9c0d-000000000001';
 const ASAD = '0b7c5f4e-2222-4a6b-9c0d-000000000002';
@@ -86,12 +73,7 @@ describe.skipIf(!CHROMIUM)("the Zid app's storefront script in Chromium", () => 
     await app.jobs.drain();
     // the App Script the store got is the one the pages load
     expect(sim.stores.get(STORE)?.scripts).toEqual([{ url: `${base}/api/platforms/zid/stores/${STORE}/script.js` }]);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -18,13 +18,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../schema/activity.ts';
 import { sessionOfKey } from '../services/sessions.ts';
 import { buildClientPackage, CLIENT_PACKAGE } from '../widget/build-client-package.ts';
+import { CHROMIUM, launchChromium } from './chromium.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXAMPLE = join(ROOT, 'examples', 'headless-storefront');
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => !!p && existsSync(p),
-);
 if (!CHROMIUM) {
   process.stdout.write(
     '\nheadless storefront browser test skipped: no Chromium found (apt-get install -y chromium, or set CHROMIUM_PATH)\n',
@@ -307,12 +305,7 @@ describe('the headless storefront example', () => {
   describe.skipIf(!CHROMIUM)('in Chromium', () => {
     let browser: Browser;
     beforeAll(async () => {
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      });
+      browser = await launchChromium();
     }, 60_000);
     afterAll(async () => {
       await browser?.close();
