@@ -291,6 +291,25 @@ describe('a burst is acknowledged before it is worked', () => {
     await app.jobs.drain();
     expect(await rowOf()).toBe('done');
   });
+
+  it('deliveries that never stop still leave the work its turn: one job waits the whole hold, the next ones do not', async () => {
+    const before = app.platforms.heldWhole();
+    const neverAnswered = app.platforms.receiving();
+    try {
+      for (const id of [101, 102, 103]) {
+        expect((await send(sim.webhook('product.updated', 1500, { id, n: 2 }, SECRET))).statusCode).toBe(200);
+      }
+      await app.jobs.drain();
+    } finally {
+      neverAnswered();
+    }
+    const rows = await app.db
+      .select({ status: platformWebhooks.status })
+      .from(platformWebhooks)
+      .where(and(eq(platformWebhooks.storeId, '1500'), eq(platformWebhooks.event, 'product.updated')));
+    expect(rows.map((r) => r.status)).toEqual(['done', 'done', 'done', 'done']);
+    expect(app.platforms.heldWhole() - before).toBe(1);
+  });
 });
 
 describe('orders', () => {
