@@ -141,7 +141,7 @@ const CALL_TIMEOUT_MS = 10_000;
  * long, in which jobs run without waiting: under deliveries that never stop, the work still gets
  * half the time, not one job per hold.
  */
-export const RECEIVING_QUIET_MS = 10;
+export const RECEIVING_QUIET_MS = 25;
 export const RECEIVING_HOLD_MS = 2000;
 
 /** A webhook's work is tried this many times in all (on PostgreSQL; once on the embedded database). */
