@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import { buildApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { createDatabase, type Database } from '../db/client.ts';
@@ -121,6 +122,20 @@ export async function closeTestApp(app: TestApp | undefined) {
 }
 
 let counter = 0;
+/** A service with a platform's app off (no secrets): every one of `requests` is `404 platform_not_configured`. */
+export async function expectPlatformOff(requests: InjectOptions[], env: Record<string, string | undefined> = {}) {
+  const off = await buildTestApp(env);
+  try {
+    for (const req of requests) {
+      const r = await off.inject(req);
+      expect(r.statusCode, String(req.url)).toBe(404);
+      expect(r.json()).toMatchObject({ code: 'platform_not_configured' });
+    }
+  } finally {
+    await closeTestApp(off);
+  }
+}
+
 /** A merchant with one key; origins default to a shop origin used across tests. */
 export async function createMerchantWithKey(
   app: TestApp,

@@ -15,6 +15,7 @@ import {
   buildTestApp,
   closeTestApp,
   createTestDatabase,
+  expectPlatformOff,
   TEST_DATABASE_URL,
   type TestApp,
   testConfig,
@@ -105,25 +106,16 @@ describe('the storefront script, and a service without the Salla app', () => {
   });
 
   it('answers 404 platform_not_configured everywhere when the app has no secrets', async () => {
-    const off = await buildTestApp({});
-    try {
-      for (const req of [
-        { method: 'GET' as const, url: '/api/platforms/salla/snippet.js' },
-        { method: 'GET' as const, url: '/api/platforms/salla/stores/1/widget' },
-        {
-          method: 'POST' as const,
-          url: '/api/platforms/salla/webhook',
-          payload: '{}',
-          headers: { 'content-type': 'application/json' },
-        },
-      ]) {
-        const r = await off.inject(req);
-        expect(r.statusCode, req.url).toBe(404);
-        expect(r.json()).toMatchObject({ code: 'platform_not_configured' });
-      }
-    } finally {
-      await closeTestApp(off);
-    }
+    await expectPlatformOff([
+      { method: 'GET' as const, url: '/api/platforms/salla/snippet.js' },
+      { method: 'GET' as const, url: '/api/platforms/salla/stores/1/widget' },
+      {
+        method: 'POST' as const,
+        url: '/api/platforms/salla/webhook',
+        payload: '{}',
+        headers: { 'content-type': 'application/json' },
+      },
+    ]);
   });
 });
 

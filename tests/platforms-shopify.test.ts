@@ -8,7 +8,7 @@ import {
   platformInstalls,
   platformWebhooks,
 } from '../schema/index.ts';
-import { buildTestApp, closeTestApp, scoredSession, submitLead, type TestApp } from './helper.ts';
+import { buildTestApp, closeTestApp, expectPlatformOff, scoredSession, submitLead, type TestApp } from './helper.ts';
 import {
   installFromShopify as install,
   SHOPIFY_CLIENT,
@@ -88,22 +88,13 @@ const installFromShopify = (handle: string) => install(app, sim, handle);
 
 describe('a service without the Shopify app', () => {
   it('answers 404 platform_not_configured on every Shopify route', async () => {
-    const off = await buildTestApp({});
-    try {
-      for (const req of [
-        { method: 'GET' as const, url: `/console/shopify/install?shop=${SHOP}.myshopify.com` },
-        { method: 'GET' as const, url: '/console/shopify/callback' },
-        { method: 'GET' as const, url: `/api/platforms/shopify/shops/${SHOP}/script.js` },
-        { method: 'GET' as const, url: `/api/platforms/shopify/shops/${SHOP}/widget` },
-        { ...sim.webhook(SHOP, 'orders/create', {}) },
-      ]) {
-        const r = await off.inject(req);
-        expect(r.statusCode, req.url).toBe(404);
-        expect(r.json()).toMatchObject({ code: 'platform_not_configured' });
-      }
-    } finally {
-      await closeTestApp(off);
-    }
+    await expectPlatformOff([
+      { method: 'GET' as const, url: `/console/shopify/install?shop=${SHOP}.myshopify.com` },
+      { method: 'GET' as const, url: '/console/shopify/callback' },
+      { method: 'GET' as const, url: `/api/platforms/shopify/shops/${SHOP}/script.js` },
+      { method: 'GET' as const, url: `/api/platforms/shopify/shops/${SHOP}/widget` },
+      { ...sim.webhook(SHOP, 'orders/create', {}) },
+    ]);
   });
 });
 

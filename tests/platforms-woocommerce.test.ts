@@ -11,7 +11,7 @@ import {
   platformWebhooks,
 } from '../schema/index.ts';
 import { storeSlug } from '../services/platforms.ts';
-import { buildTestApp, closeTestApp, scoredSession, type TestApp } from './helper.ts';
+import { buildTestApp, closeTestApp, expectPlatformOff, scoredSession, type TestApp } from './helper.ts';
 import { connectFromWoo, type WooSimProduct, WooSimulator } from './woo-sim.ts';
 import { cookieOf } from './zid-sim.ts';
 
@@ -56,22 +56,13 @@ afterAll(async () => {
 
 describe('a service without the WooCommerce app', () => {
   it('answers 404 platform_not_configured on every WooCommerce route', async () => {
-    const off = await buildTestApp({});
-    try {
-      for (const req of [
-        { method: 'GET' as const, url: '/console/woocommerce/connect?store=https://x.example' },
-        { method: 'GET' as const, url: '/console/woocommerce/return' },
-        { method: 'POST' as const, url: '/api/platforms/woocommerce/keys', payload: {} },
-        { method: 'POST' as const, url: '/api/platforms/woocommerce/connections/claim', payload: {} },
-        { method: 'POST' as const, url: '/api/platforms/woocommerce/webhooks/x-example', payload: {} },
-      ]) {
-        const r = await off.inject(req);
-        expect(r.statusCode, req.url).toBe(404);
-        expect(r.json()).toMatchObject({ code: 'platform_not_configured' });
-      }
-    } finally {
-      await closeTestApp(off);
-    }
+    await expectPlatformOff([
+      { method: 'GET' as const, url: '/console/woocommerce/connect?store=https://x.example' },
+      { method: 'GET' as const, url: '/console/woocommerce/return' },
+      { method: 'POST' as const, url: '/api/platforms/woocommerce/keys', payload: {} },
+      { method: 'POST' as const, url: '/api/platforms/woocommerce/connections/claim', payload: {} },
+      { method: 'POST' as const, url: '/api/platforms/woocommerce/webhooks/x-example', payload: {} },
+    ]);
   });
 });
 

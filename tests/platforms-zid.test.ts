@@ -10,7 +10,7 @@ import {
 } from '../schema/index.ts';
 import { createConsoleUser } from '../services/console-users.ts';
 import { storeTokens } from '../services/platforms.ts';
-import { buildTestApp, closeTestApp, scoredSession, type TestApp } from './helper.ts';
+import { buildTestApp, closeTestApp, expectPlatformOff, scoredSession, type TestApp } from './helper.ts';
 import { cookieOf, installFromZid as install, type ZidSimProduct, ZidSimulator } from './zid-sim.ts';
 
 /**
@@ -72,32 +72,23 @@ afterAll(async () => {
 
 describe('a service without the Zid app', () => {
   it('answers 404 platform_not_configured on every Zid route', async () => {
-    const off = await buildTestApp({});
-    try {
-      for (const req of [
-        { method: 'GET' as const, url: '/console/zid/install' },
-        { method: 'GET' as const, url: '/api/platforms/zid/stores/1/script.js' },
-        { method: 'GET' as const, url: '/api/platforms/zid/stores/1/widget' },
-        {
-          method: 'POST' as const,
-          url: '/api/platforms/zid/webhooks/1?event=order.create&token=x',
-          payload: '{}',
-          headers: { 'content-type': 'application/json' },
-        },
-        {
-          method: 'POST' as const,
-          url: '/api/platforms/zid/app-events',
-          payload: '{}',
-          headers: { 'content-type': 'application/json' },
-        },
-      ]) {
-        const r = await off.inject(req);
-        expect(r.statusCode, req.url).toBe(404);
-        expect(r.json()).toMatchObject({ code: 'platform_not_configured' });
-      }
-    } finally {
-      await closeTestApp(off);
-    }
+    await expectPlatformOff([
+      { method: 'GET' as const, url: '/console/zid/install' },
+      { method: 'GET' as const, url: '/api/platforms/zid/stores/1/script.js' },
+      { method: 'GET' as const, url: '/api/platforms/zid/stores/1/widget' },
+      {
+        method: 'POST' as const,
+        url: '/api/platforms/zid/webhooks/1?event=order.create&token=x',
+        payload: '{}',
+        headers: { 'content-type': 'application/json' },
+      },
+      {
+        method: 'POST' as const,
+        url: '/api/platforms/zid/app-events',
+        payload: '{}',
+        headers: { 'content-type': 'application/json' },
+      },
+    ]);
   });
 });
 
