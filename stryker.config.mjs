@@ -13,6 +13,7 @@ export default {
     'scoring/products.ts',
     'matching/matcher.ts',
     'catalog/search.ts',
+    'catalog/alike.ts',
     'events/validate.ts',
     'auth/origins.ts',
     'auth/keys.ts',
