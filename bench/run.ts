@@ -18,6 +18,7 @@ import { runNotesBench } from './notes.ts';
 import { runSallaBench, runShopifyBench, runZidBench } from './platforms.ts';
 import { runProfileBench } from './profile.ts';
 import { runEndpointBench } from './score-endpoint.ts';
+import { runStartBench } from './start.ts';
 import { runRateLimitAccuracy, runThroughputBench } from './throughput.ts';
 
 const benches: Record<string, () => Promise<unknown>> = {
@@ -39,6 +40,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   salla: () => runSallaBench(),
   zid: () => runZidBench(),
   shopify: () => runShopifyBench(),
+  start: () => runStartBench(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -73,32 +73,38 @@ function lineOf(p: Notes): string {
  */
 export function alikePairs(records: readonly Notes[], resolve?: (name: string) => string | null): AlikePair[] {
   const sets = records.map((r) => noteSet(r, resolve));
-  const lines = records.map(lineOf);
+  // note → the records before this one that hold it
   const postings = new Map<string, number[]>();
-  for (const [i, set] of sets.entries()) {
-    for (const note of set) {
-      const list = postings.get(note);
-      if (list) list.push(i);
-      else postings.set(note, [i]);
-    }
-  }
   const pairs: AlikePair[] = [];
-  for (const [i, set] of sets.entries()) {
+  for (const [j, set] of sets.entries()) {
     const shared = new Map<number, number>();
     for (const note of set) {
-      for (const j of postings.get(note) ?? []) if (j > i) shared.set(j, (shared.get(j) ?? 0) + 1);
+      const earlier = postings.get(note);
+      if (!earlier) {
+        postings.set(note, [j]);
+        continue;
+      }
+      for (const i of earlier) shared.set(i, (shared.get(i) ?? 0) + 1);
+      earlier.push(j);
     }
-    for (const [j, n] of shared) {
-      if (n < ALIKE_MIN_SHARED || lines[i] === lines[j]) continue;
-      const other = sets[j] as Set<string>;
+    const b = records[j] as Notes;
+    for (const [i, n] of shared) {
+      const a = records[i] as Notes;
+      if (n < ALIKE_MIN_SHARED || lineOf(a) === lineOf(b)) continue;
+      const other = sets[i] as Set<string>;
       const similarity = n / (set.size + other.size - n);
       const contained = n / Math.min(set.size, other.size);
-      if (isAlike(similarity, contained)) {
-        pairs.push({ a: (records[i] as Notes).id, b: (records[j] as Notes).id, similarity, contained, shared: n });
-      }
+      if (isAlike(similarity, contained)) pairs.push({ a: a.id, b: b.id, similarity, contained, shared: n });
     }
   }
-  return pairs.sort((x, y) => y.similarity - x.similarity || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : 1));
+  return pairs.sort((x, y) => y.similarity - x.similarity || compare(pairKey(x.a, x.b), pairKey(y.a, y.b)));
+}
+
+const compare = (x: string, y: string) => (x < y ? -1 : 1);
+
+/** A pair's name, whichever way round it is given. */
+export function pairKey(a: string, b: string): string {
+  return [a, b].sort().join(' ');
 }
 
 /**
@@ -113,27 +119,24 @@ export function checkAlike(
 ): { unresolved: AlikePair[]; stale: string[] } {
   const pairs = alikePairs(records, resolve);
   const ids = new Set(records.map((r) => r.id));
-  const key = (a: string, b: string) => (a < b ? `${a} ${b}` : `${b} ${a}`);
-  const alike = new Set(pairs.map((p) => key(p.a, p.b)));
+  const alike = new Set(pairs.map((p) => pairKey(p.a, p.b)));
   const covered = new Set<string>();
   const stale: string[] = [];
   for (const [n, r] of resolutions.entries()) {
     const missing = r.ids.filter((id) => !ids.has(id));
-    if (missing.length) stale.push(`resolution ${n + 1}: ${missing.join(', ')} not in the catalog`);
-    if (r.ids.length < 2) stale.push(`resolution ${n + 1}: fewer than two ids`);
-    if (!r.why.trim()) stale.push(`resolution ${n + 1}: no reason given`);
+    const name = `resolution ${n + 1} (${r.ids.join(', ')})`;
+    if (missing.length) stale.push(`${name}: ${missing.join(', ')} not in the catalog`);
+    if (!r.why.trim()) stale.push(`${name}: no reason given`);
     let used = false;
-    for (const [i, a] of r.ids.entries()) {
-      for (const b of r.ids.slice(i + 1)) {
+    for (const a of r.ids) {
+      for (const b of r.ids) {
         // a group names the records resolved together; only its alike pairs need to be alike
-        if (!alike.has(key(a, b))) continue;
-        covered.add(key(a, b));
+        if (!alike.has(pairKey(a, b))) continue;
+        covered.add(pairKey(a, b));
         used = true;
       }
     }
-    if (!missing.length && r.ids.length >= 2 && !used) {
-      stale.push(`resolution ${n + 1} (${r.ids.join(', ')}): no pair of these is alike any more`);
-    }
+    if (!missing.length && !used) stale.push(`${name}: no pair of these is alike`);
   }
-  return { unresolved: pairs.filter((p) => !covered.has(key(p.a, p.b))), stale };
+  return { unresolved: pairs.filter((p) => !covered.has(pairKey(p.a, p.b))), stale };
 }
