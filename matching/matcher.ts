@@ -700,6 +700,16 @@ function matchOfHouse(
       };
     }
   }
+  // a listing naming no concentration is not an elixir: a line held only as one (a composition of
+  // its own, "9PM Elixir") lacks the perfume the listing names ("9PM 100ml")
+  if (!stated && chosen.p.concentration === 'elixir') {
+    return {
+      perfumeId: null,
+      confidence: 0,
+      reason: `${chosen.p.name} by ${chosen.p.house} is held as an elixir only; the listing names no elixir`,
+      candidates: candidatesOf(scored),
+    };
+  }
   // a spray of a line the catalog holds only as an oil is another product (an EDP of it, say)
   if (!stated && chosen.p.concentration === 'oil' && parsed.noise.includes('spray')) {
     return {

@@ -64,6 +64,7 @@ const perfumes = [
   P('tobacco-vanille', 'Tobacco Vanille', 'Tom Ford', 'edp', 'unisex', 2007),
   P('donna', 'Donna', 'Valentino', 'edp', 'women', 2015),
   P('phantom', 'Phantom', 'Rabanne', 'edt', 'men', 2021),
+  P('zahrat-layl-elixir', 'Zahrat Layl', 'Lattafa', 'elixir', 'unisex', 2023),
   P('wood-sage', 'Wood Sage & Sea Salt', 'Jo Malone', 'edc', 'unisex', 2014),
   P('explorer', 'Explorer', 'Montblanc', 'edp', 'men', 2019),
   P('bottled', 'Boss Bottled', 'Hugo Boss', 'edt', 'men', 1998),
@@ -239,6 +240,21 @@ describe('concentrations: the one named, a sibling, or a refusal', () => {
       perfumeId: null,
       reason: 'Yara by Lattafa exists as edp, not elixir',
     });
+  });
+
+  it('a line held only as an elixir lacks the perfume a listing naming no elixir is', () => {
+    expect(match('Zahrat Layl 100ml', 'Lattafa')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'Zahrat Layl by Lattafa is held as an elixir only; the listing names no elixir',
+      candidates: [c('zahrat-layl-elixir', 1)],
+    });
+    expect(match('Zahrat Layl Elixir 100ml', 'Lattafa')).toMatchObject({
+      perfumeId: 'zahrat-layl-elixir',
+      confidence: 1,
+    });
+    // a line that has more than its elixir gives a listing naming none its original
+    expect(match('Sauvage 100ml', 'Dior')).toMatchObject({ perfumeId: 'sauvage-edt' });
   });
 
   it('a spray of a line held only as an oil is another product', () => {
