@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AlikeResolution } from './alike.ts';
 import type { HouseRecord, PerfumeRecord } from './schema.ts';
 
 export const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), 'data');
@@ -24,6 +25,14 @@ export interface WithdrawnRecord {
  */
 export function loadWithdrawn(): WithdrawnRecord[] {
   return JSON.parse(readFileSync(join(DATA_DIR, 'withdrawn.json'), 'utf8')) as WithdrawnRecord[];
+}
+
+/**
+ * The hand resolutions of records whose pyramids are near-identical
+ * (data/alike.json, catalog/alike.ts): the pairs known and accepted, with why.
+ */
+export function loadAlikeResolutions(): AlikeResolution[] {
+  return JSON.parse(readFileSync(join(DATA_DIR, 'alike.json'), 'utf8')) as AlikeResolution[];
 }
 
 /** The catalog shipped in the repository: houses and every perfume file, in file-name order. */

@@ -1,10 +1,13 @@
 /**
- * Checks perfume data files against the schema and the vocabulary, and each
- * record's accords against its own notes (matching/accord-check.ts):
+ * Checks perfume data files against the schema and the vocabulary, each
+ * record's accords against its own notes (matching/accord-check.ts), and the
+ * catalog for records of different perfumes with near-identical pyramids that
+ * no hand resolution accepts (catalog/alike.ts, data/alike.json):
  *   npm run catalog:check [file.json ...]   (default: the whole shipped catalog)
  */
 
-import { loadBundledCatalog, readPerfumeFile } from '../catalog/bundled.ts';
+import { checkAlike } from '../catalog/alike.ts';
+import { loadAlikeResolutions, loadBundledCatalog, readPerfumeFile } from '../catalog/bundled.ts';
 import { checkCatalog } from '../catalog/validate.ts';
 import { checkedPerfumeOf, unexplainedAccords } from '../matching/accord-check.ts';
 
@@ -22,8 +25,19 @@ for (const r of records) {
   unexplained++;
   process.stdout.write(`${r.id}: lists ${missing.join(', ')} strongly, but none of its notes smells of it\n`);
 }
+// the pairs that involve a checked record, against the whole catalog
+const checked = new Set(records.map((r) => r.id));
+const alike = checkAlike([...records, ...others], loadAlikeResolutions());
+const unresolved = alike.unresolved.filter((p) => checked.has(p.a) || checked.has(p.b));
+for (const p of unresolved) {
+  process.stdout.write(
+    `${p.a} and ${p.b}: near-identical pyramids (${p.shared} notes shared, ${Math.round(p.similarity * 100)}% of all, ${Math.round(p.contained * 100)}% of the smaller); correct one, or accept the pair in catalog/data/alike.json with why\n`,
+  );
+}
+const stale = files.length ? [] : alike.stale;
+for (const s of stale) process.stdout.write(`catalog/data/alike.json: ${s}\n`);
 const houses = new Set(records.map((r) => r.house));
 process.stdout.write(
-  `${records.length} perfumes from ${houses.size} houses, ${problems.length} problems, ${unexplained} with accords their notes do not explain\n`,
+  `${records.length} perfumes from ${houses.size} houses, ${problems.length} problems, ${unexplained} with accords their notes do not explain, ${unresolved.length} near-identical pairs unresolved\n`,
 );
-process.exitCode = problems.length || unexplained ? 1 : 0;
+process.exitCode = problems.length || unexplained || unresolved.length || stale.length ? 1 : 0;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadBundledCatalog } from '../catalog/bundled.ts';
+import { checkAlike } from '../catalog/alike.ts';
+import { loadAlikeResolutions, loadBundledCatalog } from '../catalog/bundled.ts';
 import { checkCatalog } from '../catalog/validate.ts';
 import { normalizeText } from '../lib/text.ts';
 
@@ -16,6 +17,12 @@ describe('the shipped perfume catalog', () => {
     expect(perfumes.length).toBeGreaterThanOrEqual(600);
     expect(new Set(perfumes.map((p) => p.house)).size).toBeGreaterThanOrEqual(80);
     expect(perfumes.filter((p) => region.get(p.house) === 'middle-east').length).toBeGreaterThanOrEqual(150);
+  });
+
+  it("holds no record with another perfume's notes: near-identical pyramids of different lines are each accepted by hand", () => {
+    const { unresolved, stale } = checkAlike(perfumes, loadAlikeResolutions());
+    expect(unresolved.map((p) => `${p.a} ~ ${p.b}`)).toEqual([]);
+    expect(stale).toEqual([]);
   });
 
   it('has no duplicate ids nor two records of one house, name and concentration', () => {

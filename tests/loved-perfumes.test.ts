@@ -44,7 +44,11 @@ const BR540 = 'maison-francis-kurkdjian-baccarat-rouge-540-edp';
 const AMETHYST = 'lattafa-badee-al-oud-amethyst-edp';
 
 describe('a shopper who names a perfume they love', () => {
-  const shop = wholeCatalogShop({ [SAUVAGE]: 520, 'lattafa-fakhar-black-edp': 95, 'creed-viking-edp': 1400 });
+  const shop = wholeCatalogShop({
+    [SAUVAGE]: 520,
+    'armaf-club-de-nuit-urban-man-elixir': 95,
+    'creed-viking-edp': 1400,
+  });
 
   it('a lover of a fresh aromatic designer scent: the perfume first, fresh aromatic ones next, no heavy oud in the top three', () => {
     const { recommendations } = ask(shop, { loved_perfumes: [SAUVAGE] });
@@ -172,7 +176,7 @@ describe('a shopper who names a perfume they love', () => {
     const { recommendations } = ask(without, { loved_perfumes: [SAUVAGE] });
     expect(recommendations.length).toBe(6);
     for (const r of recommendations) expect(r.similar_to?.relation).toBe('similar');
-    expect(recommendations[0]?.sillage_perfume_id).toBe('french-avenue-zenith-blue-edp');
+    expect(recommendations[0]?.sillage_perfume_id).toBe('armaf-club-de-nuit-urban-man-elixir');
   });
 
   it('two loved perfumes of different styles: each brings its own kind, and each recommendation says which', () => {
