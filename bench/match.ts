@@ -25,6 +25,15 @@ async function timedSync(database: Database) {
   return { products: first.upserted, matched: first.matched, firstSyncSeconds: firstS, resyncSeconds: secondS };
 }
 
+/** Recognition alone (no sync): the labelled listings and the shared real listings, on the shipped catalog. */
+export async function runRecognitionBench(log: (s: string) => void = console.log) {
+  const lite = await createDatabase({ database: { kind: 'pglite', dataDir: null } });
+  await lite.migrate();
+  const snapshot = await loadSnapshot(lite.db);
+  await lite.close();
+  return { recognition: recognitionFigures(snapshot, log), shared: sharedListingsFigures(snapshot, log) };
+}
+
 export async function runMatchBench(log: (s: string) => void = console.log) {
   const lite = await createDatabase({ database: { kind: 'pglite', dataDir: null } });
   await lite.migrate();

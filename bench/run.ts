@@ -13,7 +13,7 @@ import { runFeedsBench } from './feeds.ts';
 import { runImportBench } from './import.ts';
 import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
-import { runMatchBench } from './match.ts';
+import { runMatchBench, runRecognitionBench } from './match.ts';
 import { runNotesBench } from './notes.ts';
 import { runSallaBench, runShopifyBench, runZidBench } from './platforms.ts';
 import { runProfileBench } from './profile.ts';
@@ -25,6 +25,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   lookup: () => runLookupBench(),
   import: () => runImportBench(),
   match: () => runMatchBench(),
+  recognition: () => runRecognitionBench(),
   notes: () => runNotesBench(),
   attack: () => runAttackBench(),
   'attack-load': () => runAttackLoadBench(),
