@@ -52,3 +52,47 @@ describe('lookup relevance on the shipped catalog', () => {
     }
   });
 });
+
+/**
+ * Well-known perfumes of each region, as a Gulf shop or shopper writes them,
+ * in English and in Arabic script: each found first.
+ */
+const WELL_KNOWN: Record<string, { id: string; en: string; ar: string }[]> = {
+  global: [
+    { id: 'dior-sauvage-edt', en: 'dior sauvage', ar: 'سوفاج ديور' },
+    { id: 'chanel-bleu-de-chanel-edt', en: 'bleu de chanel', ar: 'بلو دي شانيل' },
+    { id: 'maison-francis-kurkdjian-baccarat-rouge-540-edp', en: 'BR540', ar: 'بكارات روج ٥٤٠' },
+    { id: 'creed-aventus-edp', en: 'creed aventus', ar: 'افينتوس كريد' },
+    { id: 'dolce-and-gabbana-light-blue-edt', en: 'light blue dolce', ar: 'لايت بلو دولتشي' },
+    { id: 'tom-ford-oud-wood-edp', en: 'tom ford oud wood', ar: 'عود وود توم فورد' },
+    { id: 'yves-saint-laurent-libre-edp', en: 'ysl libre', ar: 'ليبر ايف سان لوران' },
+  ],
+  'middle-east': [
+    { id: 'lattafa-khamrah-edp', en: 'lattafa khamrah', ar: 'خمره لطافه' },
+    { id: 'lattafa-yara-edp', en: 'yara lattafa', ar: 'يارا لطافة' },
+    { id: 'lattafa-asad-edp', en: 'asad', ar: 'اسد لطافة' },
+    { id: 'rasasi-hawas-for-him-edp', en: 'rasasi hawas', ar: 'هوس الرصاصي' },
+    { id: 'amouage-interlude-man-edp', en: 'amouage interlude man', ar: 'انترلود امواج' },
+    { id: 'al-haramain-l-aventure-edp', en: 'al haramain laventure', ar: 'لافنتور الحرمين' },
+    { id: 'swiss-arabian-shaghaf-oud-edp', en: 'shaghaf oud', ar: 'شغف عود' },
+  ],
+};
+
+describe('well-known perfumes of each region, by the names shops use', () => {
+  const { houses, perfumes } = loadBundledCatalog();
+  const region = new Map(houses.map((h) => [h.name, h.region]));
+  const byId = new Map(perfumes.map((p) => [p.id, p]));
+  for (const [name, list] of Object.entries(WELL_KNOWN)) {
+    it(`${name}: each found first, in English and in Arabic`, () => {
+      const index = buildSearchIndex(
+        perfumes.map((p) => ({ ...p, nameAr: p.name_ar })),
+        houses.map((h) => ({ ...h, nameAr: h.name_ar })),
+      );
+      for (const { id, en, ar } of list) {
+        expect(region.get(byId.get(id)?.house ?? ''), id).toBe(name);
+        expect(search(index, en, { limit: 1 })[0]?.id, en).toBe(id);
+        expect(search(index, ar, { limit: 1 })[0]?.id, ar).toBe(id);
+      }
+    });
+  }
+});
