@@ -14,6 +14,7 @@ export default {
     'matching/matcher.ts',
     'catalog/search.ts',
     'catalog/alike.ts',
+    'catalog/bundled.ts',
     'events/validate.ts',
     'auth/origins.ts',
     'auth/keys.ts',

@@ -27,6 +27,7 @@ export const MUTATION_TESTS = [
   'tests/loved-products.test.ts',
   'tests/loved-perfumes.test.ts',
   'tests/catalog-alike.test.ts',
+  'tests/catalog-files.test.ts',
   'tests/search.test.ts',
   'tests/search-rules.test.ts',
   'tests/matcher-tables.test.ts',

@@ -43,6 +43,18 @@ describe('near-identical pyramids of different perfumes', () => {
     expect(noteSet(a)).toEqual(new Set(odd));
   });
 
+  it('compares a flat list with a tiered pyramid: the tiers a record lacks hold nothing', () => {
+    const flat = {
+      id: 'flat',
+      house: 'F',
+      name: 'Flat',
+      notes: { heart: ['pineapple', 'bergamot', 'birch', 'rose', 'musk'] },
+    };
+    const tiered = rec('tiered', 'T', 'Tiered', ['pineapple', 'bergamot'], ['birch', 'rose'], ['musk']);
+    expect(noteSet(flat)).toEqual(new Set(['pineapple', 'bergamot', 'birch', 'rose', 'musk']));
+    expect(alikePairs([flat, tiered]).map((p) => p.similarity)).toEqual([1]);
+  });
+
   it('leaves a line alone: the EDT and the EDP of one perfume may share their pyramid', () => {
     const edt = { ...aventus, id: 'creed-aventus-edt' };
     expect(alikePairs([aventus, edt])).toEqual([]);
