@@ -96,9 +96,12 @@ export const EnvSchema = Type.Object({
     description: 'true or false: whether WooCommerce stores may connect through the plugin',
   }),
   SEED_DEMO: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true or false' })),
-  LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-    { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' },
+  // no default in the schema: unset, it follows where the output goes (loadConfig)
+  LOG_LEVEL: Type.Optional(
+    Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+      { description: 'one of fatal, error, warn, info, debug, trace, silent' },
+    ),
   ),
 });
 
@@ -225,8 +228,17 @@ function feedHost(entry: string): string | null {
   return new URL(`http://${entry}/`).hostname;
 }
 
-/** Validates the environment and derives the typed config. Throws ConfigError naming the variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Validates the environment and derives the typed config. Throws ConfigError naming the variable.
+ * `where.terminal`: whether the log goes to a person's terminal. With LOG_LEVEL unset, a terminal
+ * gets `warn` (the start banner stays on screen, errors and warnings still show) and anything else
+ * (a service manager, a container, a pipe) gets `info`, a structured line per request
+ * (docs/operations.md#logs).
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  where: { terminal: boolean } = { terminal: process.stdout.isTTY === true },
+): Config {
   const raw: Record<string, unknown> = {};
   for (const key of Object.keys(EnvSchema.properties)) {
     const value = env[key];
@@ -383,6 +395,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       woocommerce: e.WOOCOMMERCE_APP === 'true',
     },
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : database.kind === 'pglite',
-    logLevel: e.LOG_LEVEL,
+    logLevel: e.LOG_LEVEL ?? (where.terminal ? 'warn' : 'info'),
   };
 }

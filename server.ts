@@ -62,6 +62,8 @@ if (demo) {
     '  try it:',
     `    curl -s ${base}/api/widget/verify -H 'content-type: application/json' -d '{"api_key":"${demo.key}"}'`,
     `    curl -s ${base}/api/widget/score -H 'content-type: application/json' -d '{"api_key":"${demo.key}","locale":"en","quiz":{"families":["oud","amber"],"accord_ratings":{"oud":"love","citrus":"avoid"},"season":"winter","occasion":"evening"}}'`,
+    '  for a shopper who loves Lattafa Khamrah:',
+    `    curl -s ${base}/api/widget/score -H 'content-type: application/json' -d '{"api_key":"${demo.key}","locale":"en","quiz":{"loved_perfumes":["lattafa-khamrah-edp"]}}'`,
   );
 }
 if (!config.adminToken) lines.push('  admin API: off (set ADMIN_TOKEN to enable it)');

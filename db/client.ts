@@ -186,7 +186,14 @@ function lockDataDir(dataDir: string): () => void {
       const fd = openSync(lockPath, 'wx');
       writeSync(fd, String(process.pid));
       closeSync(fd);
-      return () => rmSync(lockPath, { force: true });
+      // a start that fails after this point (a migration, a taken port) exits without closing the
+      // database: the lock goes with the process all the same
+      const release = () => {
+        process.off('exit', release);
+        rmSync(lockPath, { force: true });
+      };
+      process.on('exit', release);
+      return release;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(readFileSync(lockPath, 'utf8').trim());

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Config } from '../config.ts';
+import { dataFile } from '../db/data-files.ts';
 
 /**
  * The key for shoppers' contact details: LEAD_ENCRYPTION_KEY; on the embedded
- * database without it, a local key kept next to the data (mode 600) so a
+ * database without it, a local key kept in the data folder (mode 600, db/data-files.ts) so a
  * restart can still read what was stored — created when `create` is set; in
  * memory, a key for this run. (PostgreSQL without LEAD_ENCRYPTION_KEY does
  * not start: config.ts.) Null when there is none and none may be created.
@@ -14,7 +15,7 @@ export function resolveLeadKey(config: Pick<Config, 'leadEncryptionKey' | 'datab
   if (config.leadEncryptionKey) return config.leadEncryptionKey;
   if (config.database.kind !== 'pglite') return null;
   if (!config.database.dataDir) return create ? randomBytes(32) : null;
-  const file = join(config.database.dataDir, '..', 'lead-key');
+  const file = dataFile(config.database.dataDir, 'lead-key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
   if (!create) return null;
   const key = randomBytes(32);

@@ -8,6 +8,7 @@ import { DATA_DIR } from '../catalog/bundled.ts';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import { dataFile } from '../db/data-files.ts';
 import { merchantProducts } from '../schema/index.ts';
 import { createConsoleUser, deleteConsoleUserByEmail, signInUser } from './console-users.ts';
 import { createKey, findKeyByHash, revokeKey } from './keys.ts';
@@ -106,7 +107,7 @@ export async function ensureDemo(
     (await findMerchant(db, DEMO_SLUG)) ?? (await createMerchant(db, { name: DEMO_NAME, slug: DEMO_SLUG }));
   const feed =
     snapshot && snapshot.perfumes.length > 0 ? await ensureDemoFeed(db, snapshot, config, merchant.id) : null;
-  const owner = await ensureDemoOwner(db, merchant.id, keyFile ? join(dirname(keyFile), 'demo-console') : null);
+  const owner = await ensureDemoOwner(db, merchant.id, keyFile ? dataFile(dirname(keyFile), 'demo-console') : null);
 
   if (keyFile) {
     try {

@@ -22,6 +22,13 @@ describe('configuration', () => {
     expect(c.publicBaseUrl).toBe('http://127.0.0.1:3000');
   });
 
+  it('logs warnings and errors at a terminal and a line per request elsewhere, unless LOG_LEVEL says', () => {
+    expect(loadConfig({}, { terminal: true }).logLevel).toBe('warn');
+    expect(loadConfig({}, { terminal: false }).logLevel).toBe('info');
+    expect(loadConfig({ LOG_LEVEL: 'debug' }, { terminal: true }).logLevel).toBe('debug');
+    expect(loadConfig({ LOG_LEVEL: 'error' }, { terminal: false }).logLevel).toBe('error');
+  });
+
   it('derives the database from DATABASE_URL; no demo data on PostgreSQL unless asked', () => {
     expect(loadConfig({ DATABASE_URL: 'memory:' }).database).toEqual({ kind: 'pglite', dataDir: null });
     const key = 'ab'.repeat(32);

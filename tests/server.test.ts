@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +84,22 @@ describe('npm start on the embedded default', () => {
     const answer = (await scored.json()) as { recommendations: unknown[]; test_mode: boolean };
     expect(answer.recommendations.length).toBe(6);
     expect(answer.test_mode).toBe(true);
+    // and the one for a Khamrah lover, as the README shows it: each pick says what it shares
+    const loved = /curl -s (\S+\/api\/widget\/score) .* -d '(.+"loved_perfumes":\["lattafa-khamrah-edp"\].+)'/.exec(
+      s.output(),
+    );
+    const lovedAnswer = await fetch(loved?.[1] ?? '', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: loved?.[2],
+    });
+    expect(lovedAnswer.status).toBe(200);
+    const picks = ((await lovedAnswer.json()) as { recommendations: { similar_to?: unknown }[] }).recommendations;
+    expect(picks.length).toBeGreaterThan(0);
+    expect(picks.some((p) => p.similar_to !== undefined)).toBe(true);
+    // everything the embedded database keeps is inside its folder: nothing beside it but the lock
+    expect(readdirSync(dir).filter((f) => f !== 'pglite.lock')).toEqual(['pglite']);
+    expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(['demo-key', 'demo-console', 'lead-key']));
 
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
@@ -95,6 +111,18 @@ describe('npm start on the embedded default', () => {
     expect(again.output()).toContain(`test key: ${key}`);
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
+  }, 120_000);
+
+  it('a start that fails after opening the database leaves no lock behind', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const dataDir = join(dir, 'failed', 'pglite');
+    const s = start({ PORT: String(port), PGLITE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', SEED_DEMO: 'false' });
+    expect(await s.exited).toBe(1);
+    taken.close();
+    expect(s.output()).toContain(`Could not listen on 127.0.0.1:${port}`);
+    expect(existsSync(`${dataDir}.lock`)).toBe(false);
   }, 120_000);
 
   it('stops with one line naming a bad variable', async () => {

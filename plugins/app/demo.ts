@@ -1,6 +1,6 @@
-import { join } from 'node:path';
 import fp from 'fastify-plugin';
 import type { Config } from '../../config.ts';
+import { dataFile } from '../../db/data-files.ts';
 import { type DemoInfo, ensureDemo } from '../../services/demo.ts';
 
 declare module 'fastify' {
@@ -14,11 +14,11 @@ declare module 'fastify' {
 
 /**
  * Where the demo key's plaintext is kept between starts: beside the embedded
- * database on disk. Nowhere otherwise (in memory, PostgreSQL): a new key each start.
+ * database on disk, in its folder. Nowhere otherwise (in memory, PostgreSQL): a new key each start.
  */
 export function demoKeyFile(config: Pick<Config, 'database'>): string | null {
   return config.database.kind === 'pglite' && config.database.dataDir
-    ? join(config.database.dataDir, '..', 'demo-key')
+    ? dataFile(config.database.dataDir, 'demo-key')
     : null;
 }
 
