@@ -189,9 +189,13 @@ export interface Taste {
   loved: Uint8Array;
   /** the same as bits (ACCORD_WORDS words), to test against a product's prominent accords */
   avoidedBits: Uint32Array;
-  lovedBits: Uint32Array;
-  /** some accord is rated love */
-  anyLoved: boolean;
+  /**
+   * accords rated love or like, and the main accords of each family chosen (unless rated down), as bits:
+   * what a product shown as "closest" must hold prominent, if no chosen family or loved perfume is shared
+   */
+  wantedBits: Uint32Array;
+  /** the shopper asked for something a product can share: an accord loved or liked, a family, a loved perfume */
+  askedSomething: boolean;
   /** the perfumes the shopper loves (at most MAX_REFERENCE_PERFUMES) */
   lovedPerfumes: readonly ReferencePerfume[];
   /** their accord vectors, each of unit length, accord by accord: loved perfume k's weight of accord a at a × REFS + k */
@@ -216,6 +220,8 @@ const IMPLIED_CAP = 0.6;
 const FAMILY_SHARE = 0.6;
 const SEASON_SHARE = 0.3;
 const OCCASION_SHARE = 0.3;
+/** A family's accord of this weight or more is one of what it is made of (oud: oud, woody, smoky, saffron). */
+const FAMILY_MAIN = 0.5;
 
 /** The perfumes a quiz names, resolved to their profiles (by the caller: the engine knows no catalog). */
 export interface References {
@@ -238,6 +244,7 @@ export function buildTaste(quiz: Quiz, references: References = {}): Taste {
   for (let i = 0; i < N_ACCORDS; i++) values[i] = Math.min(IMPLIED_CAP, values[i] as number);
   const avoided = new Uint8Array(N_ACCORDS);
   const loved = new Uint8Array(N_ACCORDS);
+  const wanted = new Uint8Array(N_ACCORDS);
   for (const [accord, rating] of quiz.ratings) {
     const i = ACCORD_INDEX.get(accord) as number;
     const w = RATING_WEIGHT.get(rating) ?? 0;
@@ -246,6 +253,14 @@ export function buildTaste(quiz: Quiz, references: References = {}): Taste {
     values[i] = rating === 'like' ? Math.max(values[i] as number, w) : w;
     if (rating === 'avoid') avoided[i] = 1;
     if (rating === 'love') loved[i] = 1;
+    if (rating === 'love' || rating === 'like') wanted[i] = 1;
+  }
+  // a chosen family's main accords (half its character or more) are wanted too, unless rated down
+  for (const f of quiz.families) {
+    for (const [a, w] of familyAccords(f)) {
+      const i = ACCORD_INDEX.get(a);
+      if (w >= FAMILY_MAIN && i !== undefined && (values[i] as number) > 0) wanted[i] = 1;
+    }
   }
   const lovedPerfumes = (references.loved ?? []).slice(0, MAX_REFERENCE_PERFUMES);
   const dislikedPerfumes = (references.disliked ?? []).slice(0, MAX_REFERENCE_PERFUMES);
@@ -286,8 +301,8 @@ export function buildTaste(quiz: Quiz, references: References = {}): Taste {
     avoided,
     loved,
     avoidedBits: bits(avoided),
-    lovedBits: bits(loved),
-    anyLoved: loved.includes(1),
+    wantedBits: bits(wanted),
+    askedSomething: wanted.includes(1) || quiz.families.length > 0 || lovedPerfumes.length > 0,
     lovedPerfumes,
     lovedAccords,
     lovedLean,
@@ -310,17 +325,17 @@ export const DOMINANT_WEIGHT = 0.5;
 
 /**
  * Where a product stands before its score: 0 — the very perfume the shopper
- * loves; 1 — a loved accord is prominent in it, or nothing was loved; 2 —
- * something was loved and none of it is prominent here; 3 — never shown: an
- * avoided accord is prominent here, it is a perfume the shopper dislikes (or a
- * version of one), or it is made for the other wearer than the shopper asked
- * for (men or women; unisex products, and products whose wearer is not known,
- * are for anyone).
+ * loves (shown first, and said to be it); 1 — any other, ranked by its score
+ * alone, the number the shopper reads; 2 — never shown: an avoided accord is
+ * prominent here, it is a perfume the shopper dislikes (or a version of one),
+ * or it is made for the other wearer than the shopper asked for (men or
+ * women; unisex products, and products whose wearer is not known, are for
+ * anyone). A loved accord leads through the score (its weight in the
+ * product, `loved`), never past a higher number.
  */
 export const TIER_SAME = 0;
-export const TIER_LOVED = 1;
-export const TIER_OTHER = 2;
-export const TIER_NEVER_SHOWN = 3;
+export const TIER_BY_SCORE = 1;
+export const TIER_NEVER_SHOWN = 2;
 
 /** How a product stands to the perfumes a quiz names (the caller knows catalog identities; the engine does not). */
 export const REL_NONE = 0;
@@ -359,6 +374,13 @@ export interface Scored {
   scores: Uint8Array;
   clash: Uint8Array;
   tier: Uint8Array;
+  /**
+   * 1 when the product shares something the shopper asked for — a prominent accord loved or liked or
+   * main in a chosen family, a chosen family, more than what most perfumes share with a loved one — or
+   * the quiz asked for none
+   * of these (season and occasion only): a product shown as "closest" must
+   */
+  shares: Uint8Array;
   /** with loved perfumes: each product's similarity to the closest of them (0–100), and which one */
   similarity: Uint8Array;
   closest: Uint8Array;
@@ -375,6 +397,7 @@ export function scoreProducts(m: ProductMatrix, t: Taste, rel?: Relations): Scor
   const scores = new Uint8Array(m.size);
   const clash = new Uint8Array(m.size);
   const tier = new Uint8Array(m.size);
+  const shares = new Uint8Array(m.size);
   const similarity = new Uint8Array(m.size);
   const closest = new Uint8Array(m.size);
   const v = t.values;
@@ -434,6 +457,7 @@ export function scoreProducts(m: ProductMatrix, t: Taste, rel?: Relations): Scor
     const occasion = t.occasionBit ? ((m.occasionMask[i] as number) & t.occasionBit ? 1 : 0) : 0.5;
     const time = t.timeBit && m.timeMask[i] ? ((m.timeMask[i] as number) & t.timeBit ? 0 : 0.05) : 0;
     let fit = 0.4 * share + 0.2 * depth + 0.15 * lovedHit + 0.1 * family + 0.075 * season + 0.075 * occasion;
+    let likeALoved = false;
     if (refs) {
       // notes shared with each loved perfume
       let n0 = 0;
@@ -471,6 +495,7 @@ export function scoreProducts(m: ProductMatrix, t: Taste, rel?: Relations): Scor
       }
       similarity[i] = Math.round(100 * (best >= 1 ? 1 : best));
       closest[i] = bestK;
+      likeALoved = best > SIMILARITY_ZERO;
       const close =
         best <= SIMILARITY_ZERO ? 0 : best >= SIMILARITY_FULL ? 1 : (best - SIMILARITY_ZERO) / SIMILARITY_SPAN;
       fit = t.answered ? 0.5 * fit + 0.5 * close : 0.85 * close + 0.075 * season + 0.075 * occasion;
@@ -480,12 +505,13 @@ export function scoreProducts(m: ProductMatrix, t: Taste, rel?: Relations): Scor
     scores[i] = score <= 0 ? 0 : score >= 100 ? 100 : Math.round(score);
     clash[i] = dominantAvoid;
     let avoidedHere = 0;
-    let lovedHere = 0;
+    let wantedHere = 0;
     for (let w = 0; w < ACCORD_WORDS; w++) {
       const p = m.prominent[i * ACCORD_WORDS + w] as number;
       avoidedHere |= p & (t.avoidedBits[w] as number);
-      lovedHere |= p & (t.lovedBits[w] as number);
+      wantedHere |= p & (t.wantedBits[w] as number);
     }
+    shares[i] = !t.askedSomething || wantedHere !== 0 || family === 1 || likeALoved ? 1 : 0;
     const otherWearer = t.wearerBit !== 0 && ((m.wearer[i] as number) & t.wearerBit) === 0;
     const relation = relations ? (relations[i] as number) : REL_NONE;
     tier[i] =
@@ -493,11 +519,9 @@ export function scoreProducts(m: ProductMatrix, t: Taste, rel?: Relations): Scor
         ? TIER_NEVER_SHOWN
         : relation === REL_SAME
           ? TIER_SAME
-          : t.anyLoved && !lovedHere
-            ? TIER_OTHER
-            : TIER_LOVED;
+          : TIER_BY_SCORE;
   }
-  return { scores, clash, tier, similarity, closest };
+  return { scores, clash, tier, shares, similarity, closest };
 }
 
 /** The accords that drove a product's score: its liked accords, strongest contribution first. */
@@ -522,7 +546,7 @@ export interface Ranked {
   score: number;
 }
 
-/** Order: by tier (a loved accord prominent first, an avoided one last), then score, then the product's position (stable). */
+/** Order: by tier (the loved perfume itself first, the never shown last), then score, then the product's position (stable). */
 const before = (sa: number, ta: number, ia: number, sb: number, tb: number, ib: number) =>
   ta !== tb ? ta < tb : sa !== sb ? sa > sb : ia < ib;
 
@@ -584,14 +608,17 @@ export const fitOf = (score: number): 'strong' | 'good' | 'weak' =>
 
 /**
  * Picks the recommendations: only products that fit (score FIT_FLOOR or more,
- * no avoided accord prominent), those carrying a loved accord first, then by
- * score; one product per perfume line and at most two per house while others
- * remain, so six flankers of one perfume don't fill the list; then the next
- * fitting ones, twins included. The list may be shorter than `limit`: it is
- * never filled with products that do not fit.
+ * no avoided accord prominent), the loved perfume itself first, then by score,
+ * the number shown; one product per perfume line and at most two per house
+ * while others remain, so six flankers of one perfume don't fill the list —
+ * but a version of a loved perfume (up to VERSIONS_PER_LOVED) is held by
+ * neither cap, since it is the closest thing to what the shopper named; then
+ * the next fitting ones, twins included. The list may be shorter than
+ * `limit`: it is never filled with products that do not fit.
  * also_explore: fits from families the shopper did not choose; and, when
  * fewer than `limit` fit, the best weaker products (score WEAK_FLOOR or more,
- * no avoided accord prominent), labelled as such — "closest" when none fits.
+ * no avoided accord prominent, sharing something asked for), labelled as
+ * such — "closest" when none fits.
  */
 export function rank(m: ProductMatrix, t: Taste, limit: number, rel?: Relations): Ranking {
   const scored = scoreProducts(m, t, rel);
@@ -617,9 +644,11 @@ export function rank(m: ProductMatrix, t: Taste, limit: number, rel?: Relations)
   const houses = new Map<number, number>();
   for (const r of pool) {
     if (picked.length >= limit) break;
+    if (spareVersion(r.index)) continue;
     const line = m.lineKey[r.index] as number;
     const house = m.houseKey[r.index] as number;
-    if (lines.has(line) || (houses.get(house) ?? 0) >= PER_HOUSE || spareVersion(r.index)) continue;
+    const version = rel !== undefined && rel.relation[r.index] === REL_VERSION;
+    if (!version && (lines.has(line) || (houses.get(house) ?? 0) >= PER_HOUSE)) continue;
     pick(r);
     lines.add(line);
     houses.set(house, (houses.get(house) ?? 0) + 1);
@@ -671,7 +700,11 @@ export function rank(m: ProductMatrix, t: Taste, limit: number, rel?: Relations)
       scores,
       tier,
       EXPLORE * 4,
-      (i) => fitting(i) || (tier[i] as number) === TIER_NEVER_SHOWN || (scores[i] as number) < WEAK_FLOOR,
+      (i) =>
+        fitting(i) ||
+        (tier[i] as number) === TIER_NEVER_SHOWN ||
+        (scores[i] as number) < WEAK_FLOOR ||
+        scored.shares[i] === 0,
     );
     let added = 0;
     for (const r of weaker) {

@@ -337,7 +337,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter'); // start
     expect(await page.locator('sillage-quiz .body h3').textContent()).toBe('ما العطور التي تحبها؟');
-    expect(await page.locator('sillage-quiz .progress').textContent()).toBe('الخطوة 1 من 7');
+    expect(await page.locator('sillage-quiz .progress').textContent()).toBe('الخطوة ١ من ٧');
     // no "see my matches" before a perfume is chosen
     expect(await page.locator('sillage-quiz .actions .secondary').getByText('اعرض ما يناسبني').isVisible()).toBe(false);
     await page.keyboard.press('Tab');
@@ -355,7 +355,8 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     );
     const count = await options.count();
     expect(await page.locator('sillage-quiz [role=status]').textContent()).toBe(
-      ({ 1: 'عطر واحد', 2: 'عطران' } as Record<number, string>)[count] ?? `${count} عطور`,
+      ({ 1: 'عطر واحد', 2: 'عطران' } as Record<number, string>)[count] ??
+        `${new Intl.NumberFormat('ar-SA').format(count)} ${count <= 10 ? 'عطور' : 'عطراً'}`,
     );
     // each suggestion: the Arabic name, the house and the concentration
     expect(await options.first().textContent()).toBe('خمرة لطافة · أو دو بارفان');
@@ -787,6 +788,32 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.reload();
     await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await page.locator('sillage-quiz [role=dialog]').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('nothing to show: says so, how to widen the answers, offers no lead about picks, and a count that reads (issue 45)', async () => {
+    const { page, context, errors, ready } = await open('/demo');
+    await page.route('**/api/widget/score', async (route: Route) => {
+      const real = await route.fetch();
+      const body = (await real.json()) as Record<string, unknown>;
+      await route.fulfill({ response: real, json: { ...body, recommendations: [], also_explore: [] } });
+    });
+    await ready();
+    await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+    await takeQuiz(page, ARABIC_OUD);
+    const status = page.locator('sillage-quiz .body .status');
+    await status.getByText('لم نجد منتجات مناسبة', { exact: false }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('sillage-quiz .body .hint').allTextContents()).toContain(
+      'جرّب أن تتجنب نفحات أقل، أو أن تختار عائلة عطرية أخرى.',
+    );
+    // no "the shop will contact you about these picks" when there are none
+    expect(await page.locator('sillage-quiz input[type=email]').count()).toBe(0);
+    expect(await page.locator('sillage-quiz .body').textContent()).not.toContain('بخصوص هذه الترشيحات');
+    expect(await page.locator('sillage-quiz .sr[role=status]').textContent()).toBe('لم نجد ترشيحات');
+    // the answers are kept: "change my answers" goes back to them
+    await page.locator('sillage-quiz .body button.secondary').getByText('عدّل إجاباتي').click();
+    expect(await page.locator('sillage-quiz .progress').textContent()).toBe('الخطوة ١ من ٧');
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

@@ -17,7 +17,7 @@ import {
   WEAK_FLOOR,
 } from '../scoring/engine.ts';
 import { normalizeQuiz, type Quiz, type QuizInput } from '../scoring/quiz.ts';
-import { slugsOf } from '../vocabulary/index.ts';
+import { familyAccords, slugsOf } from '../vocabulary/index.ts';
 
 /**
  * The ranking a shopper sees, for all catalogs and quizzes: never more than
@@ -94,7 +94,7 @@ const quizArb = fc
   .filter((q) => q.families.length > 0 || Object.keys(q.accord_ratings ?? {}).length > 0)
   .map(quizOf);
 
-/** The ranking order: by tier (a loved accord prominent, none, an avoided one), then score, then position. */
+/** The ranking order: by tier (the loved perfume itself, the rest, the never shown), then score, then position. */
 function ordered(scores: Uint8Array, tier: Uint8Array): number[] {
   return [...scores.keys()].sort(
     (a, b) => (tier[a] as number) - (tier[b] as number) || (scores[b] as number) - (scores[a] as number) || a - b,
@@ -111,7 +111,7 @@ function ordered(scores: Uint8Array, tier: Uint8Array): number[] {
  * accord prominent) of lines not shown yet — "closest" when none fits.
  */
 function plainRank(m: ProductMatrix, t: Taste, limit: number) {
-  const { scores, tier } = scoreProducts(m, t);
+  const { scores, tier, shares } = scoreProducts(m, t);
   const all = ordered(scores, tier);
   const pool = all
     .filter((i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR)
@@ -136,7 +136,11 @@ function plainRank(m: ProductMatrix, t: Taste, limit: number) {
   if (recommendations.length < limit) {
     const weaker = all
       .filter(
-        (i) => tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= WEAK_FLOOR && (scores[i] as number) < FIT_FLOOR,
+        (i) =>
+          tier[i] !== TIER_NEVER_SHOWN &&
+          (scores[i] as number) >= WEAK_FLOOR &&
+          (scores[i] as number) < FIT_FLOOR &&
+          shares[i] === 1,
       )
       .slice(0, 12);
     let added = 0;
@@ -199,15 +203,32 @@ describe('the ranking, for all catalogs and quizzes', () => {
     );
   });
 
-  it('products carrying a loved accord come before those carrying none, whatever their scores', () => {
+  it('recommendations come in the order of the scores shown: a higher number is never below a lower one', () => {
     fc.assert(
       fc.property(catalogArb(40), quizArb, limitArb, (products, quiz, limit) => {
-        const loved = new Set(quiz.ratings.filter(([, r]) => r === 'love').map(([a]) => a as string));
-        fc.pre(loved.size > 0);
-        const carries = (i: number) => prominentOf((products[i] as Product).profile).some((a) => loved.has(a));
-        const recs = rank(buildProductMatrix(products), buildTaste(quiz), limit).recommendations.map((x) => x.index);
-        const firstWithout = recs.findIndex((i) => !carries(i));
-        if (firstWithout >= 0) for (const i of recs.slice(firstWithout)) expect(carries(i)).toBe(false);
+        const scores = rank(buildProductMatrix(products), buildTaste(quiz), limit).recommendations.map((x) => x.score);
+        expect(scores).toEqual([...scores].sort((a, b) => b - a));
+      }),
+    );
+  });
+
+  it('a weaker or closest product shares something asked for: a prominent accord loved, liked or main in a chosen family, or a chosen family', () => {
+    fc.assert(
+      fc.property(catalogArb(40), quizArb, limitArb, (products, quiz, limit) => {
+        const wanted = new Set(quiz.ratings.filter(([, r]) => r === 'love' || r === 'like').map(([a]) => a as string));
+        const down = new Set(quiz.ratings.filter(([, r]) => r === 'avoid' || r === 'dislike').map(([a]) => a as string));
+        const families = new Set<string>(quiz.families);
+        // a chosen family's main accords (weight 0.5 or more), unless rated down
+        for (const f of quiz.families)
+          for (const [a, w] of familyAccords(f)) if (w >= 0.5 && !down.has(a)) wanted.add(a);
+        fc.pre(wanted.size > 0 || families.size > 0);
+        const r = rank(buildProductMatrix(products), buildTaste(quiz), limit);
+        for (const x of r.alsoExplore.filter((e) => e.reason === 'weaker_fit' || e.reason === 'closest')) {
+          const p = products[x.index] as Product;
+          const shared =
+            prominentOf(p.profile).some((a) => wanted.has(a)) || p.profile.families.some((f) => families.has(f));
+          expect(shared).toBe(true);
+        }
       }),
     );
   });

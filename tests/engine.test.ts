@@ -6,9 +6,7 @@ import {
   matchAccords,
   rank,
   scoreProducts,
-  TIER_LOVED,
   TIER_NEVER_SHOWN,
-  TIER_OTHER,
   tasteSummary,
 } from '../scoring/engine.ts';
 import type { Quiz } from '../scoring/quiz.ts';
@@ -303,6 +301,7 @@ describe('fit bands and prominent accords, at their edges', () => {
       },
     ]);
   const tierOf = (m: ReturnType<typeof one>, q: Quiz) => scoreProducts(m, buildTaste(q)).tier[0];
+  const sharesOf = (m: ReturnType<typeof one>, q: Quiz) => scoreProducts(m, buildTaste(q)).shares[0];
 
   it('prominent: the three strongest, however light, and any at 0.5 or more; equal weights in the order listed', () => {
     const light = one([
@@ -313,8 +312,10 @@ describe('fit bands and prominent accords, at their edges', () => {
     ]);
     expect(tierOf(light, quiz({ ratings: [['rose', 'avoid']] }))).toBe(TIER_NEVER_SHOWN);
     expect(tierOf(light, quiz({ ratings: [['oud', 'avoid']] }))).not.toBe(TIER_NEVER_SHOWN);
-    expect(tierOf(light, quiz({ ratings: [['rose', 'love']] }))).toBe(TIER_LOVED);
-    expect(tierOf(light, quiz({ ratings: [['oud', 'love']] }))).toBe(TIER_OTHER);
+    // a loved or liked accord is shared only where it is prominent
+    expect(sharesOf(light, quiz({ ratings: [['rose', 'love']] }))).toBe(1);
+    expect(sharesOf(light, quiz({ ratings: [['rose', 'like']] }))).toBe(1);
+    expect(sharesOf(light, quiz({ ratings: [['oud', 'love']] }))).toBe(0);
     const heavy = one([
       ['woody', 1],
       ['amber', 0.9],
@@ -349,12 +350,20 @@ describe('fit bands and prominent accords, at their edges', () => {
     }
   });
 
-  it('the weaker list never holds a product never to be shown, nor one that fits', () => {
+  it('the weaker list never holds a product never to be shown, nor one that fits, nor one sharing nothing asked for', () => {
     const products = [
       // fits (60 or more)
       { accords: [['woody', 1]] as [string, number][], line: 'fits' },
-      // weaker: indifferent-ish, nothing avoided
-      { accords: [['musky', 1]] as [string, number][], line: 'weaker' },
+      // weaker: indifferent-ish, nothing avoided, a touch of the chosen family
+      {
+        accords: [
+          ['musky', 1],
+          ['woody', 0.2],
+        ] as [string, number][],
+        line: 'weaker',
+      },
+      // as weak, but nothing in it was asked for: never shown, not even as weaker
+      { accords: [['musky', 1]] as [string, number][], line: 'unasked' },
       // weaker by score, but rose (avoided) is prominent in it: one of its three strongest, however light
       {
         accords: [
@@ -381,6 +390,7 @@ describe('fit bands and prominent accords, at their edges', () => {
     expect(scores[1]).toBeGreaterThanOrEqual(50);
     expect(scores[1]).toBeLessThan(60);
     expect(scores[2]).toBeGreaterThanOrEqual(50);
+    expect(scores[3]).toBeGreaterThanOrEqual(50);
     const r = rank(m, t, 6);
     expect(r.recommendations.map((x) => x.index)).toEqual([0]);
     expect(r.alsoExplore).toEqual([{ index: 1, score: scores[1], reason: 'weaker_fit' }]);

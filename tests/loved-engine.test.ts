@@ -164,6 +164,30 @@ describe('the perfume itself, its versions, a disliked perfume', () => {
     expect(r.recommendations.map((x) => x.index).sort()).toEqual([0, 1, 2, 3]);
   });
 
+  it('a version on the loved perfume’s own line and house is shown while others fill the list (limit 6)', () => {
+    // the Sauvage lover: the shop's Sauvage and Sauvage Elixir (one line, one house), and eight other
+    // fitting lines, two of them of the same house
+    const shelf = [
+      product({ rose: 1, oud: 0.5 }, { line: 'sauvage', house: 'dior' }), // 0: the perfume itself
+      product({ rose: 1, oud: 0.3 }, { line: 'sauvage', house: 'dior' }), // 1: its Elixir
+      ...[...'abcdefgh'].map((l, k) =>
+        product({ rose: 1, oud: 0.5, amber: 0.1 * (k + 1) }, { line: l, house: k < 2 ? 'dior' : `h${l}` }),
+      ),
+    ];
+    const relations: Relations = {
+      relation: Uint8Array.from([REL_SAME, REL_VERSION, 0, 0, 0, 0, 0, 0, 0, 0]),
+      of: new Uint8Array(10),
+    };
+    const s = buildProductMatrix(shelf);
+    const r = rank(s, t, 6, relations);
+    expect(r.recommendations).toHaveLength(6);
+    expect(r.recommendations[0]?.index).toBe(0);
+    expect(r.recommendations.map((x) => x.index)).toContain(1);
+    // and in the order of its score among the others
+    const scores = r.recommendations.slice(1).map((x) => x.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
   it('without relations every product is a product like any other', () => {
     const r = rank(m, t, 10);
     expect(r.recommendations).toHaveLength(6);

@@ -445,9 +445,9 @@ describe('scenarios on the shipped catalog', () => {
   it('also_explore holds good products from families the shopper did not pick', () => {
     const answer = answerOf({ families: ['oud'], accord_ratings: { oud: 'love' } });
     expect(answer.also_explore.map((r) => r.merchant_product_id)).toEqual([
-      'lalique-hommage-a-l-homme-edt', // Lalique Hommage à l'Homme: woody, spicy
+      'lalique-hommage-a-l-homme-edt', // Lalique Hommage à l'Homme: violet, woody, oud
       'lattafa-musamam-edp', // Lattafa Musamam: woody, amber, spicy
-      'le-labo-rose-31-edp', // Le Labo Rose 31: rose, with oud among its prominent accords
+      'amouage-interlude-man-edp', // Amouage Interlude Man: amber, smoky, incense
     ]);
     for (const r of answer.also_explore) expect(r.reason).toBe('other_family');
     const recommended = answer.recommendations.map((r) => r.merchant_product_id);
@@ -626,22 +626,34 @@ describe('what the shopper said leads (shipped catalog)', () => {
   });
 
   it('a shop where nothing fits answers no recommendation, and its closest products labelled as such', () => {
-    // a shop of only fresh citrus perfumes, for an oud lover who avoids citrus
+    // a shop of only fresh citrus perfumes, with little oud and no leather or saffron prominent, for an oud lover
     const citrusShop = new CompiledProducts(
       2,
       shopProducts.filter(
-        (p) => p.profile.families.includes('citrus') && !prominentOf(p.merchantProductId).includes('oud'),
+        (p) =>
+          p.profile.families.includes('citrus') &&
+          weightOf(p.merchantProductId, 'oud') < 0.2 &&
+          !prominentOf(p.merchantProductId).some((a) => ['leather', 'saffron'].includes(a)),
       ),
     );
-    const r = normalizeQuiz({ families: ['oud'], accord_ratings: { oud: 'love', citrus: 'avoid' } });
+    const r = normalizeQuiz({ families: ['oud'], accord_ratings: { oud: 'love' } });
     if (!r.ok) throw new Error('quiz');
     const answer = citrusShop.score(r.quiz, 6);
     expect(answer.recommendations).toEqual([]);
+    expect(answer.also_explore.length).toBeGreaterThan(0);
     for (const x of answer.also_explore) {
       expect(x.reason).toBe('closest');
       expect(x.fit).toBe('weak');
-      expect(prominentOf(x.merchant_product_id)).not.toContain('citrus');
+      // each shares something asked for: a main accord of the oud family
+      expect(prominentOf(x.merchant_product_id).some((a) => ['woody', 'smoky'].includes(a))).toBe(true);
     }
+    // and with those accords avoided, nothing is left to call closest: an empty answer, not strangers
+    const avoiding = normalizeQuiz({
+      families: ['oud'],
+      accord_ratings: { oud: 'love', woody: 'avoid', smoky: 'avoid', citrus: 'avoid' },
+    });
+    if (!avoiding.ok) throw new Error('quiz');
+    expect(citrusShop.score(avoiding.quiz, 6).also_explore).toEqual([]);
   });
 
   it('a shop with few fits answers them alone, and the weaker ones in also_explore labelled weaker', () => {

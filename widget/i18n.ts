@@ -10,6 +10,13 @@ export type Locale = 'ar' | 'en';
 /** Version of the lead consent wording below; sent with every lead so the merchant knows what was agreed to. */
 export const CONSENT_VERSION = '2026-11-v1';
 
+/** A whole number in Arabic-Indic digits, as the widget's Arabic prices and percentages are. */
+const d = (n: number) => formatCount(n, 'ar');
+/** Arabic's plural forms (zero, one, two, few, many, other), from Intl; `other` where a form is not given. */
+const arPlural = new Intl.PluralRules('ar');
+const plural = (n: number, forms: Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }) =>
+  forms[arPlural.select(n)] ?? forms.other;
+
 const ar = {
   launcher: 'اكتشف عطرك',
   title: 'اختبار العطر',
@@ -20,11 +27,19 @@ const ar = {
   back: 'رجوع',
   skip: 'تخطَّ',
   seeResults: 'أظهر النتائج',
-  step: (n: number, of: number) => `الخطوة ${n} من ${of}`,
+  step: (n: number, of: number) => `الخطوة ${d(n)} من ${d(of)}`,
   perfumesQ: 'ما العطور التي تحبها؟',
   perfumesHint: 'اختياري. اكتب اسم عطر تحبه، بالعربية أو بالإنجليزية، واختر حتى خمسة عطور.',
   perfumeName: 'اسم العطر',
-  found: (n: number) => (n === 1 ? 'عطر واحد' : n === 2 ? 'عطران' : `${n} عطور`),
+  found: (n: number) =>
+    plural(n, {
+      zero: 'لا عطور',
+      one: 'عطر واحد',
+      two: 'عطران',
+      few: `${d(n)} عطور`,
+      many: `${d(n)} عطراً`,
+      other: `${d(n)} عطر`,
+    }),
   noPerfume: 'لم نجد عطراً بهذا الاسم.',
   searchFailed: 'تعذّر البحث الآن.',
   perfumesFull: 'اخترت خمسة عطور، وهذا أقصى ما يمكن. احذف واحداً لتضيف غيره.',
@@ -50,7 +65,15 @@ const ar = {
   anyOccasion: 'أي مناسبة',
   loading: 'نبحث عن أنسب العطور لك…',
   resultsTitle: 'عطور تناسب ذوقك',
-  resultsCount: (n: number) => `وجدنا ${n} ترشيحات`,
+  resultsCount: (n: number) =>
+    plural(n, {
+      zero: 'لم نجد ترشيحات',
+      one: 'وجدنا ترشيحاً واحداً',
+      two: 'وجدنا ترشيحين',
+      few: `وجدنا ${d(n)} ترشيحات`,
+      many: `وجدنا ${d(n)} ترشيحاً`,
+      other: `وجدنا ${d(n)} ترشيح`,
+    }),
   match: 'توافق',
   matched: 'نفحات مشتركة:',
   lovedSame: 'العطر الذي تحبه',
@@ -70,10 +93,17 @@ const ar = {
   fit: { strong: 'توافق قوي', good: 'توافق جيد', weak: 'توافق أضعف' },
   suggested: 'توحي إجاباتك بـ',
   fewFit: (n: number) =>
-    n === 1 ? 'منتج واحد فقط في هذا المتجر يناسب إجاباتك.' : `${n} منتجات فقط في هذا المتجر تناسب إجاباتك.`,
+    plural(n, {
+      one: 'منتج واحد فقط في هذا المتجر يناسب إجاباتك.',
+      two: 'منتجان فقط في هذا المتجر يناسبان إجاباتك.',
+      few: `${d(n)} منتجات فقط في هذا المتجر تناسب إجاباتك.`,
+      many: `${d(n)} منتجاً فقط في هذا المتجر يناسب إجاباتك.`,
+      other: `${d(n)} منتج فقط في هذا المتجر يناسب إجاباتك.`,
+    }),
   noneFit: 'لا شيء في هذا المتجر يناسب إجاباتك تماماً؛ هذه الأقرب إليها.',
   retake: 'أعد الاختبار',
   noResults: 'لم نجد منتجات مناسبة في هذا المتجر الآن.',
+  relaxHint: 'جرّب أن تتجنب نفحات أقل، أو أن تختار عائلة عطرية أخرى.',
   leadTitle: 'أرسل لي هذه الترشيحات',
   leadTitleContact: 'أريد أن يتواصل معي المتجر',
   leadNoteEmail: 'سنرسل هذه الترشيحات إلى بريدك الإلكتروني.',
@@ -139,7 +169,7 @@ const en: typeof ar = {
   anyOccasion: 'Any occasion',
   loading: 'Finding the perfumes that suit you…',
   resultsTitle: 'Perfumes for your taste',
-  resultsCount: (n) => `${n} recommendations`,
+  resultsCount: (n) => (n === 0 ? 'No recommendations found' : n === 1 ? '1 recommendation' : `${n} recommendations`),
   match: 'match',
   matched: 'Shared notes:',
   lovedSame: 'The perfume you love',
@@ -165,6 +195,7 @@ const en: typeof ar = {
   noneFit: 'Nothing in this store fits your answers closely; these are the closest.',
   retake: 'Retake the quiz',
   noResults: 'We found no suitable products in this store right now.',
+  relaxHint: 'Try avoiding fewer notes, or choosing another scent family.',
   leadTitle: 'Send me these picks',
   leadTitleContact: 'Have the shop contact me',
   leadNoteEmail: 'We will email these picks to you.',
@@ -269,6 +300,11 @@ export function formatSeconds(seconds: number, locale: Locale): string {
   } catch {
     return `${seconds} s`;
   }
+}
+
+/** A count or a step number: Arabic-Indic digits in Arabic, like the prices and percentages beside it. */
+export function formatCount(n: number, locale: Locale): string {
+  return new Intl.NumberFormat(locale === 'ar' ? 'ar-SA' : 'en').format(n);
 }
 
 export function formatPercent(score: number, locale: Locale): string {

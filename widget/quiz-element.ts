@@ -972,7 +972,13 @@ export class SillageQuiz extends HTMLElement {
     // only products that fit are recommended: say why the list is short, or empty
     const explore = (reason: string) => r.also_explore.filter((p) => p.reason === reason);
     const closest = explore('closest');
-    if (r.recommendations.length === 0)
+    // nothing at all to show: say how to widen the answers, and offer no lead about picks there are not
+    const nothing = r.recommendations.length === 0 && r.also_explore.length === 0;
+    if (nothing) {
+      const edit = h('button', { class: 'secondary', type: 'button' }, t.edit);
+      edit.addEventListener('click', () => this.go(QUIZ_STEPS[0] as Step));
+      body.append(h('p', { class: 'status' }, t.noResults), h('p', { class: 'hint' }, t.relaxHint), edit);
+    } else if (r.recommendations.length === 0)
       body.append(h('p', { class: 'status' }, closest.length ? t.noneFit : t.noResults));
     else {
       if (r.recommendations.length < this.asked)
@@ -1017,7 +1023,7 @@ export class SillageQuiz extends HTMLElement {
       if (items.length > 0)
         body.append(h('section', {}, h('h3', {}, title), this.cards(items, 'also_explore_clicked')));
     }
-    body.append(this.leadForm());
+    if (!nothing) body.append(this.leadForm());
 
     const retake = h('button', { class: 'secondary', type: 'button' }, t.retake);
     retake.addEventListener('click', () => {
