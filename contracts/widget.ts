@@ -373,8 +373,11 @@ export const RecommendationSchema = Type.Object(
           'The perfume of our catalog whose profile the product is scored by (for quality sibling, the close version); null for quality partial',
       }),
     ),
-    name: Type.String(),
-    house: Type.String(),
+    name: Type.String({
+      description:
+        "The product's name as the merchant lists it; for a product matched in full whose listing is written in the other language than `locale`, our perfume's name in the shopper's language where the catalog has it",
+    }),
+    house: Type.String({ description: 'The house, named as `name` is' }),
     match_score: Type.Integer({ minimum: 0, maximum: 100 }),
     fit: Type.Union([Type.Literal('strong'), Type.Literal('good'), Type.Literal('weak')], {
       description:

@@ -147,6 +147,14 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     profile: r.profile,
     line: r.line,
     lineHouse: r.lineHouse,
+    ...(r.quality === 'full' && r.perfume
+      ? {
+          names: {
+            en: { name: r.perfume.name, house: r.perfume.house },
+            ar: { name: r.perfume.nameAr, house: r.perfume.houseAr },
+          },
+        }
+      : {}),
   };
 }
 

@@ -45,7 +45,15 @@ export interface ScoringProduct {
   /** perfume line (house + perfume name) for diversity; the product's own name when unmatched */
   line: string;
   lineHouse: string;
+  /**
+   * Matched in full: our perfume's name and house in each language (null where the catalog has none).
+   * A shopper reading the other language than the listing's sees these (CompiledProducts.inLocale).
+   */
+  names?: { en: { name: string; house: string }; ar: { name: string | null; house: string | null } };
 }
+
+/** Arabic letters: a listing written in Arabic script. */
+const ARABIC = /[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF]/;
 
 const noteKeys = new Map<string, string>();
 /** A note as the engine compares it: the notes knowledge base's name ("calabrian bergamot" is bergamot's), else its own key. */
@@ -133,6 +141,7 @@ export class CompiledProducts {
         notes: notesOf(p.profile.notes),
       })),
     );
+    for (const p of this.products) if (p.names) this.namesOf.set(p.merchantProductId, p.names);
     // products matched to our catalog, by their perfume's house: where a loved perfume's versions are
     this.products.forEach((p, i) => {
       if (!p.perfumeId) return;
@@ -147,6 +156,21 @@ export class CompiledProducts {
     this.mainCurrency = [...currencies].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'SAR';
   }
 
+  /**
+   * A product as a shopper of `locale` reads it: a listing written in the other script, matched in
+   * full to our perfume, is named as the catalog names it in the shopper's language ("خمرة من لطافة
+   * 100 مل" is "Khamrah", "Lattafa" in English); the merchant's own name where the catalog has none,
+   * or where the listing is already in the shopper's script (it may say more: a size, an edition).
+   */
+  inLocale<T extends Recommendation>(r: T, locale: 'ar' | 'en'): T {
+    const names = this.namesOf.get(r.merchant_product_id);
+    if (!names || ARABIC.test(r.name) === (locale === 'ar')) return r;
+    const own = names[locale];
+    if (!own.name) return r;
+    return { ...r, name: own.name, house: own.house ?? r.house };
+  }
+
+  private readonly namesOf = new Map<string, NonNullable<ScoringProduct['names']>>();
   private readonly byHouse = new Map<string, number[]>();
   private readonly lineName: string[] = [];
   private readonly mainCurrency: string;

@@ -117,7 +117,14 @@ describe('one path from a listing to a scoring product', () => {
       await app.inject({
         method: 'POST',
         url: '/api/widget/score',
-        payload: { api_key: key, quiz: quizzes[0], limit: 24, catalog_mode: 'inline', inline_catalog: feed },
+        // the first quiz, with musk chosen too: the musk oil (partial) shares something asked for
+        payload: {
+          api_key: key,
+          quiz: { ...quizzes[0], families: ['oud', 'amber', 'musky'] },
+          limit: 24,
+          catalog_mode: 'inline',
+          inline_catalog: feed,
+        },
       })
     ).json();
     const shown = new Map<string, { quality: string; sillage_perfume_id: string | null; image_url: string | null }>(

@@ -143,10 +143,10 @@ export default fp(
       const bytes =
         mode === 'synced' && serialize
           ? templates.bytes(scored, variantOf(key, locale), sessionId, (session) =>
-              serialize(answerBody(app.config.poweredByUrl, key, scored, locale, session)),
+              serialize(answerBody(app.config.poweredByUrl, key, products, scored, locale, session)),
             )
           : null;
-      return bytes ?? answerBody(app.config.poweredByUrl, key, scored, locale, sessionId);
+      return bytes ?? answerBody(app.config.poweredByUrl, key, products, scored, locale, sessionId);
     }
 
     function recordedOf(scored: ScoredAnswer, quiz: Quiz, merchantId: string) {
@@ -197,6 +197,7 @@ function sessionAnswer(scored: ScoredAnswer, quiz: Quiz, mode: 'synced' | 'inlin
 function answerBody(
   poweredByUrl: string,
   key: ResolvedKey,
+  products: CompiledProducts,
   scored: ScoredAnswer,
   locale: 'ar' | 'en',
   session: string,
@@ -204,8 +205,9 @@ function answerBody(
   return {
     session_id: session,
     merchant: key.merchant,
-    recommendations: scored.recommendations,
-    also_explore: scored.also_explore,
+    // each product named in the shopper's language where our catalog has the name
+    recommendations: scored.recommendations.map((r) => products.inLocale(r, locale)),
+    also_explore: scored.also_explore.map((r) => products.inLocale(r, locale)),
     taste_summary: scored.taste_summary,
     powered_by: poweredBy(poweredByUrl, locale, key.merchant.slug, session),
     test_mode: key.mode === 'test',
