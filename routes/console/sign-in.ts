@@ -2,7 +2,16 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createSignInThrottle, type Reservation } from '../../auth/sign-in-throttle.ts';
+import {
+  createSignInThrottle,
+  DEVICE_COOKIE,
+  DEVICE_COOKIE_MAX_AGE_S,
+  DEVICE_COOKIE_PATH,
+  deviceCookieValue,
+  deviceFor,
+  type Reservation,
+  signInAddress,
+} from '../../auth/sign-in-throttle.ts';
 import { t } from '../../console/i18n.ts';
 import { base, merchantsPage, setupPage, signInPage } from '../../console/views.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -63,8 +72,11 @@ const signIn: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const lang = request.consoleLang;
       const email = normaliseEmail(request.body.email);
+      const kept = request.cookies[DEVICE_COOKIE];
+      const unsigned = kept ? request.unsignCookie(kept) : null;
+      const device = unsigned?.valid ? deviceFor(unsigned.value, email) : null;
       // counted before the database and Argon2 are asked: simultaneous guesses cannot all pass a check
-      const attempt = throttle.reserve({ email, address: request.ip });
+      const attempt = throttle.reserve({ email, address: signInAddress(request.ip), device });
       if (!attempt.ok) {
         return sendPage(reply, signInPage(throttled(request, reply, attempt), request.body.email), 429);
       }
@@ -77,11 +89,20 @@ const signIn: FastifyPluginAsyncTypebox = async (app) => {
         throw err;
       }
       if (!user) {
-        request.log.info({ event: 'console_sign_in_failed' }, 'console sign-in failed');
+        request.log.info({ event: 'console_sign_in_failed', device: device !== null }, 'console sign-in failed');
         const ctx = pageContext(request, reply, { flash: { kind: 'error', text: t(lang, 'signInFailed') } });
         return sendPage(reply, signInPage(ctx, request.body.email), 401);
       }
       attempt.release();
+      // this browser is now known for this email: its own attempts are no longer counted with strangers'
+      reply.setCookie(DEVICE_COOKIE, deviceCookieValue(email), {
+        path: DEVICE_COOKIE_PATH,
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: 'auto',
+        signed: true,
+        maxAge: DEVICE_COOKIE_MAX_AGE_S,
+      });
       // a new session id at sign-in: an id planted before it is worth nothing after
       await request.session.regenerate();
       request.session.userId = user.id;
@@ -110,7 +131,7 @@ const signIn: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       if (!(await setupOpen())) return reply.redirect('/console/sign-in', 303);
       const lang = request.consoleLang;
-      const attempt = throttle.reserve({ address: request.ip });
+      const attempt = throttle.reserve({ address: signInAddress(request.ip) });
       if (!attempt.ok) return sendPage(reply, setupPage(throttled(request, reply, attempt)), 429);
       if (!timingSafeEqual(digest(request.body.token), digest(adminToken as string))) {
         const ctx = pageContext(request, reply, { flash: { kind: 'error', text: t(lang, 'setupWrongToken') } });
