@@ -10,6 +10,8 @@ export interface WindowCount {
   count: number;
   /** seconds until the window ends */
   retryAfter: number;
+  /** when the window ends (ms since the epoch), what `release` is given back */
+  resetAt: number;
 }
 
 export function createWindowCounter(opts: { name: string; max: number; windowMs: number }) {
@@ -22,10 +24,10 @@ export function createWindowCounter(opts: { name: string; max: number; windowMs:
     const s = slots.get(key);
     return s && s.until > now ? s : null;
   };
-  const view = (s: { count: number; until: number } | null, now: number): WindowCount => ({
-    count: s?.count ?? 0,
-    retryAfter: Math.max(1, Math.ceil(((s?.until ?? now + opts.windowMs) - now) / 1000)),
-  });
+  const view = (s: { count: number; until: number } | null, now: number): WindowCount => {
+    const until = s?.until ?? now + opts.windowMs;
+    return { count: s?.count ?? 0, retryAfter: Math.max(1, Math.ceil((until - now) / 1000)), resetAt: until };
+  };
   return {
     /** the key's count in the current window, without adding to it */
     peek(key: string, now = Date.now()): WindowCount {
@@ -37,6 +39,15 @@ export function createWindowCounter(opts: { name: string; max: number; windowMs:
       const next = { count: (s?.count ?? 0) + 1, until: s?.until ?? now + opts.windowMs };
       slots.set(key, next);
       return view(next, now);
+    },
+    /**
+     * Takes back one hit `add` counted, given the `resetAt` it answered: a hit
+     * counted ahead of the work it limits, when the work turned out not to be
+     * what is limited (a right password). Nothing when that window has ended.
+     */
+    release(key: string, resetAt: number, now = Date.now()): void {
+      const s = current(key, now);
+      if (s && s.until === resetAt && s.count > 0) slots.set(key, { count: s.count - 1, until: s.until });
     },
   };
 }

@@ -1,19 +1,23 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  createSignInThrottle,
+  DEVICE_COOKIE,
+  DEVICE_COOKIE_MAX_AGE_S,
+  DEVICE_COOKIE_PATH,
+  deviceCookieValue,
+  deviceFor,
+  type Reservation,
+  signInAddress,
+} from '../../auth/sign-in-throttle.ts';
 import { t } from '../../console/i18n.ts';
 import { base, merchantsPage, setupPage, signInPage } from '../../console/views.ts';
 import { AppError } from '../../lib/errors.ts';
-import { createWindowCounter } from '../../lib/window-counter.ts';
 import { countOperators, createConsoleUser, normaliseEmail, signInUser } from '../../services/console-users.ts';
 import { findMerchant, listMerchants } from '../../services/merchants.ts';
 import { pageContext, sendPage } from './page.ts';
-
-/** Failed sign-ins one address may make in SIGN_IN_WINDOW_MS, per instance; then 429 until the window ends. */
-export const SIGN_IN_FAILURES_PER_ADDRESS = 10;
-/** Failed sign-ins one email may get in SIGN_IN_WINDOW_MS, per instance, from any address. */
-export const SIGN_IN_FAILURES_PER_EMAIL = 5;
-export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -31,8 +35,15 @@ const SetupBody = Type.Object({
 });
 
 const signIn: FastifyPluginAsyncTypebox = async (app) => {
-  const byAddress = createWindowCounter({ name: 'console-sign-in-address', max: 10_000, windowMs: SIGN_IN_WINDOW_MS });
-  const byEmail = createWindowCounter({ name: 'console-sign-in-email', max: 10_000, windowMs: SIGN_IN_WINDOW_MS });
+  // wrong passwords and setup tokens, counted before they are checked (auth/sign-in-throttle.ts)
+  const throttle = createSignInThrottle();
+  const throttled = (request: FastifyRequest, reply: FastifyReply, refused: Reservation & { ok: false }) => {
+    reply.header('retry-after', String(refused.retryAfter));
+    request.log.info({ event: 'console_sign_in_throttled', limit: refused.limit }, 'console sign-in throttled');
+    return pageContext(request, reply, {
+      flash: { kind: 'error', text: t(request.consoleLang, 'throttled', { s: refused.retryAfter }) },
+    });
+  };
   const adminToken = app.config.adminToken;
 
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
@@ -61,25 +72,37 @@ const signIn: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const lang = request.consoleLang;
       const email = normaliseEmail(request.body.email);
-      const seenAddress = byAddress.peek(request.ip);
-      const seenEmail = byEmail.peek(email);
-      if (seenAddress.count >= SIGN_IN_FAILURES_PER_ADDRESS || seenEmail.count >= SIGN_IN_FAILURES_PER_EMAIL) {
-        const wait = Math.max(
-          seenAddress.count >= SIGN_IN_FAILURES_PER_ADDRESS ? seenAddress.retryAfter : 0,
-          seenEmail.count >= SIGN_IN_FAILURES_PER_EMAIL ? seenEmail.retryAfter : 0,
-        );
-        reply.header('retry-after', String(wait));
-        const ctx = pageContext(request, reply, { flash: { kind: 'error', text: t(lang, 'throttled', { s: wait }) } });
-        return sendPage(reply, signInPage(ctx, request.body.email), 429);
+      const kept = request.cookies[DEVICE_COOKIE];
+      const unsigned = kept ? request.unsignCookie(kept) : null;
+      const device = unsigned?.valid ? deviceFor(unsigned.value, email) : null;
+      // counted before the database and Argon2 are asked: simultaneous guesses cannot all pass a check
+      const attempt = throttle.reserve({ email, address: signInAddress(request.ip), device });
+      if (!attempt.ok) {
+        return sendPage(reply, signInPage(throttled(request, reply, attempt), request.body.email), 429);
       }
-      const user = await signInUser(app.db, email, request.body.password);
+      let user: Awaited<ReturnType<typeof signInUser>>;
+      try {
+        user = await signInUser(app.db, email, request.body.password);
+      } catch (err) {
+        // the password was not judged: the attempt does not count
+        attempt.release();
+        throw err;
+      }
       if (!user) {
-        byAddress.add(request.ip);
-        byEmail.add(email);
-        request.log.info({ event: 'console_sign_in_failed' }, 'console sign-in failed');
+        request.log.info({ event: 'console_sign_in_failed', device: device !== null }, 'console sign-in failed');
         const ctx = pageContext(request, reply, { flash: { kind: 'error', text: t(lang, 'signInFailed') } });
         return sendPage(reply, signInPage(ctx, request.body.email), 401);
       }
+      attempt.release();
+      // this browser is now known for this email: its own attempts are no longer counted with strangers'
+      reply.setCookie(DEVICE_COOKIE, deviceCookieValue(email), {
+        path: DEVICE_COOKIE_PATH,
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: 'auto',
+        signed: true,
+        maxAge: DEVICE_COOKIE_MAX_AGE_S,
+      });
       // a new session id at sign-in: an id planted before it is worth nothing after
       await request.session.regenerate();
       request.session.userId = user.id;
@@ -108,19 +131,13 @@ const signIn: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       if (!(await setupOpen())) return reply.redirect('/console/sign-in', 303);
       const lang = request.consoleLang;
-      const seen = byAddress.peek(request.ip);
-      if (seen.count >= SIGN_IN_FAILURES_PER_ADDRESS) {
-        reply.header('retry-after', String(seen.retryAfter));
-        const ctx = pageContext(request, reply, {
-          flash: { kind: 'error', text: t(lang, 'throttled', { s: seen.retryAfter }) },
-        });
-        return sendPage(reply, setupPage(ctx), 429);
-      }
+      const attempt = throttle.reserve({ address: signInAddress(request.ip) });
+      if (!attempt.ok) return sendPage(reply, setupPage(throttled(request, reply, attempt)), 429);
       if (!timingSafeEqual(digest(request.body.token), digest(adminToken as string))) {
-        byAddress.add(request.ip);
         const ctx = pageContext(request, reply, { flash: { kind: 'error', text: t(lang, 'setupWrongToken') } });
         return sendPage(reply, setupPage(ctx), 401);
       }
+      attempt.release();
       const user = await createConsoleUser(app.db, {
         email: request.body.email,
         password: request.body.password,
