@@ -6,6 +6,7 @@ import { formatPrice } from '../routes/demo/pages.ts';
 import { DEMO_SLUG, listDemoProducts } from '../services/demo.ts';
 import { syncProducts } from '../services/products.ts';
 import { labelOf } from '../vocabulary/index.ts';
+import { resolveNote } from '../vocabulary/notes.ts';
 import { buildTestApp, closeTestApp, type TestApp, verify } from './helper.ts';
 
 let app: TestApp;
@@ -171,6 +172,16 @@ describe('GET /demo/products/:id', () => {
     const ar = await get('/demo/products/dm-001');
     expect(ar.body).toContain('<html lang="ar" dir="rtl">');
     expect(ar.body).toContain(labelOf('accord', top?.name ?? '', 'ar') ?? '');
+    // its notes in Arabic, as the notes knowledge base names them; none left in English that it knows
+    const notes = /<dl class="notes">([\s\S]*?)<\/dl>/.exec(ar.body)?.[1] ?? '';
+    for (const note of [...(perfume.notes.top ?? []), ...(perfume.notes.heart ?? []), ...(perfume.notes.base ?? [])]) {
+      const arabic = resolveNote(note)?.ar;
+      if (arabic) {
+        expect(notes).toContain(arabic);
+        expect(notes).not.toContain(`>${note}<`);
+      }
+    }
+    expect(notes).toMatch(/[\u0600-\u06FF]/);
     expect(ar.body).toContain('href="/demo/products/dm-001?lang=en"');
   });
 

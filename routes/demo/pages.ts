@@ -2,6 +2,7 @@ import type { CatalogPerfume } from '../../catalog/types.ts';
 import { type Html, html } from '../../lib/html.ts';
 import type { ProductRow } from '../../services/products.ts';
 import { labelOf } from '../../vocabulary/index.ts';
+import { resolveNote } from '../../vocabulary/notes.ts';
 
 export type Lang = 'ar' | 'en';
 
@@ -237,8 +238,15 @@ ${
   tiers.length
     ? html`<h3>${t.notes}</h3>
 <dl class="notes">
-${tiers.map(
-  (x) => html`<div><dt>${t[x.tier]}</dt><dd lang="en" dir="ltr">${x.notes.join(', ')}</dd></div>
+${tiers.map((x) =>
+  lang === 'ar'
+    ? html`<div><dt>${t[x.tier]}</dt><dd>${x.notes.map((n, i) => {
+        // the notes knowledge base's Arabic name; a note it does not know stays as written, marked English
+        const ar = resolveNote(n)?.ar;
+        return html`${i > 0 ? '، ' : ''}${ar ? ar : html`<span lang="en" dir="ltr">${n}</span>`}`;
+      })}</dd></div>
+`
+    : html`<div><dt>${t[x.tier]}</dt><dd>${x.notes.join(', ')}</dd></div>
 `,
 )}</dl>`
     : ''
