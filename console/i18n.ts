@@ -138,6 +138,9 @@ const en = {
   originsHelp: 'One per line, like https://shop.example or https://*.shop.example. Empty: any origin.',
   keyCreated: 'Your new key. It is shown only now: copy it.',
   scriptTag: 'The script tag for your store',
+  scriptTagKeyHint:
+    'Put your widget key in place of YOUR_WIDGET_KEY: the one starting {k}. It was shown in full only when it was created; if you did not keep it, create a new key below, use it, then revoke the old one.',
+  scriptTagNoKey: 'Create a widget key below: it is shown once, in a tag ready to copy.',
   copy: 'Copy',
   copied: 'Copied',
   check: 'Install check',
@@ -363,6 +366,9 @@ const ar: Record<MessageKey, string> = {
   originsHelp: 'نطاق في كل سطر، مثل https://shop.example أو https://*.shop.example. فارغ: أي نطاق.',
   keyCreated: 'مفتاحك الجديد. لن يظهر إلا الآن: انسخه.',
   scriptTag: 'وسم السكربت لمتجرك',
+  scriptTagKeyHint:
+    'ضع مفتاح الأداة مكان YOUR_WIDGET_KEY: المفتاح الذي يبدأ بـ {k}. لم يظهر كاملاً إلا عند إنشائه؛ إن لم تحتفظ به فأنشئ مفتاحاً جديداً أدناه واستخدمه، ثم ألغِ القديم.',
+  scriptTagNoKey: 'أنشئ مفتاحاً للأداة أدناه: يظهر مرة واحدة في وسم جاهز للنسخ.',
   copy: 'نسخ',
   copied: 'نُسخ',
   check: 'فحص التثبيت',

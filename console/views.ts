@@ -618,6 +618,8 @@ export interface InstallData {
   /** the plaintext of a key just created: shown once */
   newKey: string | null;
   scriptTag: string;
+  /** with no key just created: the start of the live key (or null when there is none), to say which to put in */
+  keyHint: string | null;
   sightings: {
     prefix: string;
     mode: string;
@@ -667,6 +669,14 @@ function platformCard(lang: Lang, p: NonNullable<InstallData['platform']>): Html
 `;
 }
 
+/** Under a tag without the key in it: what to put in its place, and where it is. */
+function keyHint(lang: Lang, d: InstallData): Html | string {
+  if (d.newKey) return '';
+  return html`<p class="muted">${
+    d.keyHint ? t(lang, 'scriptTagKeyHint', { k: `${d.keyHint}…` }) : t(lang, 'scriptTagNoKey')
+  }</p>`;
+}
+
 export function installPage(ctx: PageContext, m: MerchantRef, d: InstallData): Html {
   const { lang } = ctx;
   const when = (x: Date | null) => (x ? formatDateTime(lang, x) : t(lang, 'never'));
@@ -682,11 +692,11 @@ ${d.platform ? platformCard(lang, d.platform) : ''}${
   d.platform?.status === 'installed'
     ? html`<section class="card"><h2>${t(lang, 'scriptTag')}</h2><p class="muted">${t(lang, 'platformScript')}</p>
 <details><summary>${t(lang, 'scriptTagManual')}</summary>
-<pre id="script-tag" dir="ltr" tabindex="0">${d.scriptTag}</pre>
+<pre id="script-tag" dir="ltr" tabindex="0">${d.scriptTag}</pre>${keyHint(lang, d)}
 <button type="button" class="copy" data-copy="script-tag" data-copied="${t(lang, 'copied')}">${t(lang, 'copy')}</button>
 </details></section>`
     : html`<section class="card"><h2>${t(lang, 'scriptTag')}</h2>
-<pre id="script-tag" dir="ltr" tabindex="0">${d.scriptTag}</pre>
+<pre id="script-tag" dir="ltr" tabindex="0">${d.scriptTag}</pre>${keyHint(lang, d)}
 <button type="button" class="copy" data-copy="script-tag" data-copied="${t(lang, 'copied')}">${t(lang, 'copy')}</button>
 </section>`
 }

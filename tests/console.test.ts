@@ -434,8 +434,12 @@ describe('install', () => {
     const plain = /id="new-key"[^>]*>(pk_test_[^<]+)</.exec(created.body)?.[1] as string;
     expect(plain).toBeTruthy();
     expect(created.body).toContain(`data-key=&quot;${plain}&quot;`);
-    // shown once: the next view has only its prefix
-    expect((await b.get('/console/m/install-shop/install')).body).not.toContain(plain);
+    // shown once: the next view's tag says where the key goes, never a shortened key that would not work
+    const later = (await b.get('/console/m/install-shop/install')).body;
+    expect(later).not.toContain(plain);
+    expect(later).toContain('data-key=&quot;YOUR_WIDGET_KEY&quot;');
+    expect(later).not.toMatch(/data-key=&quot;pk_(live|test)_/);
+    expect(later).toMatch(/ضع مفتاح الأداة مكان YOUR_WIDGET_KEY: المفتاح الذي يبدأ بـ pk_(live|test)_\w{4}…/);
     const ok = await app.inject({
       method: 'POST',
       url: '/api/widget/verify',

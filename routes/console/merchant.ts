@@ -51,6 +51,9 @@ import { pinMatch, productView, unpinMatch } from '../../services/products.ts';
 import type { VocabularyKind } from '../../vocabulary/index.ts';
 import { pageContext, sendPage } from './page.ts';
 
+/** Where the widget key goes in the script tag the install page shows, when its full value is not known. */
+export const KEY_PLACEHOLDER = 'YOUR_WIDGET_KEY';
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** the merchant a console page is about, once the viewer may see it */
@@ -454,9 +457,13 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       ),
     ]);
     const live = keys.find((k) => k.mode === 'live' && !k.revoked) ?? keys.find((k) => !k.revoked);
-    const shownKey = newKey ?? (live ? `${live.prefix}…` : 'pk_live_…');
+    // only a key just created is known in full (the rest are kept as hashes): otherwise the tag says
+    // plainly where the key goes, rather than carrying a shortened key that would not work
+    const shownKey = newKey ?? KEY_PLACEHOLDER;
     const scriptTag = `<script src="${app.config.publicBaseUrl}/widget/v1/sillage.js"\n        data-key="${shownKey}" data-locale="ar" async></script>`;
+    const keyHint = newKey ? null : (live?.prefix ?? null);
     return {
+      keyHint,
       feeds: feeds.map((f) => ({
         id: f.id,
         kind: f.kind,
