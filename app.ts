@@ -187,9 +187,9 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(jobsPlugin);
   await app.register(catalogPlugin);
   await app.register(merchantProductsPlugin);
+  await app.register(inlineMatcherPlugin);
   await app.register(catalogUpgradePlugin);
   await app.register(sessionsPlugin);
-  await app.register(inlineMatcherPlugin);
   await app.register(scoreAnswersPlugin);
   await app.register(leadsPlugin);
   await app.register(deliveriesPlugin);

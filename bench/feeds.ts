@@ -19,7 +19,7 @@
  * PGlite, and on PostgreSQL (a scratch database, dropped after) when BENCH_DATABASE_URL is set. BENCH_FEED_KINDS=google,json keeps only those kinds.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { buildApp } from '../app.ts';
@@ -28,11 +28,15 @@ import { loadConfig } from '../config.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { createScratchDatabase } from '../db/scratch.ts';
 import { connectorFor } from '../feeds/index.ts';
+import { WOO_PAGE_SIZE } from '../feeds/woocommerce.ts';
 import { recogniseListings } from '../matching/recognise.ts';
 import { merchantProducts } from '../schema/index.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
-import { fmt, median } from './stats.ts';
+import { startBenchServer } from './child.ts';
+import { wordMaker } from './heavy-rows.ts';
+import { QUIZ_ANSWERS } from './score-endpoint.ts';
+import { fmt, median, quantile } from './stats.ts';
 import { rng, syntheticPerfumes } from './synthetic.ts';
 
 const PRODUCTS = Number(process.env.BENCH_FEED_PRODUCTS ?? 20_000);
@@ -529,4 +533,330 @@ export async function runFeedsBench(log: (s: string) => void = console.log) {
     ratio('1% changed', (r) => r.changedPull.callerMs);
   }
   return results;
+}
+
+/** products of the fake WooCommerce store of the feed-load bench (BENCH_FEED_LOAD_PRODUCTS) */
+const LOAD_PRODUCTS = Number(process.env.BENCH_FEED_LOAD_PRODUCTS ?? 20_000);
+/** the honest shop's score requests a second while the feed is pulled (BENCH_SCORE_RATE) */
+const LOAD_SCORE_RATE = Number(process.env.BENCH_SCORE_RATE) || 50;
+/** /healthz asked every this many ms */
+const LOAD_HEALTH_EVERY_MS = 50;
+/** seconds measured alone before each pull */
+const LOAD_ALONE_SECONDS = 5;
+
+/**
+ * One page of the fake store's Store API (feeds/woocommerce.ts reads it): products named with 24
+ * made-up 11-letter words under a real house, each with a description of about 4,000 characters
+ * of made-up words: the heaviest listings the attack run found, every text new so no cache helps.
+ */
+function heavyWooPage(word: (letters: number) => string, first: number, count: number, origin: string): Buffer {
+  const products = Array.from({ length: count }, (_, k) => {
+    const id = first + k;
+    const name = Array.from({ length: 24 }, () => word(11))
+      .join(' ')
+      .slice(0, 300);
+    let description = '';
+    while (description.length < 4000) description += `${word(9)} `;
+    return {
+      id,
+      name,
+      slug: `p-${id}`,
+      type: 'simple',
+      permalink: `${origin}/product/p-${id}/`,
+      short_description: '',
+      description: `<p>${description.slice(0, 3990).trim()}</p>`,
+      prices: {
+        price: '15000',
+        regular_price: '15000',
+        sale_price: '15000',
+        price_range: null,
+        currency_code: 'SAR',
+        currency_minor_unit: 2,
+      },
+      is_in_stock: true,
+      is_purchasable: true,
+      images: [{ id: 1, src: `${origin}/wp-content/uploads/${id}.jpg` }],
+      categories: [{ id: 15, name: 'Perfumes', slug: 'perfumes' }],
+      brands: [{ id: 3, name: 'Lattafa', slug: 'lattafa' }],
+      attributes: [],
+      variations: [],
+    };
+  });
+  return Buffer.from(JSON.stringify(products));
+}
+
+/** Latencies of requests sent at a steady rate whatever the answers (open loop): a stall shows as latency. */
+function steady(rate: number, send: (n: number) => Promise<boolean>) {
+  const latencies: number[] = [];
+  let failed = 0;
+  let sent = 0;
+  let recording = false;
+  const period = 1000 / rate;
+  let next = performance.now();
+  const pending = new Set<Promise<void>>();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    while (next <= now) {
+      next += period;
+      const n = sent++;
+      const t = performance.now();
+      const p = send(n)
+        .then(
+          (ok) => {
+            if (!ok) failed++;
+          },
+          () => {
+            failed++;
+          },
+        )
+        .finally(() => {
+          if (recording) latencies.push(performance.now() - t);
+          pending.delete(p);
+        });
+      pending.add(p);
+    }
+  }, 2);
+  return {
+    /** starts a window: latencies of requests answered from now on */
+    start() {
+      latencies.length = 0;
+      failed = 0;
+      recording = true;
+    },
+    /** ends the window; its latencies, and how many answered other than 2xx */
+    stop() {
+      recording = false;
+      return { latencies: [...latencies], failed };
+    },
+    async close() {
+      clearInterval(timer);
+      await Promise.allSettled([...pending]);
+    },
+  };
+}
+
+/** POST with no client-side timeout (a pull takes as long as it takes) */
+function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = Buffer.from(JSON.stringify(body));
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** the record of a source's pull once it has ended (asked every 500 ms) */
+async function pullRecord(url: string, headers: Record<string, string>, sourceId: string) {
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    // a connection the service closed meanwhile (its 30 s idle limit, during a stall): asked again
+    const r = await fetch(`${url}/api/admin/feeds/${sourceId}/pulls`, { headers }).catch(() => null);
+    if (!r?.ok) continue;
+    const { pulls } = (await r.json()) as { pulls: { status: string; added: number; error: string | null }[] };
+    const last = pulls[0];
+    if (last && last.status !== 'running') return last;
+  }
+}
+
+/**
+ * A fake WooCommerce store's worst-case feed pulled while another shop is served:
+ *   npm run bench -- feed-load
+ * The service runs in its own process (bench/score-server.ts: in-memory PGlite, or
+ * BENCH_DATABASE_URL; an honest merchant of 1,000 synced products). This process serves a
+ * WooCommerce Store API of BENCH_FEED_LOAD_PRODUCTS (20,000) products, 100 a page, each named with
+ * 24 made-up words and described in about 4,000 characters of made-up words (new text every round,
+ * so no cache helps), adds it as a new merchant's `woocommerce` source and pulls it through the
+ * admin API ("pull now"), while the honest shop's storefront sends BENCH_SCORE_RATE (50) score
+ * requests a second from many shopper addresses and /healthz is asked every 50 ms, both at a
+ * steady rate whatever the answers. Per round: the p99 and the longest of each during the pull
+ * (and during 5 s alone before it), the pull's duration and what it stored. BENCH_ROUNDS rounds (3);
+ * medians. Goal (issue 44): both p99s under 100 ms throughout the pull.
+ */
+export async function runFeedLoadBench(log: (s: string) => void = console.log) {
+  const rounds = Number(process.env.BENCH_ROUNDS) || 3;
+  const pageCount = Math.ceil(LOAD_PRODUCTS / WOO_PAGE_SIZE);
+  const pages = new Map<string, Buffer[]>();
+  const shop = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const m = /^\/(r\d+)\/wp-json\/wc\/store\/v1\/products$/.exec(url.pathname);
+    const round = m ? pages.get(m[1] as string) : undefined;
+    const page = Number(url.searchParams.get('page') ?? '1');
+    const body = round?.[page - 1];
+    if (!body) {
+      res.statusCode = round ? 400 : 404;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ code: 'rest_invalid_param' }));
+      return;
+    }
+    res.setHeader('content-type', 'application/json; charset=UTF-8');
+    res.setHeader('x-wp-total', String(LOAD_PRODUCTS));
+    res.setHeader('x-wp-totalpages', String(pageCount));
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+  const shopBase = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+
+  // every round's pages made before any request is timed: this process sends the timed requests
+  for (let r = 0; r < rounds; r++) {
+    const name = `r${r}`;
+    const word = wordMaker(1000 + r * 7919 + process.pid);
+    pages.set(
+      name,
+      Array.from({ length: pageCount }, (_, i) =>
+        heavyWooPage(
+          word,
+          i * WOO_PAGE_SIZE + 1,
+          Math.min(WOO_PAGE_SIZE, LOAD_PRODUCTS - i * WOO_PAGE_SIZE),
+          `${shopBase}/${name}`,
+        ),
+      ),
+    );
+  }
+  const service = await startBenchServer<{ port: number; key: string; admin: string }>('service', {
+    BENCH_FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+  });
+  const { port, key, admin } = service.info;
+  const url = `http://127.0.0.1:${port}`;
+  const adminHeaders = { authorization: `Bearer ${admin}` };
+  const scores = steady(LOAD_SCORE_RATE, async (n) => {
+    const r = await fetch(`${url}/api/widget/score`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-widget-version': 'v1',
+        'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+      },
+      body: JSON.stringify({
+        api_key: key,
+        quiz: QUIZ_ANSWERS[n % QUIZ_ANSWERS.length],
+        locale: n % 3 ? 'ar' : 'en',
+      }),
+    });
+    await r.arrayBuffer();
+    return r.ok;
+  });
+  const health = steady(1000 / LOAD_HEALTH_EVERY_MS, async () => {
+    const r = await fetch(`${url}/healthz`);
+    await r.arrayBuffer();
+    return r.ok;
+  });
+  const p99 = (xs: number[]) => quantile(xs, 0.99);
+  const max = (xs: number[]) => xs.reduce((a, b) => Math.max(a, b), 0);
+  type Row = {
+    aloneScoreP99: number;
+    aloneHealthP99: number;
+    scoreP99: number;
+    scoreMax: number;
+    healthP99: number;
+    healthMax: number;
+    scores: number;
+    failed: number;
+    pullSeconds: number;
+    status: string;
+    added: number;
+  };
+  const rows: Row[] = [];
+  try {
+    // warm up: the honest shop's compiled products, the connections
+    await new Promise((r) => setTimeout(r, 3000));
+    log(
+      `${LOAD_PRODUCTS.toLocaleString('en')} products in ${pageCount} pages of ${WOO_PAGE_SIZE}; honest scores ${LOAD_SCORE_RATE}/s, /healthz every ${LOAD_HEALTH_EVERY_MS} ms\n`,
+    );
+    log(
+      '| round | alone: score p99 / healthz p99 | during the pull: score p99 (max) | healthz p99 (max) | scores answered (non-2xx) | pull | stored |',
+    );
+    log('|---|---|---|---|---|---|---|');
+    for (let r = 0; r < rounds; r++) {
+      const name = `r${r}`;
+      const merchant = JSON.parse(
+        (
+          await postJson(`${url}/api/admin/merchants`, adminHeaders, {
+            name: 'Fake Woo',
+            slug: `fake-woo-${name}-${process.pid}`,
+          })
+        ).body,
+      ) as { id: string };
+      const added = await postJson(`${url}/api/admin/merchants/${merchant.id}/feeds`, adminHeaders, {
+        kind: 'woocommerce',
+        url: `${shopBase}/${name}`,
+        currency: 'SAR',
+        paused: true,
+      });
+      if (added.status !== 201) throw new Error(`adding the source answered ${added.status}: ${added.body}`);
+      const source = JSON.parse(added.body) as { id: string };
+
+      scores.start();
+      health.start();
+      await new Promise((res) => setTimeout(res, LOAD_ALONE_SECONDS * 1000));
+      const aloneScores = scores.stop();
+      const aloneHealth = health.stop();
+
+      scores.start();
+      health.start();
+      const t = performance.now();
+      // "pull now" answers when the pull ends, unless the connection's 30 s idle limit closes it
+      // first: the pull goes on, and its record says when it ends
+      const answered = postJson(`${url}/api/admin/feeds/${source.id}/pull`, adminHeaders, {}).catch(() => null);
+      const record = await pullRecord(url, adminHeaders, source.id);
+      const pullSeconds = (performance.now() - t) / 1000;
+      const during = scores.stop();
+      const duringHealth = health.stop();
+      await answered;
+      pages.delete(name);
+      if (record.status !== 'applied') throw new Error(`the pull ended ${record.status}: ${record.error}`);
+      const row: Row = {
+        aloneScoreP99: p99(aloneScores.latencies),
+        aloneHealthP99: p99(aloneHealth.latencies),
+        scoreP99: p99(during.latencies),
+        scoreMax: max(during.latencies),
+        healthP99: p99(duringHealth.latencies),
+        healthMax: max(duringHealth.latencies),
+        scores: during.latencies.length,
+        failed: during.failed,
+        pullSeconds,
+        status: record.status,
+        added: record.added,
+      };
+      rows.push(row);
+      log(
+        `| ${r + 1} | ${fmt(row.aloneScoreP99, 0)} / ${fmt(row.aloneHealthP99, 0)} ms | ${fmt(row.scoreP99, 0)} ms (${fmt(row.scoreMax, 0)}) | ${fmt(row.healthP99, 0)} ms (${fmt(row.healthMax, 0)}) | ${row.scores} (${row.failed}) | ${fmt(pullSeconds, 1)} s ${row.status} | ${row.added.toLocaleString('en')} |`,
+      );
+    }
+  } finally {
+    await scores.close();
+    await health.close();
+    service.child.kill('SIGTERM');
+    shop.closeAllConnections();
+    await new Promise((resolve) => shop.close(resolve));
+  }
+  const med = (f: (r: Row) => number) => median(rows.map(f));
+  const summary = {
+    products: LOAD_PRODUCTS,
+    rounds: rows,
+    scoreP99: med((r) => r.scoreP99),
+    healthP99: med((r) => r.healthP99),
+    scoreMax: med((r) => r.scoreMax),
+    healthMax: med((r) => r.healthMax),
+    aloneScoreP99: med((r) => r.aloneScoreP99),
+    pullSeconds: med((r) => r.pullSeconds),
+  };
+  log(
+    `\nduring the pull, median of ${rows.length} rounds: score p99 ${fmt(summary.scoreP99, 0)} ms (alone ${fmt(summary.aloneScoreP99, 0)} ms), /healthz p99 ${fmt(summary.healthP99, 0)} ms; longest ${fmt(summary.scoreMax, 0)} / ${fmt(summary.healthMax, 0)} ms; pull ${fmt(summary.pullSeconds, 1)} s`,
+  );
+  return summary;
 }

@@ -9,7 +9,7 @@ import { runAttackLoadBench } from './attack-load.ts';
 import { runConsoleBench } from './console.ts';
 import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
-import { runFeedsBench } from './feeds.ts';
+import { runFeedLoadBench, runFeedsBench } from './feeds.ts';
 import { runImportBench } from './import.ts';
 import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
@@ -38,6 +38,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   profile: () => runProfileBench(),
   console: () => runConsoleBench(),
   feeds: () => runFeedsBench(),
+  'feed-load': () => runFeedLoadBench(),
   salla: () => runSallaBench(),
   zid: () => runZidBench(),
   shopify: () => runShopifyBench(),

@@ -57,6 +57,10 @@ if (mode === 'bare') {
     // the load test reads /metrics and shares limits through Redis, as production does
     ADMIN_TOKEN: ADMIN,
     ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+    // the feed-load bench's shop is a server on this machine (bench/feeds.ts)
+    ...(process.env.BENCH_FEED_ALLOW_PRIVATE_HOSTS
+      ? { FEED_ALLOW_PRIVATE_HOSTS: process.env.BENCH_FEED_ALLOW_PRIVATE_HOSTS }
+      : {}),
   });
   const app = await buildApp({ config });
   await app.ready();

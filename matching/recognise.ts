@@ -203,6 +203,66 @@ export function recogniseListings(
   return { recognised, problems };
 }
 
+export type RecognisedListings = ReturnType<typeof recogniseListings>;
+
+/**
+ * Recognises many listings for a merchant (`owner`): `listings` as `recogniseListings` does (rows as
+ * a merchant sends them), `products` listings already validated (stored products matched again)
+ * as `recogniseProduct` does without a stored decision. In the service this is the matcher's worker
+ * thread, a slice at a time (plugins/app/inline-matcher.ts), never the event loop that answers the
+ * requests; `inProcessMatcher` is the same work here (a command-line tool, the tests).
+ */
+export interface ListingMatcher {
+  listings(owner: string, rows: readonly unknown[]): Promise<RecognisedListings>;
+  products(owner: string, products: readonly ProductInput[]): Promise<RecognisedProduct[]>;
+}
+
+export const inProcessMatcher = (snapshot: CatalogSnapshot): ListingMatcher => ({
+  listings: async (_owner, rows) => recogniseListings(rows, snapshot),
+  products: async (_owner, products) => products.map((p) => recogniseProduct(p, snapshot)),
+});
+
+/**
+ * `recogniseListings` of `rows`, `size` rows at a time through `recognise` (each slice on its own):
+ * the same answer as of the whole list at once. Problems name a row by its place in `rows`, and a
+ * merchant_product_id already recognised in an earlier slice is refused as repeated, as it is in one list.
+ */
+export async function recogniseInSlices(
+  rows: readonly unknown[],
+  size: number,
+  recognise: (slice: readonly unknown[]) => Promise<RecognisedListings>,
+): Promise<RecognisedListings> {
+  const recognised: RecognisedProduct[] = [];
+  const problems: ListingProblem[] = [];
+  const seen = new Set<string>();
+  for (let from = 0; from < rows.length; from += size) {
+    const slice = rows.slice(from, from + size);
+    const part = await recognise(slice);
+    const refused = new Set(part.problems.map((p) => p.index));
+    for (const p of part.problems) problems.push({ ...p, index: p.index + from });
+    // the recognised rows are the slice's rows that are not problems, in order
+    let k = 0;
+    for (let i = 0; i < slice.length; i++) {
+      if (refused.has(i)) continue;
+      const r = part.recognised[k++];
+      if (!r) break;
+      const id = r.listing.merchantProductId;
+      if (seen.has(id)) {
+        problems.push({
+          index: from + i,
+          merchantProductId: id,
+          message: 'merchant_product_id appears twice in the list',
+        });
+        continue;
+      }
+      seen.add(id);
+      recognised.push(r);
+    }
+  }
+  if (rows.length > size) problems.sort((a, b) => a.index - b.index);
+  return { recognised, problems };
+}
+
 /** Why the service reads a listing as it does: for an operator deciding whether to pin it. */
 export interface ListingExplanation {
   parsed: {

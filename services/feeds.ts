@@ -1,12 +1,13 @@
-import { asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import { type Db, type DbOrTx, rowsOf } from '../db/client.ts';
 import { connectorFor } from '../feeds/index.ts';
 import type { FeedKind, FeedProblem, FeedRow, FeedSource } from '../feeds/types.ts';
 import { AppError, badRequest, notFound } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
+import { turnAt } from '../lib/turns.ts';
 import type { ProductSize } from '../matching/listing.ts';
-import { recogniseListings } from '../matching/recognise.ts';
+import { inProcessMatcher, type ListingMatcher } from '../matching/recognise.ts';
 import type { LeadCipher } from '../privacy/lead-crypto.ts';
 import type { NotePyramid } from '../schema/catalog.ts';
 import { feedPulls, feedSources, merchantProducts } from '../schema/index.ts';
@@ -45,6 +46,8 @@ export const FEED_LIMITS = {
   maxRows: 50_000,
   /** rejected rows a pull record keeps */
   keptRejections: 50,
+  /** stored products a pull reads at a time to compare them with the feed */
+  comparePage: 1000,
   minIntervalMinutes: 5,
   maxIntervalMinutes: 7 * 24 * 60,
 } as const;
@@ -414,11 +417,45 @@ const fingerprint = (r: {
     [r.notes?.top ?? [], r.notes?.heart ?? [], r.notes?.base ?? []],
   ]);
 
+/** The merchant's stored products as a pull compares them: each one's fingerprint and source, read a page at a time. */
+async function storedPrints(db: Db, merchantId: string) {
+  const before = new Map<string, { print: string; source: string | null }>();
+  for (let after = ''; ; ) {
+    const page = await db
+      .select({
+        id: merchantProducts.merchantProductId,
+        name: merchantProducts.name,
+        house: merchantProducts.house,
+        price: merchantProducts.price,
+        sale_price: merchantProducts.salePrice,
+        currency: merchantProducts.currency,
+        available: merchantProducts.available,
+        image_url: merchantProducts.imageUrl,
+        product_url: merchantProducts.productUrl,
+        description: merchantProducts.description,
+        sizes: merchantProducts.sizes,
+        accords: merchantProducts.accords,
+        notes: merchantProducts.notes,
+        source: merchantProducts.feedSourceId,
+      })
+      .from(merchantProducts)
+      .where(and(eq(merchantProducts.merchantId, merchantId), gt(merchantProducts.merchantProductId, after)))
+      .orderBy(asc(merchantProducts.merchantProductId))
+      .limit(FEED_LIMITS.comparePage);
+    for (const e of page) before.set(e.id, { print: fingerprint(e), source: e.source });
+    const last = page.at(-1);
+    if (!last || page.length < FEED_LIMITS.comparePage) return before;
+    after = last.id;
+  }
+}
+
 /**
  * Pulls a source now and applies it (docs/feeds.md): every page read first, then stored in one
  * transaction, so a pull that fails at any page changes nothing and the last good products stay; a
  * pull that would remove more than the source's share of its products is held, unless confirmed.
- * Every pull is recorded.
+ * Every pull is recorded. The rows are recognised by `match`: in the service, the matcher's worker
+ * thread a slice at a time (plugins/app/inline-matcher.ts), never the event loop that answers
+ * every shop; in process when none is given (the tests).
  */
 export async function pullSource(
   db: Db,
@@ -426,7 +463,7 @@ export async function pullSource(
   cipher: LeadCipher,
   sourceId: string,
   fetchPage: PageFetcher,
-  o: { confirm?: boolean; force?: boolean; access?: SourceAccess } = {},
+  o: { confirm?: boolean; force?: boolean; access?: SourceAccess; match?: ListingMatcher } = {},
 ) {
   const s = await getSource(db, sourceId);
   const [pull] = await db
@@ -452,34 +489,16 @@ export async function pullSource(
       maxPages: FEED_LIMITS.maxPages,
     });
     if (read.notModified) return await finish({ status: 'not_modified', pages: 1 });
-    const existing = await db
-      .select({
-        id: merchantProducts.merchantProductId,
-        name: merchantProducts.name,
-        house: merchantProducts.house,
-        price: merchantProducts.price,
-        sale_price: merchantProducts.salePrice,
-        currency: merchantProducts.currency,
-        available: merchantProducts.available,
-        image_url: merchantProducts.imageUrl,
-        product_url: merchantProducts.productUrl,
-        description: merchantProducts.description,
-        sizes: merchantProducts.sizes,
-        accords: merchantProducts.accords,
-        notes: merchantProducts.notes,
-        source: merchantProducts.feedSourceId,
-      })
-      .from(merchantProducts)
-      .where(eq(merchantProducts.merchantId, s.merchantId));
-    const before = new Map(existing.map((e) => [e.id, e]));
+    const before = await storedPrints(db, s.merchantId);
     // the rows as the product sync will store them (validated, so the comparison is like for like)
-    const { recognised, problems } = recogniseListings(read.rows, snapshot);
+    const { recognised, problems } = await (o.match ?? inProcessMatcher(snapshot)).listings(s.merchantId, read.rows);
     const incoming = new Set(recognised.map((r) => r.listing.merchantProductId));
     let added = 0;
     let changed = 0;
     /** what a pull writes: products new to the shop or changed since, not the unchanged rest */
     const writeIds = new Set<string>();
-    for (const r of recognised) {
+    for (const [i, r] of recognised.entries()) {
+      await turnAt(i);
       const l = r.listing;
       const was = before.get(l.merchantProductId);
       const now = fingerprint({
@@ -497,13 +516,13 @@ export async function pullSource(
         notes: l.notes,
       });
       if (!was) added++;
-      else if (fingerprint(was) !== now) changed++;
+      else if (was.print !== now) changed++;
       else if (was.source === s.id) continue;
       // unchanged but brought by an upload: written so that this source owns it from now on
       writeIds.add(l.merchantProductId);
     }
-    const own = existing.filter((e) => e.source === s.id);
-    const gone = own.filter((e) => !incoming.has(e.id)).map((e) => e.id);
+    const own = [...before].filter(([, e]) => e.source === s.id).map(([id]) => id);
+    const gone = own.filter((id) => !incoming.has(id));
     const removing = gone.length;
     const rejections = [
       ...read.rejected,
@@ -578,11 +597,13 @@ export async function testSource(
   sourceId: string,
   fetchPage: PageFetcher,
   access: SourceAccess = storedAccess(cipher),
+  /** what recognises the rows (the service's matcher worker); in process when none is given */
+  match: ListingMatcher = inProcessMatcher(snapshot),
 ) {
   const s = await getSource(db, sourceId);
   try {
     const page = await readFirstPage(s, access, fetchPage);
-    const { recognised, problems } = recogniseListings(page.rows.slice(0, 50), snapshot);
+    const { recognised, problems } = await match.listings(s.merchantId, page.rows.slice(0, 50));
     return {
       ok: true as const,
       rows: page.rows.length,

@@ -3,11 +3,14 @@ import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { notFound } from '../lib/errors.ts';
+import { turnAt } from '../lib/turns.ts';
 import type { ProductInput } from '../matching/listing.ts';
 import {
   explainListing,
+  inProcessMatcher,
+  type ListingMatcher,
+  type RecognisedListings,
   type RecognisedProduct,
-  recogniseListings,
   recogniseProduct,
   type StoredDecision,
   scoringProductOf,
@@ -95,6 +98,9 @@ const matchColumns = (r: RecognisedProduct) => ({
  * transaction, so a failed sync changes nothing. A product pinned by hand
  * keeps its pin. With `replace`, products absent from the feed are removed; with a `sourceId` (a
  * pulled feed, services/feeds.ts) the rows are that source's, and `replace` removes only its own.
+ * The rows are recognised by `match`: in the service, the matcher's worker thread
+ * (`app.inlineMatcher`), never the event loop; here in process when none is given (a command-line
+ * tool, the tests).
  */
 export async function syncProducts(
   db: Db,
@@ -105,7 +111,9 @@ export async function syncProducts(
     replace?: boolean;
     sourceId?: string;
     /** the feed already recognised by the caller (a pull compares it with what is stored first) */
-    recognised?: ReturnType<typeof recogniseListings>;
+    recognised?: RecognisedListings;
+    /** what recognises the rows (the service's matcher worker); in process when none is given */
+    match?: ListingMatcher;
     /** with a `sourceId`: these of its products are removed in the same transaction (a pull's own diff) */
     remove?: readonly string[];
   } = {},
@@ -114,7 +122,8 @@ export async function syncProducts(
   const counts = { matched: 0, partial: 0, unmatched: 0 };
   const syncId = randomUUID();
 
-  const { recognised, problems } = opts.recognised ?? recogniseListings(feed, snapshot);
+  const { recognised, problems } =
+    opts.recognised ?? (await (opts.match ?? inProcessMatcher(snapshot)).listings(merchant.id, feed));
   const rejected = problems.length;
   const rejections: SyncRejection[] = problems
     .slice(0, 1000)
@@ -464,6 +473,8 @@ export async function rematchProducts(
   db: Db,
   snapshot: CatalogSnapshot,
   merchantIdOrSlug: string,
+  /** what matches the products again (the service's matcher worker); in process when none is given */
+  match: ListingMatcher = inProcessMatcher(snapshot),
 ): Promise<RematchSummary> {
   const merchant = await getMerchant(db, merchantIdOrSlug);
   const rows = await db
@@ -472,8 +483,10 @@ export async function rematchProducts(
     .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.matchPinned, false)));
   const counts = { matched: 0, partial: 0, unmatched: 0 };
   const changes: { id: string; r: RecognisedProduct; previous: string | null; read: Date }[] = [];
-  for (const row of rows) {
-    const r = recogniseProduct(listingOf(row), snapshot);
+  const recognised = await match.products(merchant.id, rows.map(listingOf));
+  for (const [i, row] of rows.entries()) {
+    await turnAt(i);
+    const r = recognised[i] as RecognisedProduct;
     counts[r.status]++;
     const same =
       r.status === row.matchStatus &&
@@ -528,6 +541,8 @@ export async function rematchAllMerchants(
   onMerchant: (summary: RematchSummary) => void = () => {},
   /** asked before each merchant: a closing instance stops between two */
   stop: () => boolean = () => false,
+  /** what matches the products again (the service's matcher worker); in process when none is given */
+  match: ListingMatcher = inProcessMatcher(snapshot),
 ): Promise<{ merchants: number; checked: number; changed: number }> {
   const ids = await db
     .selectDistinct({ id: merchantProducts.merchantId })
@@ -537,7 +552,7 @@ export async function rematchAllMerchants(
   let changed = 0;
   for (const { id } of ids) {
     if (stop()) break;
-    const summary = await rematchProducts(db, snapshot, id);
+    const summary = await rematchProducts(db, snapshot, id, match);
     checked += summary.checked;
     changed += summary.changed;
     onMerchant(summary);

@@ -43,6 +43,55 @@ describe('FairQueue', () => {
     expect(await q.run('attacker', () => 'again')).toBe('again');
   });
 
+  it('background work is never refused, takes no place of the others, and runs when no other task waits', async () => {
+    const q = new FairQueue({ concurrency: 1, maxQueued: 1, perOwner: 1 });
+    const order: string[] = [];
+    const gate = deferred();
+    const first = q.run('shop', async () => {
+      order.push('shop');
+      await gate.promise;
+    });
+    // a pull's slices: as many as it has, none refused, none counted as waiting
+    const slices = [1, 2, 3].map((n) => q.run('puller', () => void order.push(`pull ${n}`), { background: true }));
+    expect(q.size).toEqual({ running: 1, waiting: 0 });
+    expect(q.backgroundSize).toEqual({ waiting: 3, owners: 1 });
+    // another shop's task still has its place, and the merchant pulling its own share
+    const other = q.run('other', () => void order.push('other'));
+    await expect(q.run('third', () => 1)).rejects.toEqual(new QueueRefusal('full'));
+    gate.resolve();
+    await Promise.all([first, other, ...slices]);
+    expect(order).toEqual(['shop', 'other', 'pull 1', 'pull 2', 'pull 3']);
+    expect(q.backgroundSize).toEqual({ waiting: 0, owners: 0 });
+  });
+
+  it("a task that arrives while a merchant's background slices run waits for one slice at most; owners take turns", async () => {
+    const q = new FairQueue({ concurrency: 1, maxQueued: 4, perOwner: 2 });
+    const order: string[] = [];
+    const gates: (() => void)[] = [];
+    const slice = (owner: string, n: number) =>
+      q.run(
+        owner,
+        async () => {
+          order.push(`${owner} ${n}`);
+          await new Promise<void>((r) => gates.push(r));
+        },
+        { background: true },
+      );
+    // one merchant's pull sent all its slices at once, another's two
+    const all = [slice('big', 1), slice('big', 2), slice('big', 3), slice('small', 1), slice('small', 2)];
+    await new Promise((r) => setImmediate(r));
+    gates.shift()?.();
+    await new Promise((r) => setImmediate(r));
+    // an inline catalog arrives while the second slice runs
+    const inline = q.run('shop', () => void order.push('shop'));
+    while (gates.length || q.size.running || q.backgroundSize.waiting) {
+      gates.shift()?.();
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all([...all, inline]);
+    expect(order).toEqual(['big 1', 'small 1', 'shop', 'big 2', 'small 2', 'big 3']);
+  });
+
   it('a task that throws frees its place', async () => {
     const q = new FairQueue({ concurrency: 1, maxQueued: 0, perOwner: 1 });
     await expect(q.run('a', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

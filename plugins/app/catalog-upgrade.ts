@@ -46,6 +46,8 @@ export default fp(
             if (s.changed > 0) app.merchantProducts.invalidate(s.merchant_id);
           },
           closing,
+          // on the matcher's worker thread, a slice at a time: the service answers all the while
+          app.inlineMatcher,
         );
         if (closing()) {
           app.log.warn(
@@ -82,5 +84,5 @@ export default fp(
       },
     });
   },
-  { name: 'catalog-upgrade', dependencies: ['catalog', 'merchant-products', 'jobs'] },
+  { name: 'catalog-upgrade', dependencies: ['catalog', 'merchant-products', 'jobs', 'inline-matcher'] },
 );

@@ -47,8 +47,9 @@ export default fp(
         app.leadCipher,
         sourceId,
         fetchPage,
-        // a platform store's source reads with the store's access token (plugins/app/platforms.ts)
-        { ...o, access: app.platforms.access },
+        // a platform store's source reads with the store's access token (plugins/app/platforms.ts);
+        // its products are matched on the matcher's worker thread, never on the event loop
+        { ...o, access: app.platforms.access, match: app.inlineMatcher },
       );
       if (pull.status === 'applied') app.merchantProducts.invalidate(merchantId);
       app.log.info({ feed: sourceId, status: pull.status, added: pull.added, removed: pull.removed }, 'feed pulled');
@@ -84,5 +85,8 @@ export default fp(
     };
     app.decorate('feeds', { fetchPage, pullNow, runDue });
   },
-  { name: 'feed-runner', dependencies: ['database', 'catalog', 'leads', 'merchant-products', 'jobs', 'platforms'] },
+  {
+    name: 'feed-runner',
+    dependencies: ['database', 'catalog', 'leads', 'merchant-products', 'jobs', 'platforms', 'inline-matcher'],
+  },
 );

@@ -2,8 +2,18 @@ import { Worker } from 'node:worker_threads';
 import fp from 'fastify-plugin';
 import { AppError } from '../../lib/errors.ts';
 import { FairQueue, QueueRefusal } from '../../lib/fair-queue.ts';
-import type { ListingProblem, RecognisedProduct } from '../../matching/recognise.ts';
+import type { ProductInput } from '../../matching/listing.ts';
+import {
+  type ListingMatcher,
+  type ListingProblem,
+  type RecognisedListings,
+  type RecognisedProduct,
+  recogniseInSlices,
+} from '../../matching/recognise.ts';
 import type { WorkerAnswer, WorkerRequest } from './inline-matcher.worker.ts';
+
+/** a request to the worker, before its id is given */
+type Job = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,12 +24,18 @@ declare module 'fastify' {
        * waits on it. Rejects 429 when the merchant already has
        * INLINE_PER_MERCHANT catalogs matched or waiting, 503 `overloaded`
        * when INLINE_QUEUE wait.
+       *
+       * `listings` and `products` (ListingMatcher) recognise many listings the same way: a feed
+       * pull's, a product sync's (the admin API, a platform's product webhook), a rematch's; a
+       * LISTING_SLICE at a time, each slice as background work of the same queue (never refused,
+       * run when no inline catalog waits, the merchants taking turns) within the same share of a
+       * core.
        */
       match(
         merchantId: string,
         rows: readonly unknown[],
       ): Promise<{ recognised: RecognisedProduct[]; problems: ListingProblem[] }>;
-    };
+    } & ListingMatcher;
   }
 }
 
@@ -39,7 +55,13 @@ export const INLINE_PER_MERCHANT = 2;
  */
 export const INLINE_CPU_SHARE = 0.5;
 export const INLINE_WINDOW_MS = 1000;
-/** the worker's heap: an inline catalog is at most 200 rows; its caches are bounded */
+/**
+ * Listings of a pull, a sync or a rematch sent to the worker at a time: about 140 ms of its work for
+ * the heaviest listings (24 made-up words and 4,000 characters of description each), the longest
+ * an inline catalog then waits for one.
+ */
+export const LISTING_SLICE = 50;
+/** the worker's heap: an inline catalog is at most 200 rows, a slice LISTING_SLICE; its caches are bounded */
 const WORKER_HEAP_MB = 256;
 
 export default fp(
@@ -51,15 +73,15 @@ export default fp(
     let nextId = 0;
     const waiting = new Map<number, { resolve: (a: WorkerAnswer) => void; reject: (e: unknown) => void }>();
 
+    let closed = false;
+    const unavailable = (why: string) =>
+      new AppError(503, 'overloaded', `Matching stopped (${why}), retry shortly`, undefined, {
+        'retry-after': '1',
+      });
     const lost = (why: string) => {
       worker = null;
       workerVersion = Number.NaN;
-      for (const w of waiting.values())
-        w.reject(
-          new AppError(503, 'overloaded', `Inline matching stopped (${why}), retry shortly`, undefined, {
-            'retry-after': '1',
-          }),
-        );
+      for (const w of waiting.values()) w.reject(unavailable(why));
       waiting.clear();
     };
 
@@ -75,7 +97,7 @@ export default fp(
         caller?.resolve(a);
       });
       w.on('error', (err) => {
-        app.log.error({ err }, 'inline matcher worker failed; a new one starts with the next inline score');
+        app.log.error({ err }, 'matcher worker failed; a new one starts with the next match');
         lost('worker error');
       });
       w.on('exit', (code) => {
@@ -92,13 +114,14 @@ export default fp(
     const budget = INLINE_CPU_SHARE * INLINE_WINDOW_MS;
     const decayed = (now: number) => busy * Math.exp(-(now - busyAt) / INLINE_WINDOW_MS);
 
-    async function matchNow(rows: readonly unknown[]) {
+    /** sends one request to the worker within the share of a core, and answers what it answered */
+    async function onWorker(request: Job): Promise<WorkerAnswer> {
       const recent = decayed(performance.now());
       // the wait after which the decayed work is back within the budget
       if (recent > budget) await new Promise((r) => setTimeout(r, INLINE_WINDOW_MS * Math.log(recent / budget)));
       const started = performance.now();
       try {
-        return await matchOnWorker(rows);
+        return await send(request);
       } finally {
         const ended = performance.now();
         busy = decayed(ended) + (ended - started);
@@ -106,7 +129,14 @@ export default fp(
       }
     }
 
-    async function matchOnWorker(rows: readonly unknown[]) {
+    async function matchNow(rows: readonly unknown[]): Promise<RecognisedListings> {
+      const answer = await onWorker({ type: 'match', rows: rows as unknown[] });
+      if (!('result' in answer)) throw new Error('inline matching answered no result');
+      return answer.result;
+    }
+
+    async function send(request: Job): Promise<WorkerAnswer> {
+      if (closed) throw unavailable('closing');
       worker ??= start();
       const snapshot = app.catalog.current();
       if (workerVersion !== snapshot.version) {
@@ -122,19 +152,40 @@ export default fp(
       const w = worker;
       const answer = await new Promise<WorkerAnswer>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        w.postMessage({ type: 'match', id, rows: rows as unknown[] } satisfies WorkerRequest);
+        w.postMessage({ ...request, id } as WorkerRequest);
       });
-      if ('error' in answer) throw new Error(`inline matching failed: ${answer.error}`);
-      return answer.result;
+      if ('error' in answer) throw new Error(`matching failed: ${answer.error}`);
+      return answer;
     }
 
     app.addHook('onClose', async () => {
+      closed = true;
       const w = worker;
       worker = null;
       if (w) await w.terminate();
+      // what was waiting for it will never be answered
+      lost('closing');
     });
 
+    /** many listings of a merchant: a slice at a time, as background work of the queue */
+    const slice = <T>(merchantId: string, work: () => Promise<T>) => queue.run(merchantId, work, { background: true });
+    const matcher: ListingMatcher = {
+      listings: (merchantId, rows) =>
+        recogniseInSlices(rows, LISTING_SLICE, (part) => slice(merchantId, () => matchNow(part))),
+      async products(merchantId, products) {
+        const out: RecognisedProduct[] = [];
+        for (let from = 0; from < products.length; from += LISTING_SLICE) {
+          const part = products.slice(from, from + LISTING_SLICE) as ProductInput[];
+          const answer = await slice(merchantId, () => onWorker({ type: 'products', products: part }));
+          if (!('products' in answer)) throw new Error('matching answered no products');
+          out.push(...answer.products);
+        }
+        return out;
+      },
+    };
+
     app.decorate('inlineMatcher', {
+      ...matcher,
       match(merchantId: string, rows: readonly unknown[]) {
         return queue
           .run(merchantId, () => matchNow(rows))

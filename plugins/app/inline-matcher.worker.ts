@@ -1,20 +1,25 @@
 /**
- * The inline matcher's worker thread (plugins/app/inline-matcher.ts): holds
- * its own copy of our catalog's search index and recognises inline catalogs
- * off the event loop that answers every request. Messages in: `catalog`
- * (the perfumes and houses of a catalog version) and `match` (rows); out:
- * `{id, result}` or `{id, error}`.
+ * The matcher's worker thread (plugins/app/inline-matcher.ts): holds its own copy of our catalog's
+ * search index and recognises listings off the event loop that answers every request: inline
+ * catalogs, and a slice at a time a feed pull's, a product sync's or a rematch's. Messages in:
+ * `catalog` (the perfumes and houses of a catalog version), `match` (rows as a merchant sends them)
+ * and `products` (listings already validated, matched again); out: `{id, result}` or `{id, error}`.
  */
 import { parentPort } from 'node:worker_threads';
 import { buildSnapshot } from '../../catalog/store.ts';
 import type { CatalogHouse, CatalogPerfume } from '../../catalog/types.ts';
-import { recogniseListings } from '../../matching/recognise.ts';
+import type { ProductInput } from '../../matching/listing.ts';
+import { type RecognisedListings, recogniseListings, recogniseProduct } from '../../matching/recognise.ts';
 
 export type WorkerRequest =
   | { type: 'catalog'; version: number; perfumes: CatalogPerfume[]; houses: CatalogHouse[] }
-  | { type: 'match'; id: number; rows: unknown[] };
+  | { type: 'match'; id: number; rows: unknown[] }
+  | { type: 'products'; id: number; products: ProductInput[] };
 
-export type WorkerAnswer = { id: number; result: ReturnType<typeof recogniseListings> } | { id: number; error: string };
+export type WorkerAnswer =
+  | { id: number; result: RecognisedListings }
+  | { id: number; products: RecognisedListings['recognised'] }
+  | { id: number; error: string };
 
 let snapshot = buildSnapshot(-1, [], []);
 const port = parentPort;
@@ -25,7 +30,10 @@ port?.on('message', (m: WorkerRequest) => {
   }
   let answer: WorkerAnswer;
   try {
-    answer = { id: m.id, result: recogniseListings(m.rows, snapshot) };
+    answer =
+      m.type === 'match'
+        ? { id: m.id, result: recogniseListings(m.rows, snapshot) }
+        : { id: m.id, products: m.products.map((p) => recogniseProduct(p, snapshot)) };
   } catch (err) {
     answer = { id: m.id, error: err instanceof Error ? err.message : String(err) };
   }

@@ -252,6 +252,7 @@ export default fp(
       const before = await productsOfSource(app.db, install.feedSourceId, [productId, `${productId}:%`]);
       const now = new Set(rows.map((r) => r.merchant_product_id));
       await syncProducts(app.db, app.catalog.current(), install.merchantId, rows, {
+        match: app.inlineMatcher,
         sourceId: install.feedSourceId,
         remove: before.filter((id) => !now.has(id)),
       });
@@ -509,6 +510,6 @@ export default fp(
   },
   {
     name: 'platforms',
-    dependencies: ['database', 'jobs', 'catalog', 'leads', 'merchant-products'],
+    dependencies: ['database', 'jobs', 'catalog', 'leads', 'merchant-products', 'inline-matcher'],
   },
 );

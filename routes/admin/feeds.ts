@@ -263,6 +263,7 @@ const feeds: FastifyPluginAsyncTypebox = async (app) => {
         request.params.id,
         app.feeds.fetchPage,
         app.platforms.access,
+        app.inlineMatcher,
       ),
   );
 

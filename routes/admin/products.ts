@@ -51,6 +51,8 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const summary = await syncProducts(app.db, app.catalog.current(), request.params.id, request.body.products, {
         replace: request.body.replace ?? false,
+        // matched on the matcher's worker thread, a slice at a time, never on the event loop
+        match: app.inlineMatcher,
       });
       app.merchantProducts.invalidate(summary.merchant_id);
       return summary;
@@ -74,7 +76,7 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const snapshot = await app.catalog.refresh();
-      const summary = await rematchProducts(app.db, snapshot, request.params.id);
+      const summary = await rematchProducts(app.db, snapshot, request.params.id, app.inlineMatcher);
       app.merchantProducts.invalidate(summary.merchant_id);
       return summary;
     },
