@@ -98,7 +98,10 @@ export const ERRORS = {
   forbidden: { status: 403, when: "console: a staff member asking for an owner's page (keys, leads, team)" },
   cannot_remove_self: { status: 400, when: 'console: a user removing their own account from the team' },
   slug_taken: { status: 409, when: 'admin: another merchant has this slug' },
-  email_taken: { status: 409, when: 'admin: another console user has this email' },
+  email_taken: {
+    status: 409,
+    when: "admin and the Team page: another console user holds this email (one an owner's Team page or a WooCommerce connection typed yields to the admin's)",
+  },
   feed_exists: { status: 409, when: 'admin: the merchant already has a feed source with this URL' },
   feed_busy: { status: 409, when: 'admin: a pull of this feed is under way (on this or another instance)' },
   signed_in_elsewhere: {

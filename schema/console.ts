@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  boolean,
   check,
   index,
   integer,
@@ -23,6 +24,12 @@ export const consoleUsers = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     /** lower-cased and trimmed; one account per address */
     email: text('email').notNull(),
+    /**
+     * whether the address is vouched for: by an operator, or by the platform a store installed from
+     * (Salla, Zid, Shopify). An address typed by someone else — a WooCommerce connection, an owner's
+     * Team page — is not, and yields to the account of whoever proves it later (services/console-users.ts)
+     */
+    emailProven: boolean('email_proven').notNull().default(true),
     passwordHash: text('password_hash').notNull(),
     role: text('role', { enum: ['operator', 'owner', 'staff'] }).notNull(),
     /** null for an operator; the one merchant an owner or staff member sees */

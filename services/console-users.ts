@@ -54,10 +54,17 @@ export const consoleUserView = (u: ConsoleUser) => ({
   merchant_id: u.merchantId,
 });
 
-/** Creates a console user; an owner or staff member belongs to one merchant (id or slug). */
+/**
+ * Creates a console user; an owner or staff member belongs to one merchant (id or slug). An
+ * address is one account's. `proven` (the default) says the address is vouched for — the
+ * operator's word, or the platform's a store installed from — and then an account someone else
+ * made with it unproven (a WooCommerce connection, an owner's Team page) yields: it is removed,
+ * with its sessions, and this one made. An unproven address is refused (`email_taken`) when any
+ * account has it.
+ */
 export async function createConsoleUser(
   db: DbOrTx,
-  input: { email: string; password: string; role: ConsoleRole; merchant?: string | null },
+  input: { email: string; password: string; role: ConsoleRole; merchant?: string | null; proven?: boolean },
 ): Promise<ConsoleUser> {
   const email = normaliseEmail(input.email);
   if (!EMAIL_RE.test(email)) throw badRequest('invalid_console_user', 'Give a valid email address');
@@ -70,14 +77,29 @@ export async function createConsoleUser(
       throw badRequest('invalid_console_user', 'An owner or staff member belongs to a merchant: name it');
     merchantId = (await getMerchant(db, input.merchant)).id;
   }
+  const proven = input.proven ?? true;
   const passwordHash = await hash(input.password, ARGON2);
-  const [row] = await db
-    .insert(consoleUsers)
-    .values({ email, passwordHash, role: input.role, merchantId })
-    .onConflictDoNothing()
-    .returning();
+  const insert = async () =>
+    (
+      await db
+        .insert(consoleUsers)
+        .values({ email, passwordHash, role: input.role, merchantId, emailProven: proven })
+        .onConflictDoNothing()
+        .returning()
+    )[0];
+  let row = await insert();
+  if (!row && proven && (await releaseUnproven(db, email))) row = await insert();
   if (!row) throw new AppError(409, 'email_taken', 'A console user with this email already exists');
   return view(row);
+}
+
+/** Removes the account holding this address when nobody vouched for it (its sessions go with it); whether one was. */
+async function releaseUnproven(db: DbOrTx, email: string): Promise<boolean> {
+  const gone = await db
+    .delete(consoleUsers)
+    .where(and(eq(consoleUsers.email, email), eq(consoleUsers.emailProven, false)))
+    .returning({ id: consoleUsers.id });
+  return gone.length > 0;
 }
 
 /** The user whose email and password these are, or null: the same work whether or not the email exists. */
@@ -226,10 +248,21 @@ export async function takeConsoleTicket(db: DbOrTx, ticket: string, now = new Da
  * The console account a platform store's manager lands in after installing the app: the owner or
  * staff member of this merchant with that email, else a new owner with a random password (the
  * platform's sign-in is their way in; an operator can give them a password later). Null when the
- * email is missing or not plain ASCII, or belongs to an operator or to another merchant's user: no one is signed in
- * to an account the install did not prove is theirs.
+ * email is missing or not plain ASCII, or belongs to an operator or to another merchant's user: no
+ * one is signed in to an account the install did not prove is theirs.
+ *
+ * `proven`: whether the platform vouches for the email (Salla, Zid and Shopify say whose store it
+ * is; a WooCommerce store, which anyone can run, only types it). A proven email takes the address
+ * from an account someone else made with it unproven for another merchant (it is removed), and
+ * makes this merchant's account with it proven; an unproven one never takes an address, and its
+ * new account yields to whoever proves the address later.
  */
-export async function platformOwner(db: DbOrTx, merchantId: string, email: string | null): Promise<ConsoleUser | null> {
+export async function platformOwner(
+  db: DbOrTx,
+  merchantId: string,
+  email: string | null,
+  o: { proven: boolean },
+): Promise<ConsoleUser | null> {
   // plain ASCII only: lower-casing some other characters (the Kelvin sign) gives another address's letters
   if (!email || /[^\x20-\x7e]/.test(email) || !EMAIL_RE.test(normaliseEmail(email))) return null;
   const find = async () =>
@@ -241,18 +274,25 @@ export async function platformOwner(db: DbOrTx, merchantId: string, email: strin
         .limit(1)
     )[0];
   let row = await find();
-  if (!row) {
+  // another merchant's account that nobody vouched for yields to the address proven here
+  const yields = row !== undefined && o.proven && !row.emailProven && row.merchantId !== merchantId;
+  if (!row || yields) {
     try {
       return await createConsoleUser(db, {
         email,
         password: randomBytes(32).toString('base64url'),
         role: 'owner',
         merchant: merchantId,
+        proven: o.proven,
       });
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'email_taken')) throw err;
       row = await find();
     }
   }
-  return row && row.role !== 'operator' && row.merchantId === merchantId ? view(row) : null;
+  if (!row || row.role === 'operator' || row.merchantId !== merchantId) return null;
+  if (o.proven && !row.emailProven) {
+    await db.update(consoleUsers).set({ emailProven: true }).where(eq(consoleUsers.id, row.id));
+  }
+  return view(row);
 }

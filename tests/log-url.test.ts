@@ -18,4 +18,10 @@ describe('URLs as the log keeps them', () => {
     expect(loggableUrl('/api/x?limit=5&tokens=1&TOKEN=a#frag')).toBe('/api/x?limit=5&tokens=1&TOKEN=[redacted]#frag');
     expect(loggableUrl('/console/salla/enter')).toBe('/console/salla/enter');
   });
+
+  it("keeps no WooCommerce connect token (WooCommerce's return carries it as user_id)", () => {
+    expect(loggableUrl('/console/woocommerce/return?success=1&user_id=eyJzIjoi.c2ln')).toBe(
+      '/console/woocommerce/return?success=1&user_id=[redacted]',
+    );
+  });
 });

@@ -460,7 +460,7 @@ export default fp(
           refused: 'not_installer' as const,
         };
       }
-      const owner = await platformOwner(app.db, install.merchantId, installer.email);
+      const owner = await platformOwner(app.db, install.merchantId, installer.email, { proven: true });
       return {
         merchantId: install.merchantId,
         storeId: opened.storeId,

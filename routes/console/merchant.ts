@@ -732,7 +732,12 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const m = merchantOf(request);
       try {
-        await createConsoleUser(app.db, { ...request.body, merchant: m.id });
+        // an address an owner types is not proven (it yields to whoever proves it); an operator's is
+        await createConsoleUser(app.db, {
+          ...request.body,
+          merchant: m.id,
+          proven: request.consoleUser?.role === 'operator',
+        });
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
         const users = await listMerchantUsers(app.db, m.id);

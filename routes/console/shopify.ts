@@ -117,7 +117,7 @@ const shopifyConsole: FastifyPluginAsyncTypebox = async (app) => {
       if (!code) throw new AppError(400, 'install_refused', 'The app was not approved on Shopify');
       const done = await flow.install(handle, code);
       const merchant = await getMerchant(app.db, done.merchantId);
-      const user = await platformOwner(app.db, done.merchantId, done.shop.email);
+      const user = await platformOwner(app.db, done.merchantId, done.shop.email, { proven: true });
       if (!user) return reply.redirect('/console/sign-in', 303);
       await request.session.regenerate();
       request.session.userId = user.id;

@@ -95,7 +95,8 @@ const wooConsole: FastifyPluginAsyncTypebox = async (app) => {
       // signed in as the store's owner (a link to this page someone else opens signs nobody in)
       // a browser signed in as someone else keeps its session (a link someone sent cannot swap it)
       if (approved && started && install) {
-        const user = await platformOwner(app.db, install.merchantId, connect.email);
+        // a WooCommerce store only types its admin's email: the account it makes yields to a proven one
+        const user = await platformOwner(app.db, install.merchantId, connect.email, { proven: false });
         const other = request.session.userId !== undefined && request.session.userId !== user?.id;
         if (user && !other) {
           await request.session.regenerate();

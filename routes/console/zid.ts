@@ -66,7 +66,7 @@ const zidConsole: FastifyPluginAsyncTypebox = async (app) => {
       if (!code) throw new AppError(400, 'invalid_oauth_state', "Zid's answer has no code");
       const done = await flow.install(code);
       const merchant = await getMerchant(app.db, done.merchantId);
-      const user = await platformOwner(app.db, done.merchantId, done.profile.email);
+      const user = await platformOwner(app.db, done.merchantId, done.profile.email, { proven: true });
       if (!user) return reply.redirect('/console/sign-in', 303);
       await request.session.regenerate();
       request.session.userId = user.id;
