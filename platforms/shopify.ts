@@ -186,6 +186,45 @@ export function shopifyId(v: unknown): string | null {
 export const shopifyWebhookProduct = (body: unknown): string | null =>
   shopifyId(record(body).admin_graphql_api_id) ?? shopifyId(record(body).id);
 
+/**
+ * The order an `orders/create` body is about: `admin_graphql_api_id` (the GID first: an id past
+ * 2^53 is not exact once JSON.parse has made it a number), else `id`. Part of the signed body, and
+ * unique across shops: a delivery is recognised by it, not by the unsigned `X-Shopify-Webhook-Id`.
+ */
+export const shopifyWebhookOrder = (body: unknown): string | null =>
+  shopifyId(record(body).admin_graphql_api_id) ?? shopifyId(record(body).id);
+
+/**
+ * How old (its `created_at`) an `orders/create` body may be when it arrives. Shopify tries a
+ * delivery again for 4 hours with the payload as first sent, and says to judge a payload stale by
+ * its own timestamp; a body older than a day is a copy sent again, not Shopify. Well under
+ * WEBHOOK_KEEP_DAYS (services/platforms.ts): whenever a copy of a body can still be taken, its
+ * order's first delivery is still on record, so the copy is a duplicate.
+ */
+export const ORDER_WEBHOOK_MAX_AGE_MS = 24 * 3600_000;
+/** How far ahead of this service's clock an order may be dated (clocks apart). */
+export const ORDER_WEBHOOK_AHEAD_MS = 3600_000;
+
+/** Whether an `orders/create` body's `created_at` is within ORDER_WEBHOOK_MAX_AGE_MS before `now` (and at most ORDER_WEBHOOK_AHEAD_MS after). */
+export function orderWebhookFresh(body: unknown, now = Date.now()): boolean {
+  const created = record(body).created_at;
+  const at = typeof created === 'string' ? Date.parse(created) : Number.NaN;
+  return at >= now - ORDER_WEBHOOK_MAX_AGE_MS && at <= now + ORDER_WEBHOOK_AHEAD_MS;
+}
+
+/** The order query that tells whether an order is the shop's: Shopify answers `order: null` for another shop's. */
+export const ORDER_QUERY = 'query SillageOrder($id: ID!) { order(id: $id) { id } }';
+
+/**
+ * Whether the ORDER_QUERY's answer, asked with a shop's token, names `orderId` (the order is that
+ * shop's); null when the answer says nothing of the order (an error, no `data.order`).
+ */
+export function orderOfShop(answer: unknown, orderId: string): boolean | null {
+  const data = record(record(answer).data);
+  if (!('order' in data)) return null;
+  return shopifyId(record(data.order).id) === orderId;
+}
+
 /** Financial statuses that are no sale: such an order is not recorded. */
 const NO_SALE: ReadonlySet<string> = new Set(['voided', 'refunded', 'expired']);
 
@@ -197,8 +236,7 @@ const NO_SALE: ReadonlySet<string> = new Set(['voided', 'refunded', 'expired']);
  */
 export function shopifyOrder(body: unknown, fallbackDate: Date): PlatformOrder | null {
   const o = record(body);
-  // the GID first: an id past 2^53 is not exact once JSON.parse has made it a number
-  const id = shopifyId(o.admin_graphql_api_id) ?? shopifyId(o.id);
+  const id = shopifyWebhookOrder(o);
   const total = amountOf(o.total_price ?? o.current_total_price);
   if (!id || total === null || o.test === true || o.cancelled_at) return null;
   if (typeof o.financial_status === 'string' && NO_SALE.has(o.financial_status)) return null;
@@ -304,13 +342,26 @@ export function userErrors(body: unknown, mutation: string): string | null {
 
 /**
  * The shop a signed body says it is about, for the topics whose body names one: the privacy
- * requests (`shop_domain`) and the uninstall (the Shop object's `myshopify_domain`); undefined for
- * topics whose body does not. The signature covers the body, not the headers: a body replayed
- * under another shop's header is refused when the two differ.
+ * requests (`shop_domain`), the uninstall (the Shop object's `myshopify_domain`) and an order whose
+ * `order_status_url` is on the shop's myshopify.com domain (on the shop's own domain it names no
+ * handle: undefined, and the order is asked of the shop instead); undefined for topics whose body
+ * does not. The signature covers the body, not the headers: a body replayed under another shop's
+ * header is refused when the two differ.
  */
 export function bodyShop(topic: string, body: unknown): string | null | undefined {
   const b = record(body);
   if ((SHOPIFY_COMPLIANCE_TOPICS as readonly string[]).includes(topic)) return shopHandle(b.shop_domain);
   if (topic === 'app/uninstalled') return shopHandle(b.myshopify_domain);
+  if (topic === 'orders/create') return shopHandle(hostOf(b.order_status_url)) ?? undefined;
   return undefined;
+}
+
+/** A URL's host name, or null. */
+function hostOf(url: unknown): string | null {
+  if (typeof url !== 'string') return null;
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
 }

@@ -14,6 +14,11 @@ import {
   authorizeUrl,
   bodyShop,
   isShopifyTopic,
+  ORDER_QUERY,
+  ORDER_WEBHOOK_AHEAD_MS,
+  ORDER_WEBHOOK_MAX_AGE_MS,
+  orderOfShop,
+  orderWebhookFresh,
   QUERY_MAX_AGE_S,
   queryFresh,
   queryHmacValid,
@@ -26,6 +31,7 @@ import {
   shopifyShop,
   shopifyThrottle,
   shopifyTokens,
+  shopifyWebhookOrder,
   shopifyWebhookProduct,
   signQuery,
   signWebhook,
@@ -588,6 +594,55 @@ describe('what else is read from Shopify, edge by edge', () => {
       bodyShop('app/uninstalled', { myshopify_domain: 'oud.myshopify.com', shop_domain: 'other.myshopify.com' }),
     ).toBe('oud');
     expect(bodyShop('products/update', { shop_domain: 'other.myshopify.com' })).toBeUndefined();
+  });
+
+  it("an order names its shop by its order_status_url's myshopify.com host; on another host it names none", () => {
+    const status = (host: string) => ({ order_status_url: `https://${host}/548380009/orders/ab12/authenticate?key=k` });
+    expect(bodyShop('orders/create', status('oud.myshopify.com'))).toBe('oud');
+    expect(bodyShop('orders/create', status('OUD.myshopify.com'))).toBe('oud');
+    // the shop's own domain, Shopify's checkout host, no URL, not a URL: the shop's API decides
+    expect(bodyShop('orders/create', status('www.oud.example'))).toBeUndefined();
+    expect(bodyShop('orders/create', status('checkout.shopify.com'))).toBeUndefined();
+    expect(bodyShop('orders/create', {})).toBeUndefined();
+    expect(bodyShop('orders/create', { order_status_url: 5 })).toBeUndefined();
+    expect(bodyShop('orders/create', { order_status_url: 'oud.myshopify.com/1/orders' })).toBeUndefined();
+    expect(bodyShop('orders/create', { shop_domain: 'other.myshopify.com' })).toBeUndefined();
+  });
+
+  it('an order webhook is known by its order, and taken within a day of its creation (an hour ahead at most)', () => {
+    expect(shopifyWebhookOrder({ admin_graphql_api_id: 'gid://shopify/Order/5234567890123456789', id: 1 })).toBe(
+      '5234567890123456789',
+    );
+    expect(shopifyWebhookOrder({ id: 77 })).toBe('77');
+    expect(shopifyWebhookOrder({ id: 'x' })).toBeNull();
+    const at = (ms: number) => ({ created_at: new Date(ms).toISOString() });
+    expect(orderWebhookFresh(at(NOW), NOW)).toBe(true);
+    expect(orderWebhookFresh(at(NOW - ORDER_WEBHOOK_MAX_AGE_MS), NOW)).toBe(true);
+    expect(orderWebhookFresh(at(NOW - ORDER_WEBHOOK_MAX_AGE_MS - 1), NOW)).toBe(false);
+    expect(orderWebhookFresh(at(NOW + ORDER_WEBHOOK_AHEAD_MS), NOW)).toBe(true);
+    expect(orderWebhookFresh(at(NOW + ORDER_WEBHOOK_AHEAD_MS + 1), NOW)).toBe(false);
+    expect(orderWebhookFresh({ created_at: '2026-11-27T15:00:00+03:00' }, Date.parse('2026-11-27T13:00:00Z'))).toBe(
+      true,
+    );
+    for (const created of [undefined, null, NOW, 'yesterday', '']) {
+      expect(orderWebhookFresh({ created_at: created }, NOW), String(created)).toBe(false);
+    }
+    // a number is no date, not even one Date.parse would read as a year
+    expect(orderWebhookFresh({ created_at: 2026 }, Date.UTC(2026, 0, 1))).toBe(false);
+    expect(ORDER_WEBHOOK_MAX_AGE_MS).toBe(24 * 3600_000);
+    expect(ORDER_WEBHOOK_AHEAD_MS).toBe(3600_000);
+    expect(orderWebhookFresh(at(Date.now()))).toBe(true);
+  });
+
+  it("the order query's answer says whether the order is the shop's, or nothing", () => {
+    expect(ORDER_QUERY).toBe('query SillageOrder($id: ID!) { order(id: $id) { id } }');
+    expect(orderOfShop({ data: { order: { id: 'gid://shopify/Order/9' } } }, '9')).toBe(true);
+    expect(orderOfShop({ data: { order: { id: 'gid://shopify/Order/8' } } }, '9')).toBe(false);
+    expect(orderOfShop({ data: { order: null } }, '9')).toBe(false);
+    expect(orderOfShop({ data: { order: {} } }, '9')).toBe(false);
+    expect(orderOfShop({ data: null, errors: [{ message: 'Internal error' }] }, '9')).toBeNull();
+    expect(orderOfShop({ data: { shop: {} } }, '9')).toBeNull();
+    expect(orderOfShop(null, '9')).toBeNull();
   });
 
   it('limits: a shop parameter of 100 characters at most, a handle of 60, signatures of their own shape', () => {

@@ -11,8 +11,9 @@ import { cookieOf } from './zid-sim.ts';
  * (SHOPIFY_SHOP_URL points there), with its OAuth consent (it sends the browser back with a code
  * and an HMAC-signed query), its token endpoint (an offline token and the scopes granted), and its
  * Admin GraphQL API for the operations the app sends, each named (`query SillageProducts`): the
- * shop, the products (cursor paging), one product, the app installation, `metafieldsSet`,
- * `webPixelCreate` (TAKEN when the app has one) and `webPixelUpdate`, the webhook subscriptions. A
+ * shop, the products (cursor paging), one product, one order (known only to the shop whose webhook
+ * carried it), the app installation, `metafieldsSet`, `webPixelCreate` (TAKEN when the app has
+ * one) and `webPixelUpdate`, the webhook subscriptions. A
  * cost-based bucket answers THROTTLED when asked to; webhooks are signed as Shopify signs them
  * (base64 HMAC-SHA256 of the body with the app's secret). Shapes follow Shopify's published samples.
  *
@@ -47,6 +48,8 @@ export interface SimShop {
   pixel: { id: string; settings: string } | null;
   metafields: { ownerId: string; namespace: string; key: string; type: string; value: string }[];
   installationId: string;
+  /** the ids of the shop's orders (each orders/create webhook of the shop's adds its order) */
+  orders: Set<string>;
 }
 
 const gid = (type: string, id: number | string) => `gid://shopify/${type}/${id}`;
@@ -116,6 +119,7 @@ export class ShopifySimulator extends SimServer {
       pixel: null,
       metafields: [],
       installationId: gid('AppInstallation', Math.floor(Math.random() * 1e9)),
+      orders: new Set(),
     };
     this.shops.set(handle, shop);
     return shop;
@@ -144,6 +148,9 @@ export class ShopifySimulator extends SimServer {
   /** What Shopify posts to the app for `topic` of a shop, signed with `secret` (the app's by default). */
   webhook(handle: string, topic: string, body: unknown, o: { id?: string; secret?: string } = {}) {
     const payload = JSON.stringify(body);
+    // Shopify sends a shop the webhooks of its own orders: the order is the shop's
+    const order = (body as { id?: unknown } | null)?.id;
+    if (topic.startsWith('orders/') && order !== undefined) this.shops.get(handle)?.orders.add(String(order));
     return {
       method: 'POST' as const,
       url: '/api/platforms/shopify/webhooks',
@@ -172,11 +179,23 @@ export class ShopifySimulator extends SimServer {
     };
   }
 
-  /** An order as orders/create carries it (the REST shape). */
-  order(id: number, lines: { product: number; quantity?: number; price: number }[], o: { test?: boolean } = {}) {
+  /**
+   * An order as orders/create carries it (the REST shape); with `host`, its `order_status_url` on
+   * that host (the shop's own domain, or its myshopify.com one), after the shop's numeric id.
+   */
+  order(
+    id: number,
+    lines: { product: number; quantity?: number; price: number }[],
+    o: { test?: boolean; host?: string } = {},
+  ) {
     const total = lines.reduce((t, l) => t + l.price * (l.quantity ?? 1), 0);
     return {
       id,
+      ...(o.host
+        ? {
+            order_status_url: `https://${o.host}/548380009/orders/${randomBytes(16).toString('hex')}/authenticate?key=${randomBytes(16).toString('hex')}`,
+          }
+        : {}),
       admin_graphql_api_id: gid('Order', id),
       name: `#${id % 10000}`,
       currency: 'SAR',
@@ -317,6 +336,10 @@ export class ShopifySimulator extends SimServer {
           const id = Number(String(variables.id ?? '').replace('gid://shopify/Product/', ''));
           const p = shop.products.get(id);
           return answer({ product: p ? graphqlProduct(p, shop.domain) : null }, 22);
+        }
+        case 'SillageOrder': {
+          const id = String(variables.id ?? '').replace('gid://shopify/Order/', '');
+          return answer({ order: shop.orders.has(id) ? { id: gid('Order', id) } : null });
         }
         case 'SillageInstallation':
           return answer({ currentAppInstallation: { id: shop.installationId } });

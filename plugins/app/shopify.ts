@@ -4,6 +4,8 @@ import { PRODUCT_QUERY, SHOPIFY_GRAPHQL_VERSION, shopifyProductRows } from '../.
 import { AppError } from '../../lib/errors.ts';
 import {
   authorizeUrl,
+  ORDER_QUERY,
+  orderOfShop,
   SHOPIFY_METAFIELD,
   SHOPIFY_TOPICS,
   type ShopifyShop,
@@ -58,8 +60,8 @@ const PAGE_COST = 600;
  * metafield the theme's app embed reads, the web pixel that reports purchases, the webhooks), its
  * products imported through the Admin GraphQL API by the feed runner within Shopify's cost-based
  * limit and kept current by product webhooks (each product read again), its orders recorded as
- * purchases, its uninstall and the privacy webhooks worked. Every webhook is signed with the app's
- * secret (routes/platforms/shopify.ts checks it).
+ * purchases (each once the shop's own API knows it), its uninstall and the privacy webhooks
+ * worked. Every webhook is signed with the app's secret (routes/platforms/shopify.ts checks it).
  */
 export default fp(
   async (app) => {
@@ -328,7 +330,22 @@ export default fp(
           case 'orders/create': {
             if (found.status !== 'installed') return;
             const order = shopifyOrder(parsed, new Date());
-            if (order) await recordPlatformOrder(app.db, found.merchantId, order);
+            if (!order) return;
+            // one app secret signs every shop's webhooks, and X-Shopify-Shop-Domain is not signed: the
+            // order is counted for this shop only once this shop's own API knows it
+            const answer = await gql(handle, await tokenOf(handle), ORDER_QUERY, {
+              id: `gid://shopify/Order/${order.orderId}`,
+            });
+            const ours = orderOfShop(answer, order.orderId);
+            if (ours === null) throw new DecideLater("Shopify did not say whether the order is the shop's");
+            if (!ours) {
+              app.log.warn(
+                { shop: handle, order: order.orderId },
+                "shopify orders/create of another shop's order: not counted",
+              );
+              return;
+            }
+            await recordPlatformOrder(app.db, found.merchantId, order);
             return;
           }
           case 'app/uninstalled': {

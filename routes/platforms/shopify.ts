@@ -5,9 +5,12 @@ import { AppError } from '../../lib/errors.ts';
 import {
   bodyShop,
   isShopifyTopic,
+  ORDER_WEBHOOK_MAX_AGE_MS,
+  orderWebhookFresh,
   SHOPIFY_COMPLIANCE_TOPICS,
   SHOPIFY_TOPICS,
   shopHandle,
+  shopifyWebhookOrder,
   webhookHmacValid,
 } from '../../platforms/shopify.ts';
 import { shopifySnippet } from '../../platforms/shopify-snippet.ts';
@@ -53,7 +56,7 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['platforms'],
         summary:
           "Shopify's webhooks (a shop's products, orders and uninstall, and the privacy requests), signed with the app's secret",
-        description: `Topics (\`X-Shopify-Topic\`): ${TOPICS.join(', ')}. Checked in this order: the signature (401), the topic and the shop (400), the shop's install (404; a privacy request for a shop that never installed is acknowledged, nothing kept), the body (400). A delivery sent again (the same \`X-Shopify-Webhook-Id\`) is answered as a duplicate.`,
+        description: `Topics (\`X-Shopify-Topic\`): ${TOPICS.join(', ')}. Checked in this order: the signature (401), the topic and the shop (400; a signed body that names another shop, as a privacy request's \`shop_domain\` or an order's \`order_status_url\` on its myshopify.com domain, is refused), the shop's install (404; a privacy request for a shop that never installed is acknowledged, nothing kept), the body (400). A delivery sent again is answered as a duplicate: an order's by the order the signed body names (the unsigned \`X-Shopify-Webhook-Id\` does not make it another), any other topic's by the same \`X-Shopify-Webhook-Id\`. An order dated (\`created_at\`) more than a day ago is acknowledged and not counted; an order is counted only once the shop's own Admin API knows it.`,
         security: [],
         headers: Type.Object({
           'x-shopify-hmac-sha256': Type.Optional(Type.String({ maxLength: 200 })),
@@ -98,6 +101,17 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!install || (!privacy && install.status !== 'installed')) {
         throw new AppError(404, 'unknown_store', 'This shop has not installed the app');
       }
+      // X-Shopify-Webhook-Id is not signed: an order's delivery is known by the order the signed body
+      // names, so a copy sent with a new id is the same row; and a copy older than Shopify's own
+      // tries is no delivery of Shopify's (acknowledged, nothing kept)
+      const order = topic === 'orders/create' ? shopifyWebhookOrder(body) : null;
+      if (order && !orderWebhookFresh(body)) {
+        request.log.warn(
+          { shop: handle, order, maxAgeHours: ORDER_WEBHOOK_MAX_AGE_MS / 3_600_000 },
+          'shopify orders/create dated out of the window: acknowledged, not counted',
+        );
+        return { received: true as const, duplicate: false };
+      }
       const id = request.headers['x-shopify-webhook-id'];
       return storeWebhook(app, request.log, {
         platform: 'shopify',
@@ -105,7 +119,7 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         event: topic,
         raw,
         // Shopify sends a delivery again with the same id: it is the same row
-        scope: `${handle}|${topic}|${typeof id === 'string' ? id : ''}`,
+        scope: order ? `${handle}|${topic}|order:${order}` : `${handle}|${topic}|${typeof id === 'string' ? id : ''}`,
       });
     },
   );
