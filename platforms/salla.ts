@@ -130,7 +130,16 @@ export interface SallaDashboardToken {
   storeId: string;
   /** the dashboard user who opened the page */
   userId: string | null;
+  /** when the token expires (its `exp`), in milliseconds */
+  expiresAt: number;
 }
+
+/**
+ * Whether a dashboard page's `token` could be one of Salla's, before Salla is asked: 16 to 4,096
+ * characters of what a token is written with (letters, digits, `-._~+/=`, as an `em_tok_…` token,
+ * a JWT or base64 is). Salla documents no more of its shape; anything else is refused for free.
+ */
+export const sallaDashboardTokenShaped = (token: string): boolean => /^[A-Za-z0-9._~+/=-]{16,4096}$/.test(token);
 
 /** An `exp` in Unix seconds or milliseconds, or an ISO time: milliseconds, or NaN. */
 const expiryOf = (exp: unknown): number =>
@@ -151,7 +160,7 @@ export function sallaIntrospection(body: unknown, appId: string, now = Date.now(
   if (d.app_id !== undefined && d.app_id !== null && String(d.app_id) !== appId) return null;
   const exp = expiryOf(d.exp);
   if (!Number.isFinite(exp) || exp <= now) return null;
-  return { storeId, userId: sallaProductId({ id: d.user_id }) };
+  return { storeId, userId: sallaProductId({ id: d.user_id }), expiresAt: exp };
 }
 
 /** The product id a product webhook is about (`data.id`), as text, or null. */

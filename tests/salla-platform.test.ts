@@ -5,6 +5,7 @@ import { localTime, needsRefresh, REFRESH_AHEAD_MS } from '../platforms/common.t
 import {
   INSTALL_EVENTS,
   sallaBrands,
+  sallaDashboardTokenShaped,
   sallaEnvelope,
   sallaInstaller,
   sallaIntrospection,
@@ -298,12 +299,48 @@ describe("Salla's dashboard page: the introspection's answer and the installer",
   const later = '2026-06-01T00:05:00Z';
 
   it('names the store by merchant_id (the embedded guide) or store_id (the API reference), and the user', () => {
-    expect(ok({ merchant_id: 123456, user_id: 987654, exp: later })).toEqual({ storeId: '123456', userId: '987654' });
+    const until = Date.parse(later);
+    expect(ok({ merchant_id: 123456, user_id: 987654, exp: later })).toEqual({
+      storeId: '123456',
+      userId: '987654',
+      expiresAt: until,
+    });
     expect(ok({ store_id: 346539387, app_id: 4815162342, user_id: 708153929, partner_id: 1, exp: later })).toEqual({
       storeId: '346539387',
       userId: '708153929',
+      expiresAt: until,
     });
-    expect(ok({ merchant_id: '42', exp: later })).toEqual({ storeId: '42', userId: null });
+    expect(ok({ merchant_id: '42', exp: later })).toEqual({ storeId: '42', userId: null, expiresAt: until });
+    // the expiry as Unix seconds or milliseconds, read as milliseconds
+    expect(ok({ merchant_id: 1, exp: until / 1000 })?.expiresAt).toBe(until);
+    expect(ok({ merchant_id: 1, exp: until })?.expiresAt).toBe(until);
+  });
+
+  it('a token is looked at before Salla is asked: 16 to 4,096 characters a token is written with', () => {
+    for (const token of [
+      'em_tok_0123456789abcdef',
+      'a'.repeat(16),
+      'a'.repeat(4096),
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl',
+      'YWJjZGVmZ2hpamtsbW5vcA==',
+      'a+b/c~d.e-f_g=hijkl',
+    ]) {
+      expect(sallaDashboardTokenShaped(token), token.slice(0, 40)).toBe(true);
+    }
+    for (const token of [
+      '',
+      'a'.repeat(15),
+      'a'.repeat(4097),
+      'em_tok_made_up',
+      `em_tok_${'a'.repeat(16)} `,
+      ` em_tok_${'a'.repeat(16)}`,
+      `em_tok_${'a'.repeat(16)}\n`,
+      `em_tok_${'a'.repeat(16)}<script>`,
+      `em_tok_${'a'.repeat(16)}%00`,
+      `em_tok_${'a'.repeat(16)}é`,
+    ]) {
+      expect(sallaDashboardTokenShaped(token), JSON.stringify(token.slice(0, 40))).toBe(false);
+    }
   });
 
   it('refuses an answer that is not a success, names no store, another app, or no expiry ahead', () => {

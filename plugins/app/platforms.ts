@@ -5,6 +5,7 @@ import type { FeedRow } from '../../feeds/types.ts';
 import { AppError } from '../../lib/errors.ts';
 import {
   MAX_BRAND_PAGES,
+  type SallaDashboardToken,
   type SallaTokens,
   sallaBrands,
   sallaEnvelope,
@@ -88,13 +89,18 @@ declare module 'fastify' {
       /** how many stored webhooks' jobs waited the whole RECEIVING_HOLD_MS on this instance */
       heldWhole(): number;
       /**
-       * the app's page in a Salla store's dashboard was opened with this token: Salla's
-       * introspection says which store (400 `invalid_oauth_state` when it refuses the token), the
-       * store must be installed (404 `unknown_store`), and the owner is the console account of the
-       * email Salla gives for the store's user who authorized the app, when that user opened the
-       * page (null otherwise, or when there is no account to make)
+       * what Salla's introspection says of the token the app's page in a store's dashboard was
+       * opened with: the store, or null when Salla refuses the token (one call to Salla; it throws
+       * when Salla does not answer)
        */
-      sallaDashboard(token: string): Promise<{
+      sallaIntrospect(token: string): Promise<SallaDashboardToken | null>;
+      /**
+       * the page opened for a store Salla named: the store must be installed (404
+       * `unknown_store`), and the owner is the console account of the email Salla gives for the
+       * store's user who authorized the app, when that user opened the page (null otherwise, or
+       * when there is no account to make)
+       */
+      sallaDashboard(opened: SallaDashboardToken): Promise<{
         merchantId: string;
         storeId: string;
         owner: ConsoleUser | null;
@@ -414,15 +420,11 @@ export default fp(
       });
     }
 
-    const sallaDashboard = async (token: string) => {
+    const dashboardOff = () =>
+      new AppError(404, 'platform_not_configured', "The Salla app's dashboard page is not set up on this service");
+    const sallaIntrospect = async (token: string) => {
       const dashboard = salla?.dashboard;
-      if (!salla || !dashboard) {
-        throw new AppError(
-          404,
-          'platform_not_configured',
-          "The Salla app's dashboard page is not set up on this service",
-        );
-      }
+      if (!dashboard) throw dashboardOff();
       let answer: unknown = null;
       try {
         answer = await callJson(dashboard.introspectUrl, {
@@ -435,14 +437,11 @@ export default fp(
         // Salla refused the token; anything else (Salla away, throttling us) is not the token's fault
         if (!(err instanceof PlatformCallError && REFUSED_TOKEN.has(err.status))) throw err;
       }
-      const opened = sallaIntrospection(answer, dashboard.appId);
-      if (!opened) {
-        throw new AppError(
-          400,
-          'invalid_oauth_state',
-          "Open the app again from Salla's dashboard: its sign-in has expired",
-        );
-      }
+      return sallaIntrospection(answer, dashboard.appId);
+    };
+
+    const sallaDashboard = async (opened: SallaDashboardToken) => {
+      if (!salla?.dashboard) throw dashboardOff();
       const install = await findInstall(app.db, 'salla', opened.storeId);
       if (install?.status !== 'installed')
         throw new AppError(404, 'unknown_store', 'This store has not installed the app');
@@ -483,6 +482,7 @@ export default fp(
         };
       },
       access,
+      sallaIntrospect,
       sallaDashboard,
       workWebhook: (id: string) => app.jobs.send('platforms.webhook', { id }, id),
       register: (platform: Platform, handler: PlatformApp) => {

@@ -1,27 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createDashboardGate, DASHBOARD_OPENINGS_PER_MINUTE } from '../../auth/salla-dashboard-gate.ts';
 import { type Lang, t } from '../../console/i18n.ts';
 import { base, type DashboardView, enterPage, sallaDashboardPage } from '../../console/views.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
+import { type SallaDashboardToken, sallaDashboardTokenShaped } from '../../platforms/salla.ts';
 import { createConsoleTicket, peekConsoleTicket, takeConsoleTicket } from '../../services/console-users.ts';
 import { getMerchant } from '../../services/merchants.ts';
 import { installOfMerchant } from '../../services/platforms.ts';
 import { catalogReadiness } from '../../services/readiness.ts';
 import { pageContext, sendPage } from './page.ts';
 
-/**
- * Openings of the dashboard page one address (an IPv6 /64) may make a minute, per instance (each
- * asks Salla twice), and tickets one store's page may make a minute.
- */
-export const DASHBOARD_OPENINGS_PER_MINUTE = 30;
-/** Openings of the dashboard page the whole instance checks with Salla a minute. */
-export const DASHBOARD_CHECKS_PER_MINUTE = 600;
+/** Tickets one store's page may make a minute, per instance, whatever the addresses. */
+export const DASHBOARD_TICKETS_PER_MINUTE = DASHBOARD_OPENINGS_PER_MINUTE;
+/** The cookie a good opening leaves in the browser (inside Salla's frame: partitioned, a third party's). */
+export const DASHBOARD_COOKIE = 'salla_dashboard';
+/** How long that cookie lets a browser check a token outside the instance's budget. */
+export const DASHBOARD_COOKIE_S = 30 * 86_400;
 
 const ASSETS_DIR = join(import.meta.dirname, '..', '..', 'console', 'assets');
 /**
@@ -42,18 +42,28 @@ function dashboardScript(): string {
 /**
  * The Salla app's page in the merchant's Salla dashboard (docs/platforms.md), and the way from it
  * into the console, signed in. Salla loads `/console/salla/dashboard?token=…` in an iframe; the
- * token is checked with Salla's introspection (`app.platforms.sallaDashboard`), and the page shows
- * the store's shelf in a line and a button that opens the console in a new tab through a one-time
- * ticket (`/console/salla/enter`). The console's own cookie is never set inside Salla's frame,
- * where browsers treat it as a third party's.
+ * token is checked with Salla's introspection (`app.platforms.sallaIntrospect`, within what
+ * auth/salla-dashboard-gate.ts allows), the store and its owner read
+ * (`app.platforms.sallaDashboard`), and the page shows the store's shelf in a line and a button
+ * that opens the console in a new tab through a one-time ticket (`/console/salla/enter`). The
+ * console's own cookie is never set inside Salla's frame, where browsers treat it as a third
+ * party's (the page's own partitioned cookie only marks a browser that opened it before).
  */
 const sallaConsole: FastifyPluginAsyncTypebox = async (app) => {
   const dashboard = app.config.platforms.salla?.dashboard ?? null;
-  const byAddress = createWindowCounter({ name: 'salla-dashboard-address', max: 10_000, windowMs: 60_000 });
+  const gate = createDashboardGate();
+  /** tokens being checked with Salla now (as many as the gate lets through at once) */
+  const checking = new Map<string, Promise<SallaDashboardToken | null>>();
   const byStore = createWindowCounter({ name: 'salla-dashboard-store', max: 10_000, windowMs: 60_000 });
-  const checks = createWindowCounter({ name: 'salla-dashboard-checks', max: 1, windowMs: 60_000 });
   const script = dashboard ? dashboardScript() : '';
   const off = () => new AppError(404, 'platform_not_configured', 'The Salla app is not set up on this service');
+  /** The store of this browser's cookie of a good opening, signed and unexpired; else null. */
+  const cookieStore = (request: FastifyRequest): string | null => {
+    const kept = request.cookies[DASHBOARD_COOKIE];
+    const unsigned = kept ? request.unsignCookie(kept) : null;
+    const m = unsigned?.valid ? /^([0-9]{1,20}):([0-9]{1,12})$/.exec(unsigned.value ?? '') : null;
+    return m && Number(m[2]) * 1000 > Date.now() ? (m[1] as string) : null;
+  };
   /** a browser (the iframe) gets the page saying what went wrong; a script the usual JSON error */
   const isBrowser = (request: FastifyRequest) => /text\/html/.test(request.headers.accept ?? '');
   const langOf = (request: FastifyRequest): Lang =>
@@ -121,18 +131,51 @@ const sallaConsole: FastifyPluginAsyncTypebox = async (app) => {
         reply.header('retry-after', String(wait));
         return new AppError(429, 'rate_limited', 'Too many openings of this page: try again later');
       };
-      // each opening asks Salla: one address (an IPv6 /64 counts as one) and the instance as a whole are held
+      // a bogus token costs its sender, not every merchant (auth/salla-dashboard-gate.ts): every
+      // opening of an address is counted; a token is looked at, then its answer here before, before
+      // Salla is asked; a check is counted before the call against the address, its network and the
+      // instance, unless this browser or address opened the page before
       const ip = request.ip;
-      const seen = byAddress.add(ip.includes(':') ? normalizeIP(ip) : ip);
-      if (seen.count > DASHBOARD_OPENINGS_PER_MINUTE) throw throttled(seen.retryAfter);
-      const all = checks.add('all');
-      if (all.count > DASHBOARD_CHECKS_PER_MINUTE) throw throttled(all.retryAfter);
+      const busy = gate.opening(ip);
+      if (busy !== null) throw throttled(busy);
       const token = request.query.token;
       if (!token) throw new AppError(400, 'invalid_oauth_state', "Open the app from Salla's dashboard");
-      const opened = await app.platforms.sallaDashboard(token);
+      const refused = () =>
+        new AppError(400, 'invalid_oauth_state', "Open the app again from Salla's dashboard: its sign-in has expired");
+      if (!sallaDashboardTokenShaped(token)) throw refused();
+      let checked = gate.known(token);
+      if (checked === undefined) {
+        // openings of one token at once wait on one call, counted once
+        let pending = checking.get(token);
+        if (!pending) {
+          const check = gate.check(ip, cookieStore(request));
+          if ('wait' in check) throw throttled(check.wait);
+          pending = app.platforms
+            .sallaIntrospect(token)
+            .then((answer) => {
+              check.proven(token, answer);
+              return answer;
+            })
+            .finally(() => checking.delete(token));
+          checking.set(token, pending);
+        }
+        checked = await pending;
+      }
+      if (!checked) throw refused();
+      const opened = await app.platforms.sallaDashboard(checked);
       // one store's page opened over and over (a token is good for minutes) makes no more tickets
       const store = byStore.add(opened.storeId);
-      if (store.count > DASHBOARD_OPENINGS_PER_MINUTE) throw throttled(store.retryAfter);
+      if (store.count > DASHBOARD_TICKETS_PER_MINUTE) throw throttled(store.retryAfter);
+      // this browser opened the store's page: its next openings are not held by what others spend
+      reply.setCookie(DASHBOARD_COOKIE, `${opened.storeId}:${Math.floor(Date.now() / 1000) + DASHBOARD_COOKIE_S}`, {
+        path: '/console/salla/dashboard',
+        httpOnly: true,
+        secure: true,
+        sameSite: 'none',
+        partitioned: true,
+        signed: true,
+        maxAge: DASHBOARD_COOKIE_S,
+      });
       const merchant = await getMerchant(app.db, opened.merchantId);
       request.log.info({ event: 'salla_dashboard_opened', merchant: opened.merchantId }, 'salla dashboard page opened');
       if (!isBrowser(request)) return { merchant: merchant.slug, signs_in: opened.owner?.email ?? null };
