@@ -660,6 +660,13 @@ function postJson(
   });
 }
 
+/** the service's event-loop delay since the last scrape (prom-client resets it at each): p99 and max, ms */
+async function loopDelay(url: string, headers: Record<string, string>) {
+  const text = await (await fetch(`${url}/metrics`, { headers })).text();
+  const read = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1]) * 1000;
+  return { p99: read('nodejs_eventloop_lag_p99_seconds'), max: read('nodejs_eventloop_lag_max_seconds') };
+}
+
 /** the record of a source's pull once it has ended (asked every 500 ms) */
 async function pullRecord(url: string, headers: Record<string, string>, sourceId: string) {
   for (;;) {
@@ -684,7 +691,9 @@ async function pullRecord(url: string, headers: Record<string, string>, sourceId
  * admin API ("pull now"), while the honest shop's storefront sends BENCH_SCORE_RATE (50) score
  * requests a second from many shopper addresses and /healthz is asked every 50 ms, both at a
  * steady rate whatever the answers. Per round: the p99 and the longest of each during the pull
- * (and during 5 s alone before it), the pull's duration and what it stored. BENCH_ROUNDS rounds (3);
+ * (and during 5 s alone before it), the service's event-loop delay during the pull (its
+ * /metrics: how long its main thread was held, whatever the load on the machine), the pull's
+ * duration and what it stored. BENCH_ROUNDS rounds (3);
  * medians. Goal (issue 44): both p99s under 100 ms throughout the pull.
  */
 export async function runFeedLoadBench(log: (s: string) => void = console.log) {
@@ -769,6 +778,9 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
     pullSeconds: number;
     status: string;
     added: number;
+    /** the service's event-loop delay during the pull (its main thread held), ms */
+    loopP99: number;
+    loopMax: number;
   };
   const rows: Row[] = [];
   try {
@@ -778,9 +790,9 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
       `${LOAD_PRODUCTS.toLocaleString('en')} products in ${pageCount} pages of ${WOO_PAGE_SIZE}; honest scores ${LOAD_SCORE_RATE}/s, /healthz every ${LOAD_HEALTH_EVERY_MS} ms\n`,
     );
     log(
-      '| round | alone: score p99 / healthz p99 | during the pull: score p99 (max) | healthz p99 (max) | scores answered (non-2xx) | pull | stored |',
+      '| round | alone: score p99 / healthz p99 | during the pull: score p99 (max) | healthz p99 (max) | event-loop delay p99 (max) | scores answered (non-2xx) | pull | stored |',
     );
-    log('|---|---|---|---|---|---|---|');
+    log('|---|---|---|---|---|---|---|---|');
     for (let r = 0; r < rounds; r++) {
       const name = `r${r}`;
       const merchant = JSON.parse(
@@ -806,6 +818,7 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
       const aloneScores = scores.stop();
       const aloneHealth = health.stop();
 
+      await loopDelay(url, adminHeaders);
       scores.start();
       health.start();
       const t = performance.now();
@@ -816,6 +829,7 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
       const pullSeconds = (performance.now() - t) / 1000;
       const during = scores.stop();
       const duringHealth = health.stop();
+      const loop = await loopDelay(url, adminHeaders);
       await answered;
       pages.delete(name);
       if (record.status !== 'applied') throw new Error(`the pull ended ${record.status}: ${record.error}`);
@@ -831,10 +845,12 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
         pullSeconds,
         status: record.status,
         added: record.added,
+        loopP99: loop.p99,
+        loopMax: loop.max,
       };
       rows.push(row);
       log(
-        `| ${r + 1} | ${fmt(row.aloneScoreP99, 0)} / ${fmt(row.aloneHealthP99, 0)} ms | ${fmt(row.scoreP99, 0)} ms (${fmt(row.scoreMax, 0)}) | ${fmt(row.healthP99, 0)} ms (${fmt(row.healthMax, 0)}) | ${row.scores} (${row.failed}) | ${fmt(pullSeconds, 1)} s ${row.status} | ${row.added.toLocaleString('en')} |`,
+        `| ${r + 1} | ${fmt(row.aloneScoreP99, 0)} / ${fmt(row.aloneHealthP99, 0)} ms | ${fmt(row.scoreP99, 0)} ms (${fmt(row.scoreMax, 0)}) | ${fmt(row.healthP99, 0)} ms (${fmt(row.healthMax, 0)}) | ${fmt(row.loopP99, 0)} ms (${fmt(row.loopMax, 0)}) | ${row.scores} (${row.failed}) | ${fmt(pullSeconds, 1)} s ${row.status} | ${row.added.toLocaleString('en')} |`,
       );
     }
   } finally {
@@ -854,9 +870,11 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
     healthMax: med((r) => r.healthMax),
     aloneScoreP99: med((r) => r.aloneScoreP99),
     pullSeconds: med((r) => r.pullSeconds),
+    loopP99: med((r) => r.loopP99),
+    loopMax: med((r) => r.loopMax),
   };
   log(
-    `\nduring the pull, median of ${rows.length} rounds: score p99 ${fmt(summary.scoreP99, 0)} ms (alone ${fmt(summary.aloneScoreP99, 0)} ms), /healthz p99 ${fmt(summary.healthP99, 0)} ms; longest ${fmt(summary.scoreMax, 0)} / ${fmt(summary.healthMax, 0)} ms; pull ${fmt(summary.pullSeconds, 1)} s`,
+    `\nduring the pull, median of ${rows.length} rounds: score p99 ${fmt(summary.scoreP99, 0)} ms (alone ${fmt(summary.aloneScoreP99, 0)} ms), /healthz p99 ${fmt(summary.healthP99, 0)} ms; longest ${fmt(summary.scoreMax, 0)} / ${fmt(summary.healthMax, 0)} ms; event-loop delay p99 ${fmt(summary.loopP99, 0)} ms (max ${fmt(summary.loopMax, 0)}); pull ${fmt(summary.pullSeconds, 1)} s`,
   );
   return summary;
 }

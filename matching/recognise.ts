@@ -215,11 +215,17 @@ export type RecognisedListings = ReturnType<typeof recogniseListings>;
 export interface ListingMatcher {
   listings(owner: string, rows: readonly unknown[]): Promise<RecognisedListings>;
   products(owner: string, products: readonly ProductInput[]): Promise<RecognisedProduct[]>;
+  /** `explainListing` of each (a page of the shelf, the admin product list) */
+  explain(owner: string, listings: readonly ExplainedListing[]): Promise<ListingExplanation[]>;
 }
+
+/** what an explanation is of: a listing's name and house */
+export type ExplainedListing = Pick<ProductInput, 'name' | 'house'>;
 
 export const inProcessMatcher = (snapshot: CatalogSnapshot): ListingMatcher => ({
   listings: async (_owner, rows) => recogniseListings(rows, snapshot),
   products: async (_owner, products) => products.map((p) => recogniseProduct(p, snapshot)),
+  explain: async (_owner, listings) => listings.map((l) => explainListing(l, snapshot)),
 });
 
 /**

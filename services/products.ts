@@ -8,6 +8,7 @@ import type { ProductInput } from '../matching/listing.ts';
 import {
   explainListing,
   inProcessMatcher,
+  type ListingExplanation,
   type ListingMatcher,
   type RecognisedListings,
   type RecognisedProduct,
@@ -268,7 +269,12 @@ export async function touchMerchantCatalog(db: DbOrTx, merchantId: string, synce
 
 /** The admin view of a stored product: what the service makes of it now, and why. */
 /** A product as the admin API answers it (AdminProductSchema, in its order: the CLI prints either the same). */
-export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
+export function productView(
+  p: ProductRow,
+  snapshot: CatalogSnapshot,
+  /** the listing explained (a page of products: by the matcher's worker, `ListingMatcher.explain`); here when not given */
+  explanation: ListingExplanation = explainListing(p, snapshot),
+) {
   const r = recogniseStored(p, snapshot);
   return {
     merchant_product_id: p.merchantProductId,
@@ -286,7 +292,7 @@ export function productView(p: ProductRow, snapshot: CatalogSnapshot) {
     sizes: p.sizes,
     status: p.matchStatus === 'pending' ? p.matchStatus : r.status,
     quality: r.quality,
-    explanation: explainListing(p, snapshot),
+    explanation,
     profile: r.profile
       ? {
           // what the profile was built from: the perfume we matched, or the merchant's own words

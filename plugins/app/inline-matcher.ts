@@ -4,6 +4,7 @@ import { AppError } from '../../lib/errors.ts';
 import { FairQueue, QueueRefusal } from '../../lib/fair-queue.ts';
 import type { ProductInput } from '../../matching/listing.ts';
 import {
+  type ListingExplanation,
   type ListingMatcher,
   type ListingProblem,
   type RecognisedListings,
@@ -179,6 +180,17 @@ export default fp(
           const answer = await slice(merchantId, () => onWorker({ type: 'products', products: part }));
           if (!('products' in answer)) throw new Error('matching answered no products');
           out.push(...answer.products);
+        }
+        return out;
+      },
+      async explain(merchantId, listings) {
+        const out: ListingExplanation[] = [];
+        for (let from = 0; from < listings.length; from += LISTING_SLICE) {
+          // name and house only: what an explanation reads
+          const part = listings.slice(from, from + LISTING_SLICE).map((l) => ({ name: l.name, house: l.house }));
+          const answer = await slice(merchantId, () => onWorker({ type: 'explain', listings: part }));
+          if (!('explanations' in answer)) throw new Error('matching answered no explanations');
+          out.push(...answer.explanations);
         }
         return out;
       },

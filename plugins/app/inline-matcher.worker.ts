@@ -1,24 +1,34 @@
 /**
  * The matcher's worker thread (plugins/app/inline-matcher.ts): holds its own copy of our catalog's
  * search index and recognises listings off the event loop that answers every request: inline
- * catalogs, and a slice at a time a feed pull's, a product sync's or a rematch's. Messages in:
- * `catalog` (the perfumes and houses of a catalog version), `match` (rows as a merchant sends them)
- * and `products` (listings already validated, matched again); out: `{id, result}` or `{id, error}`.
+ * catalogs, and a slice at a time a feed pull's, a product sync's, a rematch's or a page of
+ * products explained. Messages in: `catalog` (the perfumes and houses of a catalog version), `match`
+ * (rows as a merchant sends them), `products` (listings already validated, matched again) and
+ * `explain` (listings' names and houses); out: `{id, result | products | explanations}` or `{id, error}`.
  */
 import { parentPort } from 'node:worker_threads';
 import { buildSnapshot } from '../../catalog/store.ts';
 import type { CatalogHouse, CatalogPerfume } from '../../catalog/types.ts';
 import type { ProductInput } from '../../matching/listing.ts';
-import { type RecognisedListings, recogniseListings, recogniseProduct } from '../../matching/recognise.ts';
+import {
+  type ExplainedListing,
+  explainListing,
+  type ListingExplanation,
+  type RecognisedListings,
+  recogniseListings,
+  recogniseProduct,
+} from '../../matching/recognise.ts';
 
 export type WorkerRequest =
   | { type: 'catalog'; version: number; perfumes: CatalogPerfume[]; houses: CatalogHouse[] }
   | { type: 'match'; id: number; rows: unknown[] }
-  | { type: 'products'; id: number; products: ProductInput[] };
+  | { type: 'products'; id: number; products: ProductInput[] }
+  | { type: 'explain'; id: number; listings: ExplainedListing[] };
 
 export type WorkerAnswer =
   | { id: number; result: RecognisedListings }
   | { id: number; products: RecognisedListings['recognised'] }
+  | { id: number; explanations: ListingExplanation[] }
   | { id: number; error: string };
 
 let snapshot = buildSnapshot(-1, [], []);
@@ -33,7 +43,9 @@ port?.on('message', (m: WorkerRequest) => {
     answer =
       m.type === 'match'
         ? { id: m.id, result: recogniseListings(m.rows, snapshot) }
-        : { id: m.id, products: m.products.map((p) => recogniseProduct(p, snapshot)) };
+        : m.type === 'products'
+          ? { id: m.id, products: m.products.map((p) => recogniseProduct(p, snapshot)) }
+          : { id: m.id, explanations: m.listings.map((l) => explainListing(l, snapshot)) };
   } catch (err) {
     answer = { id: m.id, error: err instanceof Error ? err.message : String(err) };
   }

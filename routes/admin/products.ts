@@ -109,7 +109,9 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         offset: Number(request.query.offset ?? 0),
       });
       const snapshot = app.catalog.current();
-      return { products: rows.map((r) => productView(r, snapshot)), total };
+      // explained on the matcher's worker thread: a page of up to 1,000 listings is never matched on the event loop
+      const explained = await app.inlineMatcher.explain(request.params.id, rows);
+      return { products: rows.map((r, i) => productView(r, snapshot, explained[i])), total };
     },
   );
 

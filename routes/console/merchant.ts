@@ -298,8 +298,10 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       offset: (page - 1) * SHELF_PAGE_SIZE,
     });
     const snapshot = app.catalog.current();
-    const shelfRows: ShelfRow[] = rows.map((row) => {
-      const v = productView(row, snapshot);
+    // the page's listings explained on the matcher's worker thread, never on the event loop
+    const explained = await app.inlineMatcher.explain(m.id, rows);
+    const shelfRows: ShelfRow[] = rows.map((row, i) => {
+      const v = productView(row, snapshot, explained[i]);
       return {
         id: v.merchant_product_id,
         name: v.name,
@@ -431,8 +433,10 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       for (const id of ids) {
         const row = await findProductRow(app.db, m.id, id);
         if (!row) continue;
-        // the suggestion as it stands now, not as the page showed it: a product matched since is left alone
-        const s = suggestionOf(productView(row, snapshot));
+        // the suggestion as it stands now, not as the page showed it: a product matched since is left
+        // alone; explained on the matcher's worker thread (up to MAX_BULK_ACCEPT of them)
+        const [explained] = await app.inlineMatcher.explain(m.id, [row]);
+        const s = suggestionOf(productView(row, snapshot, explained));
         if (!s) continue;
         await pinMatch(app.db, snapshot, m.id, id, s.id);
         pinned++;

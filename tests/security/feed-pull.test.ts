@@ -7,7 +7,9 @@ import { work } from '../../catalog/search.ts';
 import { WOO_PAGE_SIZE } from '../../feeds/woocommerce.ts';
 import { LISTING_SLICE } from '../../plugins/app/inline-matcher.ts';
 import { merchantProducts } from '../../schema/index.ts';
+import { createConsoleUser } from '../../services/console-users.ts';
 import { pullSource } from '../../services/feeds.ts';
+import { Browser, PASSWORD } from '../console-session.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from '../helper.ts';
 
 /**
@@ -15,7 +17,8 @@ import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type T
  * 24 made-up words and described in 4,000 characters of made-up words. Matching them is heavy work
  * (about 3 ms a product); whatever starts it — a pull (scheduled, the admin API's or the console's
  * "pull now"), a feed's test, a product sync through the admin API, a platform's product webhook, a
- * rematch — it runs on the matcher's worker thread, a slice at a time, never on the event loop
+ * rematch, a page of products explained (the shelf, the admin list) — it runs on the matcher's
+ * worker thread, a slice at a time, never on the event loop
  * every shop is answered on. Counted with the matcher's work counter (catalog/search.ts `work`,
  * this thread's only), not with time.
  */
@@ -256,6 +259,67 @@ describe("a fake store's feed is matched off the event loop", () => {
     ).toEqual(NONE);
     expect(answer?.statusCode, answer?.body).toBe(200);
     expect(answer?.json()).toMatchObject({ checked: LISTING_SLICE + 6, changed: 0 });
+  });
+
+  it('a page of the shelf, an accept of its suggestions and the admin product list explain their products off the event loop', async () => {
+    const { merchant } = await fakeStoreSource(0);
+    await createConsoleUser(app.db, {
+      email: `owner@${merchant.slug}.example`,
+      password: PASSWORD,
+      role: 'owner',
+      merchant: merchant.id,
+    });
+    const word = wordMaker(++seed * 7919);
+    const products = Array.from({ length: LISTING_SLICE + 5 }, (_, i) => ({
+      merchant_product_id: `e${i}`,
+      name: Array.from({ length: 24 }, () => word(11))
+        .join(' ')
+        .slice(0, 300),
+      house: 'Lattafa',
+      price: 100,
+    }));
+    const synced = await app.inject({
+      method: 'PUT',
+      url: `/api/admin/merchants/${merchant.id}/products`,
+      headers: adminHeaders,
+      payload: { products },
+    });
+    expect(synced.statusCode, synced.body).toBe(200);
+
+    let answer: Awaited<ReturnType<typeof pull>> | undefined;
+    expect(
+      await mainThreadWork(async () => {
+        answer = await app.inject({
+          method: 'GET',
+          url: `/api/admin/merchants/${merchant.id}/products?limit=1000`,
+          headers: adminHeaders,
+        });
+      }),
+    ).toEqual(NONE);
+    expect(answer?.statusCode, answer?.body).toBe(200);
+    const listed = (answer?.json() as { products: { explanation: { parsed: { words: string[] } } }[] } | undefined)
+      ?.products;
+    expect(listed).toHaveLength(LISTING_SLICE + 5);
+    expect(listed?.[0]?.explanation.parsed.words.length).toBeGreaterThan(10);
+
+    const owner = new Browser(app, '10.44.3.1');
+    expect((await owner.signIn(`owner@${merchant.slug}.example`)).statusCode).toBe(303);
+    let page: Awaited<ReturnType<Browser['get']>> | undefined;
+    expect(
+      await mainThreadWork(async () => {
+        page = await owner.get(`/console/m/${merchant.slug}/shelf`);
+      }),
+    ).toEqual(NONE);
+    expect(page?.statusCode).toBe(200);
+    let accepted: Awaited<ReturnType<Browser['post']>> | undefined;
+    expect(
+      await mainThreadWork(async () => {
+        accepted = await owner.post(`/console/m/${merchant.slug}/shelf/accept`, {
+          accept: products.slice(0, 20).map((p) => p.merchant_product_id),
+        });
+      }),
+    ).toEqual(NONE);
+    expect(accepted?.statusCode).toBe(303);
   });
 
   it("another shop's inline catalog sent while a pull is being matched is matched between two of the pull's slices", async () => {
