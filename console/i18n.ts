@@ -192,6 +192,8 @@ const en = {
   enterUsed: 'This sign-in link has expired or was used already. Open the app again from your Salla dashboard.',
   enterConfirm: 'Open the console of “{s}” as {e}?',
   enterContinue: 'Open the console',
+  wooConnected: '“{s}” is connected to Sillage.',
+  wooBackToStore: 'Back to the store without signing in',
   dashboardNotInstaller:
     'Only the store’s user who installed the app can open the console from here. Ask them to add you on the console’s Team page.',
   enterOther: 'You are signed in as {e}. Sign out first to open the console as {o}.',
@@ -417,6 +419,8 @@ const ar: Record<MessageKey, string> = {
   enterUsed: 'انتهت صلاحية رابط الدخول هذا أو استُخدم من قبل. افتح التطبيق مرة أخرى من لوحة سلة.',
   enterConfirm: 'هل تفتح لوحة تحكم «{s}» بحساب {e}؟',
   enterContinue: 'افتح لوحة التحكم',
+  wooConnected: 'تم ربط «{s}» بـ Sillage.',
+  wooBackToStore: 'العودة إلى المتجر دون تسجيل الدخول',
   dashboardNotInstaller:
     'لا يفتح لوحة التحكم من هنا إلا مستخدم المتجر الذي ثبّت التطبيق. اطلب منه إضافتك من صفحة الفريق في لوحة التحكم.',
   enterOther: 'أنت مسجّل الدخول بحساب {e}. سجّل الخروج أولًا لتفتح لوحة التحكم بحساب {o}.',

@@ -238,6 +238,30 @@ ${csrfField(ctx)}
   );
 }
 
+/**
+ * The WooCommerce connection's last step: the store is connected; the admin opens its console, as
+ * the email the plugin sent, with the button (a form, with its CSRF token), or goes back to the
+ * store without signing in. A link alone signs nobody in.
+ */
+export function wooConnectedPage(
+  ctx: PageContext,
+  d: { store: string; email: string; token: string; back: string },
+): Html {
+  const { lang } = ctx;
+  return layout(
+    ctx,
+    t(lang, 'dashboardTitle'),
+    html`<form method="post" action="/console/woocommerce/return" class="card narrow">
+${csrfField(ctx)}
+<input type="hidden" name="user_id" value="${d.token}">
+<p>${t(lang, 'wooConnected', { s: d.store })}</p>
+<p>${t(lang, 'enterConfirm', { s: d.store, e: d.email })}</p>
+<button type="submit">${t(lang, 'enterContinue')}</button>
+<p><a href="${d.back}">${t(lang, 'wooBackToStore')}</a></p>
+</form>`,
+  );
+}
+
 // ---------- overview ----------
 
 export interface OverviewData {

@@ -64,7 +64,7 @@ export const ERRORS = {
   },
   invalid_oauth_state: {
     status: 400,
-    when: "console: a platform's install callback without the state this browser was given, or without a code; a Salla dashboard token Salla refuses; a one-time sign-in link expired or used",
+    when: "console: a platform's install callback without the state this browser was given, or without a code; a Salla dashboard token Salla refuses; a one-time sign-in link expired or used; a WooCommerce connection its store does not confirm, or a connect token forged or ended",
   },
   install_refused: { status: 400, when: 'console: the merchant did not authorize the app on the platform' },
   missing_api_key: { status: 401, when: 'widget operations: no key in the body or `Authorization`' },
@@ -107,6 +107,10 @@ export const ERRORS = {
   signed_in_elsewhere: {
     status: 409,
     when: "console: a one-time sign-in link (Salla's dashboard page) opened in a browser signed in as someone else",
+  },
+  store_connected: {
+    status: 409,
+    when: 'WooCommerce: another installation of the plugin is still connected at the store’s address (it disconnects first)',
   },
   store_not_installed: {
     status: 409,

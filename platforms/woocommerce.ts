@@ -1,12 +1,13 @@
 /**
- * WooCommerce's side of the app (docs/platforms.md): a store named by its own address, the
- * one-click REST keys (`/wc-auth/v1/authorize`, which posts the keys to the service with the
+ * WooCommerce's side of the app (docs/platforms.md): a store named by its own address and the
+ * installation key its plugin keeps (an Ed25519 key pair: the store confirms each connection it
+ * starts by signing the service's challenge), the one-click REST keys (`/wc-auth/v1/authorize`, which posts the keys to the service with the
  * `user_id` the service gave: here a signed, short-lived connect token), the webhooks the
  * store's plugin registers (signed with a secret of the store's: `X-WC-Webhook-Signature`, the
  * base64 HMAC-SHA256 of the raw body), and the orders they carry. Pure: what is read and how; the
  * calls are the plugin's (plugins/app/woocommerce.ts).
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import {
   amountOf,
   currencyCode,
@@ -54,11 +55,14 @@ export function wooStoreUrl(v: unknown, privateHosts: readonly string[] = []): s
 
 /**
  * A store's id here: its host and path as `[a-z0-9-]` (at most 27 characters), then 32 hex (128
- * bits) of the SHA-256 of its whole address. The readable part alone is not one-to-one
- * (`a.example/b` and `a-example.b` read the same, and punctuation in a path reads as nothing): the
- * hash keeps two stores from sharing an id; the connection also checks the install's address.
+ * bits) of the SHA-256 of its whole address and its plugin's installation key. The readable part
+ * alone is not one-to-one (`a.example/b` and `a-example.b` read the same, and punctuation in a path
+ * reads as nothing): the hash keeps two stores from sharing an id; the connection also checks the
+ * install's address. Another installation at the same address (a new WordPress there) is another
+ * store, with a merchant of its own. Stores connected before installation keys have an id of their
+ * address alone (`installationKey` null).
  */
-export function wooStoreId(storeUrl: string): string {
+export function wooStoreId(storeUrl: string, installationKey: string | null = null): string {
   const u = new URL(storeUrl);
   const readable = `${u.host}${u.pathname}`
     .toLowerCase()
@@ -66,7 +70,10 @@ export function wooStoreId(storeUrl: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 27)
     .replace(/-+$/, '');
-  const hash = createHash('sha256').update(storeUrl).digest('hex').slice(0, 32);
+  const hash = createHash('sha256')
+    .update(installationKey === null ? storeUrl : `${storeUrl}\n${installationKey}`)
+    .digest('hex')
+    .slice(0, 32);
   return `${readable || 'store'}-${hash}`;
 }
 
@@ -82,6 +89,8 @@ export interface ConnectToken {
   email: string | null;
   /** the plugin's admin page (`admin_url('admin.php')`), when WordPress is not at the store's address */
   admin: string | null;
+  /** the installation key (base64url Ed25519 public key) the store confirmed the connection with */
+  key: string;
   /** when the token ends, in ms */
   exp: number;
 }
@@ -91,7 +100,7 @@ const mac = (key: Buffer, payload: string) => createHmac('sha256', key).update(p
 
 /** A connect token: the payload and its HMAC with the service's key, both base64url. */
 export function signConnect(t: ConnectToken, key: Buffer): string {
-  const payload = b64(JSON.stringify({ s: t.store, p: t.proof, e: t.email, a: t.admin, x: t.exp }));
+  const payload = b64(JSON.stringify({ s: t.store, p: t.proof, e: t.email, a: t.admin, k: t.key, x: t.exp }));
   return `${payload}.${b64(mac(key, payload))}`;
 }
 
@@ -109,14 +118,70 @@ export function readConnect(token: unknown, key: Buffer, now = Date.now()): Conn
   } catch {
     return null;
   }
-  if (typeof p.s !== 'string' || typeof p.p !== 'string' || typeof p.x !== 'number' || p.x < now) return null;
+  if (
+    typeof p.s !== 'string' ||
+    typeof p.p !== 'string' ||
+    !isInstallationKey(p.k) ||
+    typeof p.x !== 'number' ||
+    p.x < now
+  )
+    return null;
   return {
     store: p.s,
     proof: p.p,
     email: typeof p.e === 'string' ? p.e : null,
     admin: typeof p.a === 'string' ? p.a : null,
+    key: p.k,
     exp: p.x,
   };
+}
+
+/** An installation key as the plugin shows it: an Ed25519 public key, 32 bytes in base64url. */
+export const isInstallationKey = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9_-]{43}$/.test(v);
+
+/** The REST route of the plugin that confirms a connection it started (`?rest_route=` works with any permalinks). */
+export const CONNECTION_ROUTE = '/sillage/v1/connection';
+
+/**
+ * Where the service asks a store whether its plugin started the connection with this proof: the
+ * plugin's REST route, in its query form, on the store's own address, with the service's challenge.
+ */
+export function connectionUrl(store: string, proof: string, challenge: string): string {
+  const u = new URL(`${store}/`);
+  u.searchParams.set('rest_route', CONNECTION_ROUTE);
+  u.searchParams.set('proof', proof);
+  u.searchParams.set('challenge', challenge);
+  return u.toString();
+}
+
+/** What the plugin signs with its installation key to confirm a connection. */
+export const connectionMessage = (proof: string, challenge: string) =>
+  Buffer.from(`sillage-woocommerce-connection\n${proof}\n${challenge}`);
+
+/**
+ * The installation key of a store's confirmation (`{proof, key, signature}`, JSON, at most 4 KB):
+ * the Ed25519 signature (base64url) of connectionMessage for the proof asked about and the
+ * service's challenge, made with that key. Null for anything else: a page that is not the
+ * plugin's, a signature over another proof or challenge, or made with another key.
+ */
+export function confirmedKey(body: string, proof: string, challenge: string): string | null {
+  let b: Record<string, unknown>;
+  try {
+    b = record(body.length <= 4096 ? JSON.parse(body) : null);
+  } catch {
+    return null;
+  }
+  const { key, signature } = b;
+  if (!isInstallationKey(key)) return null;
+  try {
+    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key }, format: 'jwk' });
+    return verify(null, connectionMessage(proof, challenge), publicKey, Buffer.from(String(signature), 'base64url'))
+      ? key
+      : null;
+  } catch {
+    // no 32 bytes are refused as a key today; should a runtime refuse one, it confirms nothing
+    return null;
+  }
 }
 
 /** A proof as the plugin sends it: the hex SHA-256 of its secret. */

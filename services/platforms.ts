@@ -190,6 +190,11 @@ export async function installStore(
     origins?: string[];
     /** WooCommerce: the hash of the connect token whose keys these are */
     connectTokenHash?: string;
+    /**
+     * called in the install's transaction before a store with no install yet gets its merchant
+     * (WooCommerce bounds how many it makes): throwing installs nothing
+     */
+    beforeCreate?: (tx: DbOrTx) => Promise<void>;
   },
 ): Promise<{ install: PlatformInstallRow; created: boolean; reinstalled: boolean }> {
   return db.transaction(async (tx) => {
@@ -214,6 +219,7 @@ export async function installStore(
         .returning();
       return { install: install as PlatformInstallRow, created: false, reinstalled: false };
     }
+    if (!existing) await input.beforeCreate?.(tx);
     const merchantId =
       existing?.merchantId ??
       (
@@ -420,6 +426,18 @@ export async function installsToSetUp(db: DbOrTx, platform: Platform, limit = 50
     )
     .limit(limit);
   return rows.map((r) => r.storeId);
+}
+
+/** A platform's installed stores whose feed source reads this address (WooCommerce: the installations at one address). */
+export async function installedAt(db: DbOrTx, platform: Platform, url: string): Promise<PlatformInstallRow[]> {
+  const rows = await db
+    .select({ install: platformInstalls })
+    .from(platformInstalls)
+    .innerJoin(feedSources, eq(feedSources.id, platformInstalls.feedSourceId))
+    .where(
+      and(eq(platformInstalls.platform, platform), eq(platformInstalls.status, 'installed'), eq(feedSources.url, url)),
+    );
+  return rows.map((r) => r.install);
 }
 
 /** The install of a merchant's platform feed source, when the source is one. */

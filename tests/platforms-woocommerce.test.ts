@@ -12,7 +12,7 @@ import {
 } from '../schema/index.ts';
 import { storeSlug } from '../services/platforms.ts';
 import { buildTestApp, closeTestApp, expectPlatformOff, scoredSession, type TestApp } from './helper.ts';
-import { connectFromWoo, type WooSimProduct, WooSimulator } from './woo-sim.ts';
+import { connectFromWoo, startFromWoo, type WooSimProduct, WooSimulator } from './woo-sim.ts';
 import { cookieOf } from './zid-sim.ts';
 
 /**
@@ -36,7 +36,7 @@ const SHELF: WooSimProduct[] = [
 const STORE = 'attar';
 const installOf = async (store: string) =>
   (await app.db.select().from(platformInstalls).where(eq(platformInstalls.storeId, store)))[0];
-const storeIdOf = (path: string) => wooStoreId(sim.url(path));
+const storeIdOf = (path: string) => wooStoreId(sim.url(path), sim.stores.get(path)?.installation.key ?? null);
 const productsOf = async (merchantId: string) =>
   app.db.select().from(merchantProducts).where(eq(merchantProducts.merchantId, merchantId));
 const webhookRows = async () => (await app.db.select({ n: sql<number>`count(*)::int` }).from(platformWebhooks))[0]?.n;
@@ -76,6 +76,10 @@ describe('connect → keys → signed in → claim → import → recommendation
     expect(screen.searchParams.get('wc-auth-route')).toBe('authorize');
     expect(new URL(c.start.headers.location as string).searchParams.get('scope')).toBe('read');
     expect(c.keys?.statusCode, c.keys?.body).toBe(200);
+    // back from the key screen, the browser that started is offered the console; its button signs in
+    expect(c.offered.statusCode).toBe(200);
+    expect(c.offered.body).toContain('action="/console/woocommerce/return"');
+    expect(cookieOf(c.offered.headers['set-cookie'], 'console_session')).toBeUndefined();
     expect(c.returned.statusCode).toBe(303);
     expect(c.page?.toString()).toMatch(
       new RegExp(`^${sim.url(STORE)}/wp-admin/admin\\.php\\?page=sillage&sillage_connect=`),
@@ -182,12 +186,16 @@ describe('connect → keys → signed in → claim → import → recommendation
       },
     });
     expect(forged.statusCode).toBe(401);
-    // a real token for a store, with keys that do not open it: nothing installed
+    // a store that does not confirm the connection (its plugin did not start it): no token, sent nowhere
     sim.addStore('liar', SHELF.slice(0, 1));
-    const start = await app.inject({
+    const unconfirmed = await app.inject({
       method: 'GET',
       url: `/console/woocommerce/connect?${new URLSearchParams({ store: sim.url('liar'), proof })}`,
     });
+    expect(unconfirmed.statusCode).toBe(400);
+    expect(unconfirmed.headers.location).toBeUndefined();
+    // a real token for a store, with keys that do not open it: nothing installed
+    const { start } = await startFromWoo(app, sim, 'liar');
     const token = new URL(start.headers.location as string).searchParams.get('user_id') as string;
     const wrong = await app.inject({
       method: 'POST',
@@ -206,27 +214,28 @@ describe('connect → keys → signed in → claim → import → recommendation
   });
 
   it('a connection whose keys never came opens nothing of an installed store: no sign-in, no claim', async () => {
-    // someone starts a connection for a store that is connected already, with a secret of their own
+    // someone starts a connection for a store that is connected already, with a secret of their own:
+    // the store's plugin did not start it, so it is not confirmed and no token is made
     const proof = createHash('sha256').update('mallory').digest('hex');
-    const start = await app.inject({
+    const refused = await app.inject({
       method: 'GET',
       url: `/console/woocommerce/connect?${new URLSearchParams({ store: sim.url(STORE), proof, email: 'mallory@evil.example' })}`,
     });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers.location).toBeUndefined();
+    // the store's own connection, started and never approved, comes back saying it was
+    const { start, browser, secret } = await startFromWoo(app, sim, STORE, { email: 'mallory@evil.example' });
     const token = new URL(start.headers.location as string).searchParams.get('user_id') as string;
-    const cookie = cookieOf(start.headers['set-cookie'], 'woocommerce_connect') as string;
-    // and comes back saying it was approved, in the browser that started
-    const back = await app.inject({
-      method: 'GET',
-      url: `/console/woocommerce/return?success=1&user_id=${encodeURIComponent(token)}`,
-      headers: { cookie },
-    });
+    const back = await browser.get(`/console/woocommerce/return?success=1&user_id=${encodeURIComponent(token)}`);
     expect(back.statusCode).toBe(303);
     expect(new URL(back.headers.location as string).searchParams.get('success')).toBe('0');
     expect(cookieOf(back.headers['set-cookie'], 'console_session')).toBeUndefined();
+    const signIn = await browser.post('/console/woocommerce/return', { user_id: token });
+    expect(cookieOf(signIn.headers['set-cookie'], 'console_session')).toBeUndefined();
     const claim = await app.inject({
       method: 'POST',
       url: '/api/platforms/woocommerce/connections/claim',
-      payload: { token, secret: 'mallory' },
+      payload: { token, secret },
     });
     expect(claim.statusCode).toBe(409);
     expect(claim.body).not.toContain('webhook_secret');

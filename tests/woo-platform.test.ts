@@ -1,9 +1,14 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,
   CONNECT_TTL_MS,
+  CONNECTION_ROUTE,
+  confirmedKey,
+  connectionMessage,
+  connectionUrl,
+  isInstallationKey,
   isProof,
   isWooTopic,
   pluginPage,
@@ -25,6 +30,12 @@ import {
 /** What the service reads from WooCommerce and its plugin (platforms/woocommerce.ts), rule by rule. */
 const KEY = Buffer.alloc(32, 7);
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
+/** A plugin's installation key pair, and its public half as the plugin shows it. */
+const installation = () => {
+  const pair = generateKeyPairSync('ed25519');
+  return { ...pair, key: pair.publicKey.export({ format: 'jwk' }).x as string };
+};
+const INSTALLATION = installation();
 const token = (over: Partial<Parameters<typeof signConnect>[0]> = {}) =>
   signConnect(
     {
@@ -32,6 +43,7 @@ const token = (over: Partial<Parameters<typeof signConnect>[0]> = {}) =>
       proof: 'a'.repeat(64),
       email: 'o@attar.example',
       admin: null,
+      key: INSTALLATION.key,
       exp: NOW + 60_000,
       ...over,
     },
@@ -122,6 +134,7 @@ describe('connect tokens and proofs', () => {
       proof: 'a'.repeat(64),
       email: 'o@attar.example',
       admin: 'https://attar.example/wp-admin/admin.php',
+      key: INSTALLATION.key,
       exp: NOW + 60_000,
     });
     expect(readConnect(t, KEY, NOW + 60_001)).toBeNull();
@@ -161,6 +174,83 @@ describe('connect tokens and proofs', () => {
     expect(proofValid(secret, proof.toUpperCase())).toBe(false);
     expect(proofValid(undefined, proof)).toBe(false);
     expect(isProof('g'.repeat(64))).toBe(false);
+  });
+});
+
+describe("the store's confirmation of a connection", () => {
+  const proof = 'c'.repeat(64);
+  const challenge = 'Q'.repeat(43);
+  const answer = (o: { proof?: string; challenge?: string; pair?: ReturnType<typeof installation>; key?: string }) => {
+    const pair = o.pair ?? INSTALLATION;
+    return JSON.stringify({
+      proof: o.proof ?? proof,
+      key: o.key ?? pair.key,
+      signature: sign(null, connectionMessage(o.proof ?? proof, o.challenge ?? challenge), pair.privateKey).toString(
+        'base64url',
+      ),
+    });
+  };
+
+  it("is asked of the plugin's REST route on the store's own address, in its query form", () => {
+    const u = new URL(connectionUrl('https://attar.example/shop', proof, challenge));
+    expect(`${u.origin}${u.pathname}`).toBe('https://attar.example/shop/');
+    expect(Object.fromEntries(u.searchParams)).toEqual({ rest_route: CONNECTION_ROUTE, proof, challenge });
+    expect(CONNECTION_ROUTE).toBe('/sillage/v1/connection');
+    expect(connectionMessage(proof, challenge).toString()).toBe(
+      `sillage-woocommerce-connection\n${proof}\n${challenge}`,
+    );
+  });
+
+  it('is the installation key whose Ed25519 signature of this proof and challenge is good; nothing else is', () => {
+    expect(confirmedKey(answer({}), proof, challenge)).toBe(INSTALLATION.key);
+    const other = installation();
+    for (const [what, body] of [
+      ['another proof', answer({ proof: 'd'.repeat(64) })],
+      ['another challenge', answer({ challenge: 'R'.repeat(43) })],
+      ['signed with another key', answer({ key: other.key })],
+      ['another key named', answer({ pair: other, key: INSTALLATION.key })],
+      ['not JSON', 'Sillage'],
+      ['a list', '[]'],
+      ['no signature', JSON.stringify({ proof, key: INSTALLATION.key })],
+      ['a short signature', JSON.stringify({ proof, key: INSTALLATION.key, signature: 'A'.repeat(85) })],
+      ['a key of another length', JSON.stringify({ ...JSON.parse(answer({})), key: `${INSTALLATION.key}A` })],
+      ['too long', JSON.stringify({ ...JSON.parse(answer({})), pad: 'x'.repeat(4096) })],
+      ['a signature that is no text', JSON.stringify({ ...JSON.parse(answer({})), signature: 5 })],
+    ] as const) {
+      expect(confirmedKey(body, proof, challenge), what).toBeNull();
+    }
+    // a confirmation of 4 KB is read, one byte more is not
+    const padded = (n: number) => {
+      const a = JSON.parse(answer({}));
+      const base = JSON.stringify({ ...a, pad: '' });
+      return JSON.stringify({ ...a, pad: 'x'.repeat(n - base.length) });
+    };
+    expect(padded(4096)).toHaveLength(4096);
+    expect(confirmedKey(padded(4096), proof, challenge)).toBe(INSTALLATION.key);
+    expect(confirmedKey(padded(4097), proof, challenge)).toBeNull();
+    // a signature of the right length that is not one
+    expect(
+      confirmedKey(JSON.stringify({ ...JSON.parse(answer({})), signature: 'A'.repeat(86) }), proof, challenge),
+    ).toBeNull();
+    // 32 bytes that are no Ed25519 point
+    expect(
+      confirmedKey(JSON.stringify({ ...JSON.parse(answer({})), key: '_'.repeat(43) }), proof, challenge),
+    ).toBeNull();
+    expect(isInstallationKey(INSTALLATION.key)).toBe(true);
+    expect(isInstallationKey(` ${INSTALLATION.key.slice(1)}`)).toBe(false);
+    expect(isInstallationKey(42)).toBe(false);
+  });
+
+  it("an installation's id is the address's and its key's: another installation at the address is another store", () => {
+    const a = wooStoreId('https://attar.example', INSTALLATION.key);
+    expect(a).toMatch(/^attar-example-[0-9a-f]{32}$/);
+    expect(a).toBe(
+      `attar-example-${createHash('sha256').update(`https://attar.example\n${INSTALLATION.key}`).digest('hex').slice(0, 32)}`,
+    );
+    expect(wooStoreId('https://attar.example', installation().key)).not.toBe(a);
+    expect(wooStoreId('https://attar.example')).toBe(
+      `attar-example-${createHash('sha256').update('https://attar.example').digest('hex').slice(0, 32)}`,
+    );
   });
 });
 
@@ -305,7 +395,7 @@ describe('WooCommerce readings, edge by edge', () => {
       const p = Buffer.from(JSON.stringify(payload)).toString('base64url');
       return `${p}.${createHmac('sha256', KEY).update(p).digest('base64url')}`;
     };
-    const ok = { s: 'https://attar.example', p: 'a'.repeat(64), x: NOW + 1 };
+    const ok = { s: 'https://attar.example', p: 'a'.repeat(64), k: INSTALLATION.key, x: NOW + 1 };
     expect(readConnect(signed(ok), KEY, NOW)).toMatchObject({
       store: 'https://attar.example',
       email: null,
@@ -317,6 +407,10 @@ describe('WooCommerce readings, edge by edge', () => {
       { ...ok, p: 5 },
       { ...ok, x: '9' },
       { ...ok, x: NOW - 1 },
+      { ...ok, x: String(NOW + 60_000) },
+      { ...ok, x: undefined },
+      { ...ok, k: undefined },
+      { ...ok, k: `${INSTALLATION.key}A` },
     ]) {
       expect(readConnect(signed(bad), KEY, NOW), JSON.stringify(bad)).toBeNull();
     }

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect } from 'vitest';
-import { signWoo } from '../platforms/woocommerce.ts';
+import { CONNECTION_ROUTE, connectionMessage, signWoo } from '../platforms/woocommerce.ts';
+import { Browser } from './console-session.ts';
 import type { TestApp } from './helper.ts';
 import { SimServer } from './sim-server.ts';
-import { cookieOf } from './zid-sim.ts';
 
 /**
  * WooCommerce stores on 127.0.0.1 for the tests (docs/platforms.md), each a WordPress in a folder
@@ -12,7 +12,9 @@ import { cookieOf } from './zid-sim.ts';
  * posts the new keys to the callback URL, then sends the browser to the return URL), the REST API
  * (`/wp-json/wc/v3/products` behind the keys, Basic auth) and the public Store API
  * (`/wp-json/wc/store/v1/products`, a page and one product), in the shapes WooCommerce publishes;
- * and the webhooks its plugin registers, signed with the store's secret.
+ * the plugin's confirmation of a connection it started (`?rest_route=/sillage/v1/connection`: the
+ * proof it holds, and the service's challenge signed with its installation key); and the webhooks
+ * its plugin registers, signed with the store's secret.
  *
  * A helper module, not a test file.
  */
@@ -29,7 +31,16 @@ export interface WooSimProduct {
 export interface WooSimStore {
   path: string;
   products: Map<number, WooSimProduct>;
+  /** the last keys approved */
   keys: { key: string; secret: string; permissions: string } | null;
+  /** every key approved on this WordPress (each opens its REST API until deleted) */
+  approved: Set<string>;
+  /** the plugin's installation key pair (kept across Disconnect; a new WordPress has another) */
+  installation: { privateKey: KeyObject; key: string };
+  /** the proofs of the connections its plugin started (Connect pressed) */
+  pending: Set<string>;
+  /** a fake store: its "plugin" confirms any proof it is asked about */
+  confirmsAny: boolean;
   /** the webhook secret and delivery URL the plugin registered (from the service's claim) */
   webhook: { secret: string; url: string } | null;
 }
@@ -73,16 +84,34 @@ export class WooSimulator extends SimServer {
   decline = false;
   /** the REST API answers any request, with keys or without (a site that answers everything alike) */
   openApi = false;
+  /** how many times a store was asked to confirm a connection */
+  confirmations = 0;
 
   /** The service's settings for the WooCommerce app (loopback: allowed as a store's host). */
   env(): Record<string, string> {
     return { WOOCOMMERCE_APP: 'true', FEED_ALLOW_PRIVATE_HOSTS: '127.0.0.1' };
   }
 
-  addStore(path: string, products: WooSimProduct[]) {
-    const store: WooSimStore = { path, products: new Map(products.map((p) => [p.id, p])), keys: null, webhook: null };
+  addStore(path: string, products: WooSimProduct[], o: { confirmsAny?: boolean } = {}) {
+    const pair = generateKeyPairSync('ed25519');
+    const store: WooSimStore = {
+      path,
+      products: new Map(products.map((p) => [p.id, p])),
+      keys: null,
+      approved: new Set(),
+      installation: { privateKey: pair.privateKey, key: pair.publicKey.export({ format: 'jwk' }).x as string },
+      pending: new Set(),
+      confirmsAny: o.confirmsAny ?? false,
+      webhook: null,
+    };
     this.stores.set(path, store);
     return store;
+  }
+
+  /** Another WordPress at a store's address (the address changed hands): no keys, another installation key. */
+  newWordPress(path: string, o: { confirmsAny?: boolean } = {}) {
+    const old = this.stores.get(path);
+    return this.addStore(path, old ? [...old.products.values()] : [], o);
   }
 
   /** The store's address (its home_url()). */
@@ -137,7 +166,24 @@ export class WooSimulator extends SimServer {
     const [, path, ...rest] = url.pathname.split('/');
     const store = this.stores.get(path ?? '');
     const route = `/${rest.join('/')}`;
+    if (url.searchParams.get('rest_route') === CONNECTION_ROUTE) this.confirmations++;
     if (!store) return this.json(res, 404, { code: 'rest_no_route' });
+    if (req.method === 'GET' && route === '/' && url.searchParams.get('rest_route') === CONNECTION_ROUTE) {
+      const proof = url.searchParams.get('proof') ?? '';
+      const challenge = url.searchParams.get('challenge') ?? '';
+      if (!store.confirmsAny && !store.pending.has(proof)) {
+        return this.json(res, 404, {
+          code: 'sillage_no_connection',
+          message: 'No connection started',
+          data: { status: 404 },
+        });
+      }
+      return this.json(res, 200, {
+        proof,
+        key: store.installation.key,
+        signature: sign(null, connectionMessage(proof, challenge), store.installation.privateKey).toString('base64url'),
+      });
+    }
     const keyScreen =
       route === '/wc-auth/v1/authorize' ||
       (route === '/' &&
@@ -156,6 +202,7 @@ export class WooSimulator extends SimServer {
           secret: `cs_${randomBytes(20).toString('hex')}`,
           permissions: url.searchParams.get('scope') ?? 'read',
         };
+        store.approved.add(`Basic ${Buffer.from(`${store.keys.key}:${store.keys.secret}`).toString('base64')}`);
         this.posted.push({
           url: callback,
           body: JSON.stringify({
@@ -173,10 +220,7 @@ export class WooSimulator extends SimServer {
       return res.end();
     }
     if (route === '/wp-json/wc/v3/products') {
-      const expected = store.keys
-        ? `Basic ${Buffer.from(`${store.keys.key}:${store.keys.secret}`).toString('base64')}`
-        : null;
-      if (!this.openApi && (!expected || req.headers.authorization !== expected)) {
+      if (!this.openApi && !store.approved.has(req.headers.authorization ?? '')) {
         return this.json(res, 401, {
           code: 'woocommerce_rest_cannot_view',
           message: 'Sorry, you cannot list resources.',
@@ -206,23 +250,44 @@ export class WooSimulator extends SimServer {
   }
 }
 
+/** A random address in 10/8: each simulated browser or store server its own, unless a test says. */
+const someAddress = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random() * 250) + 1).join('.')}`;
+
 /**
- * The store's admin presses Connect in the plugin: the service's connect route, WooCommerce's key
- * screen (the admin approves), WooCommerce's post of the keys to the service, the browser's return,
- * and the plugin's claim with its secret. Answers what the service answered at each step.
+ * The store's admin presses Connect in the plugin (which keeps the secret's proof as the
+ * connection it started), and their browser opens the service's connect route: what it answered
+ * (a 302 to the store's key screen once the store confirmed), the browser, the secret and proof.
+ */
+export async function startFromWoo(
+  app: TestApp,
+  sim: WooSimulator,
+  path: string,
+  o: { email?: string; secret?: string; browser?: Browser } = {},
+) {
+  const secret = o.secret ?? randomBytes(32).toString('hex');
+  const proof = createHash('sha256').update(secret).digest('hex');
+  sim.stores.get(path)?.pending.add(proof);
+  const browser = o.browser ?? new Browser(app, someAddress());
+  const q = new URLSearchParams({ store: sim.url(path), proof, email: o.email ?? `owner@${path}.sim.example` });
+  const start = await browser.get(`/console/woocommerce/connect?${q}`);
+  return { start, browser, secret, proof };
+}
+
+/**
+ * The store's admin presses Connect in the plugin: the service's connect route (which asks the
+ * store to confirm), WooCommerce's key screen (the admin approves), WooCommerce's post of the keys
+ * to the service (from the store's server, `storeIp`), the browser's return (the page offering the
+ * console, whose button the admin presses unless `signIn` is false), and the plugin's claim with
+ * its secret. Answers what the service answered at each step.
  */
 export async function connectFromWoo(
   app: TestApp,
   sim: WooSimulator,
   path: string,
-  o: { email?: string; secret?: string } = {},
+  o: { email?: string; secret?: string; browser?: Browser; storeIp?: string; signIn?: boolean } = {},
 ) {
-  const secret = o.secret ?? randomBytes(32).toString('hex');
-  const proof = (await import('node:crypto')).createHash('sha256').update(secret).digest('hex');
-  const q = new URLSearchParams({ store: sim.url(path), proof, email: o.email ?? `owner@${path}.sim.example` });
-  const start = await app.inject({ method: 'GET', url: `/console/woocommerce/connect?${q}` });
+  const { start, browser, secret } = await startFromWoo(app, sim, path, o);
   expect(start.statusCode, start.body).toBe(302);
-  const started = cookieOf(start.headers['set-cookie'], 'woocommerce_connect') as string;
   const consent = await fetch(start.headers.location as string, { redirect: 'manual' });
   expect(consent.status).toBe(302);
   // WooCommerce posts the keys before it sends the browser back
@@ -233,26 +298,28 @@ export async function connectFromWoo(
         url: new URL(post.url).pathname,
         headers: { 'content-type': 'application/json' },
         payload: post.body,
+        remoteAddress: o.storeIp ?? someAddress(),
       })
     : null;
   const back = new URL(consent.headers.get('location') as string);
-  const returned = await app.inject({
-    method: 'GET',
-    url: `${back.pathname}${back.search}`,
-    headers: started ? { cookie: started } : {},
-  });
+  const offered = await browser.get(`${back.pathname}${back.search}`);
+  const token = back.searchParams.get('user_id') ?? '';
+  // the page offering the console: its button signs in
+  const returned =
+    offered.statusCode === 200 && o.signIn !== false
+      ? await browser.post('/console/woocommerce/return', { user_id: token })
+      : offered;
   const page = returned.headers.location ? new URL(returned.headers.location as string) : null;
-  const token = page?.searchParams.get('sillage_connect') ?? '';
   const claim = await app.inject({
     method: 'POST',
     url: '/api/platforms/woocommerce/connections/claim',
     headers: { 'content-type': 'application/json' },
-    payload: { token, secret },
+    payload: { token: page?.searchParams.get('sillage_connect') ?? token, secret },
   });
   if (claim.statusCode === 200) {
     const c = claim.json() as { webhook_secret: string; webhook_url: string };
     const store = sim.stores.get(path);
     if (store) store.webhook = { secret: c.webhook_secret, url: c.webhook_url };
   }
-  return { start, keys, returned, page, claim, token, secret };
+  return { start, keys, offered, returned, page, claim, token, secret, browser };
 }

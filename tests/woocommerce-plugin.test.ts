@@ -3,17 +3,19 @@
  * plugin's own runner passes (apps/woocommerce/tests/run.php: the pure core, checks on the
  * sources and translations, then the WordPress side against stand-ins); the signature PHP puts
  * on its message to the service is the base64 HMAC-SHA256 Node computes, as WooCommerce signs
- * `X-WC-Webhook-Signature`; and the purchase the thank-you page queues, run as the page runs it,
+ * `X-WC-Webhook-Signature`; the store's confirmation of a connection (Ed25519, with sodium) is
+ * one the service accepts, for that proof and challenge only; and the purchase the thank-you page queues, run as the page runs it,
  * is one the service's own event validation accepts. Skipped, saying why, where `php` is not on
  * PATH (apt-get install -y php-cli; .ci/run installs it).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { validateEvents } from '../events/validate.ts';
+import { confirmedKey, connectionUrl } from '../platforms/woocommerce.ts';
 
 const APP = join(import.meta.dirname, '..', 'apps', 'woocommerce');
 const CORE = join(APP, 'sillage', 'includes', 'class-sillage-core.php');
@@ -95,6 +97,28 @@ describe.skipIf(!PHP)(`the WooCommerce plugin in PHP${SKIPPED}`, () => {
       'X-WC-Webhook-Signature': hmac('{"store_id":"store-1","reason":"deactivated"}', 'whsec_x'),
       'X-WC-Webhook-Source': 'https://attar.example/',
     });
+  });
+
+  it("the store's confirmation of a connection, signed by PHP with its installation key, is one the service accepts", () => {
+    const secret = 'ab'.repeat(32);
+    const proof = createHash('sha256').update(secret).digest('hex');
+    const challenge = randomBytes(32).toString('base64url');
+    const [body, key] = php(
+      '$k = Sillage_Core::new_installation_key(); $a = Sillage_Core::connection_answer($argv[1], time(), time(), 3600, $argv[2], $argv[3], $k); echo json_encode($a), "\n", Sillage_Core::installation_public_key($k);',
+      secret,
+      proof,
+      challenge,
+    ).split('\n') as [string, string];
+    expect(confirmedKey(body, proof, challenge)).toBe(key);
+    expect(confirmedKey(body, proof, randomBytes(32).toString('base64url'))).toBeNull();
+    expect(confirmedKey(body, 'cd'.repeat(32), challenge)).toBeNull();
+    // the address the service asks is the REST route the plugin registers, in its query form
+    const asked = new URL(connectionUrl('https://attar.example/shop', proof, challenge));
+    expect(asked.searchParams.get('rest_route')).toBe(
+      php(
+        'echo Sillage_Core::REST_NAMESPACE === "sillage/v1" ? "/" . Sillage_Core::REST_NAMESPACE . Sillage_Core::REST_ROUTE : "";',
+      ),
+    );
   });
 
   it("the thank-you page queues a purchase the service's event validation accepts", () => {

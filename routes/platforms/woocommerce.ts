@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { ANY_OPERATION, errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isWooTopic, WOO_DISCONNECTED, WOO_TOPICS, wooSignatureValid } from '../../platforms/woocommerce.ts';
+import { NEW_STORES_PER_ADDRESS_PER_HOUR, NEW_STORES_PER_HOUR } from '../../plugins/app/woocommerce.ts';
 import { findInstall, webhookSecretOf } from '../../services/platforms.ts';
 import { jsonObjectOf, PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, WEBHOOK_ERRORS } from './shared.ts';
 
@@ -51,18 +52,23 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['platforms'],
         summary:
           "WooCommerce's post of a store's new REST keys (`callback_url` of `/wc-auth/v1/authorize`), its `user_id` the service's connect token",
-        description:
-          "The keys are tried against the store's REST API before the store is installed (a merchant, keys, the first import). Refused: a token that is forged or ended (401), keys that are not WooCommerce's or do not open the store (400).",
+        description: `The keys are tried against the store's REST API before the store is installed (a merchant, keys, the first import); the token names the store's address and the installation of its plugin that confirmed the connection. Refused: a token that is forged or ended (401), keys that are not WooCommerce's or do not open the store (400), another installation of the plugin still connected at the address (409 \`store_connected\`), a new store past ${NEW_STORES_PER_ADDRESS_PER_HOUR} an hour from the posting address or ${NEW_STORES_PER_HOUR} an hour in all (429).`,
         security: [],
         response: {
           200: success(Received, 'The store is installed'),
-          ...errorResponses([...BODY_ERRORS, 'invalid_platform_webhook', 'invalid_signature']),
+          ...errorResponses([
+            ...BODY_ERRORS,
+            'invalid_platform_webhook',
+            'invalid_signature',
+            'store_connected',
+            'rate_limited',
+          ]),
         },
       },
     },
     async (request) => {
       const flow = woo();
-      await flow.keys(jsonObjectOf(request.body));
+      await flow.keys(jsonObjectOf(request.body), request.ip);
       return { received: true as const, duplicate: false };
     },
   );

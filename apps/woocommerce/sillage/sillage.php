@@ -2,7 +2,7 @@
 /**
  * Plugin Name:          Sillage Scent Quiz
  * Description:          A short perfume quiz on your WooCommerce store that recommends perfumes from your own catalogue, in Arabic or English. Connect the store once; products, orders and purchases reach Sillage on their own.
- * Version:              0.1.0
+ * Version:              0.2.0
  * Requires at least:    6.3
  * Requires PHP:         7.4
  * Requires Plugins:     woocommerce
@@ -58,6 +58,7 @@ function sillage_boot() {
 	if ( is_admin() ) {
 		Sillage_Admin::init();
 	}
+	add_action( 'rest_api_init', array( 'Sillage_Admin', 'register_rest_routes' ) );
 	Sillage_Storefront::init();
 }
 

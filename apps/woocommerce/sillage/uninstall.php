@@ -1,7 +1,8 @@
 <?php
 /**
- * Deleting the plugin: its webhooks (when any are left) and its options.
- * The store left the service already when the plugin was deactivated.
+ * Deleting the plugin: its webhooks (when any are left) and its options,
+ * the installation key included (a later connection is a new merchant at the
+ * service). The store left the service already when the plugin was deactivated.
  *
  * @package Sillage
  */
@@ -31,6 +32,7 @@ function sillage_uninstall_site() {
 		'sillage_webhook_ids',
 		'sillage_connect_secret',
 		'sillage_connect_started',
+		'sillage_installation_key',
 	);
 	foreach ( $options as $option ) {
 		delete_option( $option );

@@ -202,6 +202,61 @@ test(
 );
 
 test(
+	'installation key: an Ed25519 secret key in base64url, its public half 43 characters',
+	function () {
+		$a = Sillage_Core::new_installation_key();
+		$b = Sillage_Core::new_installation_key();
+		ok( Sillage_Core::is_installation_key( $a ), 'a new key is not a key: ' . $a );
+		ok( $a !== $b, 'two keys are the same' );
+		$public = Sillage_Core::installation_public_key( $a );
+		ok( 1 === preg_match( '/^[A-Za-z0-9_-]{43}$/', $public ), 'public key: ' . $public );
+		eq( $public, Sillage_Core::installation_public_key( $a ), 'the same public key each time' );
+		ok( Sillage_Core::installation_public_key( $b ) !== $public, 'two keys share a public key' );
+		foreach ( array( '', substr( $a, 1 ), $a . 'A', str_replace( substr( $a, 0, 1 ), '+', $a ), null, 42 ) as $bad ) {
+			ok( ! Sillage_Core::is_installation_key( $bad ), 'accepted as a key: ' . var_export( $bad, true ) );
+		}
+		eq( 'aGk', Sillage_Core::base64url( 'hi' ), 'base64url without padding' );
+		eq( '-_8', Sillage_Core::base64url( "\xfb\xff" ), 'base64url alphabet' );
+	}
+);
+
+test(
+	'connection: confirmed only for the pending proof, within the hour, signed over the challenge with the installation key',
+	function () {
+		$secret    = str_repeat( '5e', 32 );
+		$proof     = hash( 'sha256', $secret );
+		$challenge = str_repeat( 'Qx_-', 10 ) . 'abc';
+		$key       = Sillage_Core::new_installation_key();
+		$now       = 1800000000;
+		$answer    = Sillage_Core::connection_answer( $secret, $now - 3600, $now, 3600, $proof, $challenge, $key );
+		eq( array( 'proof', 'key', 'signature' ), array_keys( (array) $answer ), 'answer' );
+		eq( $proof, $answer['proof'], 'proof' );
+		eq( Sillage_Core::installation_public_key( $key ), $answer['key'], 'key' );
+		eq( 86, strlen( $answer['signature'] ), 'signature length' );
+		$raw = function ( $text ) {
+			return base64_decode( strtr( $text, '-_', '+/' ) );
+		};
+		ok(
+			sodium_crypto_sign_verify_detached( $raw( $answer['signature'] ), "sillage-woocommerce-connection\n{$proof}\n{$challenge}", $raw( $answer['key'] ) ),
+			'the signature does not verify'
+		);
+		$refused = array(
+			'another proof'            => array( $secret, $now, $now, 3600, hash( 'sha256', 'other' ), $challenge, $key ),
+			'a proof in capitals'      => array( $secret, $now, $now, 3600, strtoupper( $proof ), $challenge, $key ),
+			'no proof'                 => array( $secret, $now, $now, 3600, null, $challenge, $key ),
+			'over an hour'             => array( $secret, $now - 3601, $now, 3600, $proof, $challenge, $key ),
+			'no connect pending'       => array( '', $now, $now, 3600, hash( 'sha256', '' ), $challenge, $key ),
+			'a short challenge'        => array( $secret, $now, $now, 3600, $proof, substr( $challenge, 1 ), $key ),
+			'a challenge of other text' => array( $secret, $now, $now, 3600, $proof, str_repeat( '=', 43 ), $key ),
+			'no installation key'      => array( $secret, $now, $now, 3600, $proof, $challenge, '' ),
+		);
+		foreach ( $refused as $what => $args ) {
+			eq( null, call_user_func_array( array( 'Sillage_Core', 'connection_answer' ), $args ), $what );
+		}
+	}
+);
+
+test(
 	'service URL: https kept without its trailing slash; http only on this machine or when allowed; anything odd refused',
 	function () {
 		eq( 'https://sillage.example', Sillage_Core::normalize_service_url( '  https://Sillage.Example/  ' ), 'trimmed, host lowercased' );

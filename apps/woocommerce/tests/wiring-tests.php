@@ -168,7 +168,7 @@ test(
 		class_alias( 'WP_User', 'WooCommerce' );
 		wp_reset();
 		sillage_boot();
-		foreach ( array( 'admin_menu', 'admin_post_sillage_save', 'admin_post_sillage_connect', 'admin_post_sillage_disconnect', 'wp_enqueue_scripts', 'woocommerce_thankyou' ) as $hook ) {
+		foreach ( array( 'admin_menu', 'admin_post_sillage_save', 'admin_post_sillage_connect', 'admin_post_sillage_disconnect', 'wp_enqueue_scripts', 'woocommerce_thankyou', 'rest_api_init' ) as $hook ) {
 			ok( isset( WP_State::$actions[ $hook ] ), 'not hooked: ' . $hook );
 		}
 		eq( array( 'Sillage_Storefront', 'thankyou' ), WP_State::$actions['woocommerce_thankyou'][0][0], 'thank-you callback' );
@@ -192,6 +192,75 @@ test(
 			$location,
 			'redirect (the service\'s host allowed)'
 		);
+	}
+);
+
+test(
+	'confirmation: a public GET route that confirms only the pending Connect, signed with an installation key kept across Disconnect',
+	function () {
+		wp_reset();
+		Sillage_Admin::register_rest_routes();
+		$route = WP_State::$rest_routes['sillage/v1/connection'];
+		eq( 'GET', $route['methods'], 'method' );
+		eq( '__return_true', $route['permission_callback'], 'permission' );
+		eq( array( 'Sillage_Admin', 'confirm_connection' ), $route['callback'], 'callback' );
+		$challenge = str_repeat( 'c', 43 );
+		$ask       = function ( $proof ) use ( $challenge ) {
+			return Sillage_Admin::confirm_connection(
+				new WP_REST_Request(
+					array(
+						'proof'     => $proof,
+						'challenge' => $challenge,
+					)
+				)
+			);
+		};
+
+		update_option( 'sillage_service_url', SERVICE );
+		post_form( 'sillage_connect' );
+		redirect_of( array( 'Sillage_Admin', 'handle_connect' ) );
+		$key = get_option( 'sillage_installation_key' );
+		ok( Sillage_Core::is_installation_key( $key ), 'no installation key made at Connect' );
+		$proof  = hash( 'sha256', get_option( 'sillage_connect_secret' ) );
+		$answer = $ask( $proof );
+		ok( $answer instanceof WP_REST_Response, 'the pending connection is not confirmed' );
+		eq( 200, $answer->status, 'status' );
+		eq( 'no-store', $answer->headers['Cache-Control'], 'cache' );
+		eq( Sillage_Core::installation_public_key( $key ), $answer->data['key'], 'key' );
+		$raw = function ( $text ) {
+			return base64_decode( strtr( $text, '-_', '+/' ) );
+		};
+		ok(
+			sodium_crypto_sign_verify_detached( $raw( $answer->data['signature'] ), Sillage_Core::connection_message( $proof, $challenge ), $raw( $answer->data['key'] ) ),
+			'signature'
+		);
+		$other = $ask( hash( 'sha256', 'someone else' ) );
+		ok( $other instanceof WP_Error, 'another proof confirmed' );
+		eq( array( 'status' => 404 ), $other->get_error_data(), 'status of a refusal' );
+
+		// a second Connect keeps the key; an hour later the connection is not confirmed
+		post_form( 'sillage_connect' );
+		redirect_of( array( 'Sillage_Admin', 'handle_connect' ) );
+		eq( $key, get_option( 'sillage_installation_key' ), 'the key of a second Connect' );
+		update_option( 'sillage_connect_started', time() - 3601 );
+		ok( $ask( hash( 'sha256', get_option( 'sillage_connect_secret' ) ) ) instanceof WP_Error, 'confirmed after an hour' );
+
+		// Disconnect keeps the key (connecting again is the same merchant), and confirms nothing
+		foreach ( array( 'sillage_store_id' => STORE_ID, 'sillage_publishable_key' => KEY, 'sillage_webhook_secret' => WH_SECRET, 'sillage_webhook_url' => WH_URL ) as $name => $value ) {
+			update_option( $name, $value );
+		}
+		wp_queue_response( 200, '{}' );
+		post_form( 'sillage_disconnect' );
+		redirect_of( array( 'Sillage_Admin', 'handle_disconnect' ) );
+		eq(
+			array(
+				'sillage_service_url'      => SERVICE,
+				'sillage_installation_key' => $key,
+			),
+			WP_State::$options,
+			'options left'
+		);
+		ok( $ask( $proof ) instanceof WP_Error, 'confirmed after Disconnect' );
 	}
 );
 

@@ -72,6 +72,8 @@ final class WP_State {
 	public static $user_id = 7;
 	/** @var array */
 	public static $deactivation = array();
+	/** @var array */
+	public static $rest_routes = array();
 }
 
 /**
@@ -93,6 +95,7 @@ function wp_reset() {
 	WP_State::$locale              = 'ar';
 	WP_State::$order_received_page = false;
 	WP_State::$user_id             = 7;
+	WP_State::$rest_routes         = array();
 	$_GET                          = array();
 	$_POST                         = array();
 	$_REQUEST                      = array();
@@ -104,16 +107,25 @@ class WP_Error {
 	private $code;
 	/** @var string */
 	private $message;
+	/** @var mixed */
+	private $data;
 
 	/**
 	 * An error.
 	 *
 	 * @param string $code    Code.
 	 * @param string $message Message.
+	 * @param mixed  $data    Data (a REST error's status).
 	 */
-	public function __construct( $code = '', $message = '' ) {
+	public function __construct( $code = '', $message = '', $data = '' ) {
 		$this->code    = $code;
 		$this->message = $message;
+		$this->data    = $data;
+	}
+
+	/** @return mixed */
+	public function get_error_data() {
+		return $this->data;
 	}
 
 	/** @return string */
@@ -133,6 +145,67 @@ class WP_User {
 	public $ID = 7;
 	/** @var string */
 	public $user_email = 'owner+shop@attar.example';
+}
+
+/** A REST request: its parameters. */
+class WP_REST_Request {
+	/** @var array */
+	private $params;
+
+	/**
+	 * A request.
+	 *
+	 * @param array $params Its parameters.
+	 */
+	public function __construct( array $params = array() ) {
+		$this->params = $params;
+	}
+
+	/**
+	 * A parameter.
+	 *
+	 * @param string $name Its name.
+	 * @return mixed
+	 */
+	public function get_param( $name ) {
+		return isset( $this->params[ $name ] ) ? $this->params[ $name ] : null;
+	}
+}
+
+/** A REST response. */
+class WP_REST_Response {
+	/** @var mixed */
+	public $data;
+	/** @var int */
+	public $status;
+	/** @var array */
+	public $headers = array();
+
+	/**
+	 * A response.
+	 *
+	 * @param mixed $data   Its data.
+	 * @param int   $status Its status.
+	 */
+	public function __construct( $data = null, $status = 200 ) {
+		$this->data   = $data;
+		$this->status = $status;
+	}
+
+	/**
+	 * Sets a header.
+	 *
+	 * @param string $name  Its name.
+	 * @param string $value Its value.
+	 */
+	public function header( $name, $value ) {
+		$this->headers[ $name ] = $value;
+	}
+}
+
+function register_rest_route( $route_namespace, $route, $args = array() ) {
+	WP_State::$rest_routes[ $route_namespace . $route ] = $args;
+	return true;
 }
 
 // --- hooks ----------------------------------------------------------------

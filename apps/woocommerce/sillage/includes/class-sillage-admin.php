@@ -12,7 +12,10 @@ defined( 'ABSPATH' ) || exit;
  * The admin side. Every action checks `manage_woocommerce`; the forms carry
  * nonces. The return from the service cannot carry one (the service builds
  * that address): it is bound instead to the connect secret, which only this
- * store holds, is used once and expires after an hour.
+ * store holds, is used once and expires after an hour. The service starts a
+ * connection only once the store confirms it (the REST route
+ * `sillage/v1/connection`, public: it answers only for the pending connect
+ * secret's proof, with the service's challenge signed by the installation key).
  */
 final class Sillage_Admin {
 
@@ -36,6 +39,14 @@ final class Sillage_Admin {
 		'sillage_webhook_ids',
 		'sillage_connect_secret',
 		'sillage_connect_started',
+		'sillage_installation_key',
+	);
+
+	/** The options Disconnect keeps: the service's address, and the installation key (the same merchant when connecting again). */
+	const KEPT_ON_DISCONNECT = array(
+		'sillage_service_url',
+		'sillage_webhook_ids',
+		'sillage_installation_key',
 	);
 
 	/**
@@ -48,6 +59,75 @@ final class Sillage_Admin {
 		add_action( 'admin_post_sillage_connect', array( __CLASS__, 'handle_connect' ) );
 		add_action( 'admin_post_sillage_disconnect', array( __CLASS__, 'handle_disconnect' ) );
 		add_filter( 'plugin_action_links_' . plugin_basename( SILLAGE_PLUGIN_FILE ), array( __CLASS__, 'action_links' ) );
+	}
+
+	/**
+	 * The REST route by which the store confirms to the service a connection
+	 * it started (hooked on rest_api_init for every request, not only the
+	 * admin's: the service calls it).
+	 */
+	public static function register_rest_routes() {
+		register_rest_route(
+			Sillage_Core::REST_NAMESPACE,
+			Sillage_Core::REST_ROUTE,
+			array(
+				'methods'             => 'GET',
+				'callback'            => array( __CLASS__, 'confirm_connection' ),
+				// public: the service asks it; it reveals nothing but a signature over the service's challenge
+				'permission_callback' => '__return_true',
+				'args'                => array(
+					'proof'     => array(
+						'type'     => 'string',
+						'required' => true,
+					),
+					'challenge' => array(
+						'type'     => 'string',
+						'required' => true,
+					),
+				),
+			)
+		);
+	}
+
+	/**
+	 * The service asks whether this store started the connection with a
+	 * proof: yes while that Connect is pending (its installation key signs
+	 * the service's challenge), else 404.
+	 *
+	 * @param WP_REST_Request $request The request.
+	 * @return WP_REST_Response|WP_Error
+	 */
+	public static function confirm_connection( $request ) {
+		$answer = Sillage_Core::connection_answer(
+			get_option( 'sillage_connect_secret', '' ),
+			(int) get_option( 'sillage_connect_started', 0 ),
+			time(),
+			self::CONNECT_TTL,
+			$request->get_param( 'proof' ),
+			$request->get_param( 'challenge' ),
+			get_option( 'sillage_installation_key', '' )
+		);
+		if ( null === $answer ) {
+			return new WP_Error( 'sillage_no_connection', 'This store started no connection with this proof.', array( 'status' => 404 ) );
+		}
+		$response = new WP_REST_Response( $answer, 200 );
+		$response->header( 'Cache-Control', 'no-store' );
+		return $response;
+	}
+
+	/**
+	 * The installation key, made the first time it is needed and kept until
+	 * the plugin is deleted (Disconnect and deactivation keep it).
+	 *
+	 * @return string
+	 */
+	public static function installation_key() {
+		$key = get_option( 'sillage_installation_key', '' );
+		if ( ! Sillage_Core::is_installation_key( $key ) ) {
+			$key = Sillage_Core::new_installation_key();
+			update_option( 'sillage_installation_key', $key, false );
+		}
+		return $key;
 	}
 
 	/**
@@ -331,8 +411,8 @@ final class Sillage_Admin {
 			}
 		}
 
-		// everything but the service's address (and the webhook ids, gone with the webhooks)
-		foreach ( array_diff( self::OPTIONS, array( 'sillage_service_url', 'sillage_webhook_ids' ) ) as $option ) {
+		// everything but the service's address, the installation key (and the webhook ids, gone with the webhooks)
+		foreach ( array_diff( self::OPTIONS, self::KEPT_ON_DISCONNECT ) as $option ) {
 			delete_option( $option );
 		}
 		return $result;
@@ -393,9 +473,10 @@ final class Sillage_Admin {
 	}
 
 	/**
-	 * Connect: a new connect secret is saved, and the admin's browser goes to
-	 * the service with its SHA-256 (the service then sends it to the store's
-	 * own WooCommerce key screen, read-only).
+	 * Connect: a new connect secret is saved (and the installation key made,
+	 * the first time), and the admin's browser goes to the service with its
+	 * SHA-256 (the service asks the store to confirm it, then sends the
+	 * browser to the store's own WooCommerce key screen, read-only).
 	 */
 	public static function handle_connect() {
 		self::guard( 'sillage_connect' );
@@ -404,6 +485,7 @@ final class Sillage_Admin {
 			self::notice( 'error', __( 'Enter the address of your Sillage service first.', 'sillage' ) );
 			self::back();
 		}
+		self::installation_key();
 		$secret = Sillage_Core::new_secret();
 		update_option( 'sillage_connect_secret', $secret, false );
 		update_option( 'sillage_connect_started', time(), false );

@@ -9,14 +9,15 @@
 defined( 'ABSPATH' ) || exit;
 
 /**
- * Building the connect address, reading the service's claim answer, the
- * purchase the thank-you page reports, the signature of a message to the
- * service, and the widget's locale. Static methods on plain values.
+ * Building the connect address, confirming a connection with the
+ * installation key, reading the service's claim answer, the purchase the
+ * thank-you page reports, the signature of a message to the service, and the
+ * widget's locale. Static methods on plain values.
  */
 final class Sillage_Core {
 
 	/** The plugin's version (sillage.php's header says the same). */
-	const VERSION = '0.1.0';
+	const VERSION = '0.2.0';
 
 	/** The WooCommerce topics the plugin subscribes the service to. */
 	const WEBHOOK_TOPICS = array(
@@ -51,6 +52,10 @@ final class Sillage_Core {
 	const WEBHOOK_PATH = '/api/platforms/woocommerce/webhooks/';
 	const WIDGET_PATH  = '/widget/v1/sillage.js';
 
+	/** The REST route (namespace, route) by which the store confirms a connection it started. */
+	const REST_NAMESPACE = 'sillage/v1';
+	const REST_ROUTE     = '/connection';
+
 	/**
 	 * A new connect secret: 32 random bytes as 64 hex characters.
 	 *
@@ -68,6 +73,110 @@ final class Sillage_Core {
 	 */
 	public static function is_secret( $secret ) {
 		return is_string( $secret ) && 1 === preg_match( '/^[0-9a-f]{64}$/', $secret );
+	}
+
+	/**
+	 * A new installation key: an Ed25519 secret key (sodium, which WordPress
+	 * always has) as 86 base64url characters. It names this installation of
+	 * the plugin at the service: the store signs with it to confirm each
+	 * connection it starts, and keeps it across Disconnect.
+	 *
+	 * @return string
+	 */
+	public static function new_installation_key() {
+		return self::base64url( sodium_crypto_sign_secretkey( sodium_crypto_sign_keypair() ) );
+	}
+
+	/**
+	 * Whether a value is an installation key as new_installation_key() makes them.
+	 *
+	 * @param mixed $key The stored value.
+	 * @return bool
+	 */
+	public static function is_installation_key( $key ) {
+		return is_string( $key ) && 1 === preg_match( '/^[A-Za-z0-9_-]{86}$/', $key );
+	}
+
+	/**
+	 * The public half of an installation key, as the service knows it: 43
+	 * base64url characters.
+	 *
+	 * @param string $key The installation key.
+	 * @return string
+	 */
+	public static function installation_public_key( $key ) {
+		return self::base64url( sodium_crypto_sign_publickey_from_secretkey( self::from_base64url( $key ) ) );
+	}
+
+	/**
+	 * What the store signs to confirm a connection: the proof the connection
+	 * started with and the service's challenge.
+	 *
+	 * @param string $proof     The proof (hex SHA-256 of the connect secret).
+	 * @param string $challenge The service's challenge.
+	 * @return string
+	 */
+	public static function connection_message( $proof, $challenge ) {
+		return "sillage-woocommerce-connection\n" . $proof . "\n" . $challenge;
+	}
+
+	/**
+	 * The store's answer when the service asks whether it started the
+	 * connection with `$proof`: the proof, the installation's public key and
+	 * the challenge signed with it. Null (nothing confirmed) unless a Connect
+	 * is pending (its secret saved less than `$ttl` seconds ago) whose proof
+	 * is `$proof`, the challenge is 43 base64url characters and the
+	 * installation key is one.
+	 *
+	 * @param mixed  $secret    The saved connect secret.
+	 * @param int    $started   When Connect was pressed (a Unix time).
+	 * @param int    $now       The time now.
+	 * @param int    $ttl       How long a connection may take, in seconds.
+	 * @param mixed  $proof     The proof asked about.
+	 * @param mixed  $challenge The service's challenge.
+	 * @param mixed  $key       The installation key.
+	 * @return array|null
+	 */
+	public static function connection_answer( $secret, $started, $now, $ttl, $proof, $challenge, $key ) {
+		if (
+			! self::is_secret( $secret )
+			|| (int) $now - (int) $started > (int) $ttl
+			|| ! is_string( $proof )
+			|| 1 !== preg_match( '/^[0-9a-f]{64}$/', $proof )
+			|| ! hash_equals( self::proof( $secret ), $proof )
+			|| ! is_string( $challenge )
+			|| 1 !== preg_match( '/^[A-Za-z0-9_-]{43}$/', $challenge )
+			|| ! self::is_installation_key( $key )
+		) {
+			return null;
+		}
+		return array(
+			'proof'     => $proof,
+			'key'       => self::installation_public_key( $key ),
+			'signature' => self::base64url(
+				sodium_crypto_sign_detached( self::connection_message( $proof, $challenge ), self::from_base64url( $key ) )
+			),
+		);
+	}
+
+	/**
+	 * Bytes as base64url without padding.
+	 *
+	 * @param string $bytes The bytes.
+	 * @return string
+	 */
+	public static function base64url( $bytes ) {
+		return rtrim( strtr( base64_encode( (string) $bytes ), '+/', '-_' ), '=' );
+	}
+
+	/**
+	 * Base64url (without padding) back to bytes.
+	 *
+	 * @param string $text The text.
+	 * @return string
+	 */
+	private static function from_base64url( $text ) {
+		return (string) base64_decode( strtr( (string) $text, '-_', '+/' ), true );
 	}
 
 	/**
