@@ -216,7 +216,9 @@ describe('the ranking, for all catalogs and quizzes', () => {
     fc.assert(
       fc.property(catalogArb(40), quizArb, limitArb, (products, quiz, limit) => {
         const wanted = new Set(quiz.ratings.filter(([, r]) => r === 'love' || r === 'like').map(([a]) => a as string));
-        const down = new Set(quiz.ratings.filter(([, r]) => r === 'avoid' || r === 'dislike').map(([a]) => a as string));
+        const down = new Set(
+          quiz.ratings.filter(([, r]) => r === 'avoid' || r === 'dislike').map(([a]) => a as string),
+        );
         const families = new Set<string>(quiz.families);
         // a chosen family's main accords (weight 0.5 or more), unless rated down
         for (const f of quiz.families)
