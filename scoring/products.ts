@@ -55,15 +55,20 @@ export interface ScoringProduct {
 /** Arabic letters: a listing written in Arabic script. */
 const ARABIC = /[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF]/;
 
-const noteKeys = new Map<string, string>();
-/** A note as the engine compares it: the notes knowledge base's name ("calabrian bergamot" is bergamot's), else its own key. */
+// names come from a bounded catalog and merchants' synced products; the cache is capped all the same
+const noteKeys = new Cache<string, string>({
+  // Stryker disable next-line StringLiteral,ObjectLiteral: the cache registry's label and bound, read by people
+  name: 'canonical-note',
+  max: 50_000,
+  // Stryker disable next-line StringLiteral: the cache registry's description, read by people
+  invalidatedBy: 'never: a pure function of the note name and the shipped notes vocabulary',
+});
+/** A note as the engine compares it: the notes knowledge base's name ("برغموت" is bergamot's), else its own key. */
 function canonicalNote(name: string): string {
-  let key = noteKeys.get(name);
-  if (key === undefined) {
-    key = resolveNote(name)?.slug ?? noteKey(name);
-    // names come from a bounded catalog and merchants' synced products; the map is capped all the same
-    if (noteKeys.size < 50_000) noteKeys.set(name, key);
-  }
+  const known = noteKeys.get(name);
+  if (known !== undefined) return known;
+  const key = resolveNote(name)?.slug ?? noteKey(name);
+  noteKeys.set(name, key);
   return key;
 }
 
@@ -122,8 +127,10 @@ export class CompiledProducts {
       opts.rememberAnswers === false
         ? null
         : new Cache({
+            // Stryker disable next-line StringLiteral: the cache registry's label, read by people
             name: 'product-answers',
             max: ANSWER_CACHE,
+            // Stryker disable next-line StringLiteral: the cache registry's description, read by people
             invalidatedBy:
               "goes with its compiled products (a new version of the merchant's products or of our catalog compiles new ones)",
           });
@@ -141,14 +148,14 @@ export class CompiledProducts {
         notes: notesOf(p.profile.notes),
       })),
     );
-    for (const p of this.products) if (p.names) this.namesOf.set(p.merchantProductId, p.names);
+    for (const p of this.products) this.namesOf.set(p.merchantProductId, p.names);
     // products matched to our catalog, by their perfume's house: where a loved perfume's versions are
     this.products.forEach((p, i) => {
       if (!p.perfumeId) return;
-      const [house = '', name = ''] = p.line.split('|');
-      const list = this.byHouse.get(house) ?? [];
-      list.push(i);
-      this.byHouse.set(house, list);
+      const { house, name } = splitLine(p.line);
+      const list = this.byHouse.get(house);
+      if (list) list.push(i);
+      else this.byHouse.set(house, [i]);
       this.lineName[i] = name;
     });
     const currencies = new Map<string, number>();
@@ -170,7 +177,7 @@ export class CompiledProducts {
     return { ...r, name: own.name, house: own.house ?? r.house };
   }
 
-  private readonly namesOf = new Map<string, NonNullable<ScoringProduct['names']>>();
+  private readonly namesOf = new Map<string, ScoringProduct['names']>();
   private readonly byHouse = new Map<string, number[]>();
   private readonly lineName: string[] = [];
   private readonly mainCurrency: string;
@@ -185,14 +192,14 @@ export class CompiledProducts {
     const n = this.products.length;
     const rel: Relations = { relation: new Uint8Array(n), of: new Uint8Array(n) };
     const mark = (ref: ReferencePerfume, k: number, disliked: boolean) => {
-      const line = lineOf(ref.house, ref.name);
-      const [house = '', name = ''] = line.split('|');
+      const { house, name } = splitLine(lineOf(ref.house, ref.name));
       for (const i of this.byHouse.get(house) ?? []) {
         const p = this.products[i] as ScoringProduct;
         const same = p.perfumeId === ref.id;
         if (!same && !sameLine(this.lineName[i] as string, name)) continue;
         if (disliked) rel.relation[i] = REL_DISLIKED;
-        else if (rel.relation[i] !== REL_DISLIKED && rel.relation[i] !== REL_SAME) {
+        // the loved are marked before the disliked: a product the loved perfume itself stays so
+        else if (rel.relation[i] !== REL_SAME) {
           rel.relation[i] = same && p.quality === 'full' ? REL_SAME : REL_VERSION;
           rel.of[i] = k;
         }
@@ -200,24 +207,22 @@ export class CompiledProducts {
     };
     for (const [k, r] of refs.loved.entries()) mark(r, k, false);
     for (const [k, r] of refs.disliked.entries()) mark(r, k, true);
-    if (refs.loved.length) {
-      // the prices to beat: the shop's own price of each loved perfume, and the shopper's, the lower
-      let currency: string | null = null;
-      const beat = new Float64Array(refs.loved.length).fill(quiz.forLessThan ?? Number.POSITIVE_INFINITY);
-      this.products.forEach((p, i) => {
-        if (rel.relation[i] !== REL_SAME || p.price === null) return;
-        currency ??= p.currency;
-        if (p.currency !== currency) return;
-        const k = rel.of[i] as number;
-        beat[k] = Math.min(beat[k] as number, p.price);
-      });
-      currency ??= this.mainCurrency;
-      if (beat.some(Number.isFinite)) {
-        rel.forLessThan = beat.map((b) => (Number.isFinite(b) ? b : Number.NaN));
-        rel.price = Float64Array.from(this.products, (p) =>
-          p.price !== null && p.currency === currency ? p.price : Number.NaN,
-        );
-      }
+    // the prices to beat: the shop's own price of each loved perfume, and the shopper's, the lower
+    let currency: string | null = null;
+    const beat = new Float64Array(refs.loved.length).fill(quiz.forLessThan ?? Number.POSITIVE_INFINITY);
+    this.products.forEach((p, i) => {
+      if (rel.relation[i] !== REL_SAME || p.price === null) return;
+      currency ??= p.currency;
+      if (p.currency !== currency) return;
+      const k = rel.of[i] as number;
+      beat[k] = Math.min(beat[k] as number, p.price);
+    });
+    currency ??= this.mainCurrency;
+    if (beat.some(Number.isFinite)) {
+      rel.forLessThan = beat.map((b) => (Number.isFinite(b) ? b : Number.NaN));
+      rel.price = Float64Array.from(this.products, (p) =>
+        p.price !== null && p.currency === currency ? p.price : Number.NaN,
+      );
     }
     return rel;
   }
@@ -273,7 +278,6 @@ function similarTo(
   scored: Scored,
   rel: Relations | undefined,
 ): Recommendation['similar_to'] {
-  if (!loved.length) return undefined;
   const relation = rel?.relation[i];
   const kind =
     relation === REL_SAME
@@ -303,4 +307,13 @@ function similarTo(
   };
 }
 
-export const lineOf = (house: string, name: string) => `${normalizeText(house)}|${normalizeText(name)}`;
+/** A perfume line's key: its house and name, normalised ("lattafa|khamrah"). */
+export function lineOf(house: string, name: string): string {
+  return `${normalizeText(house)}|${normalizeText(name)}`;
+}
+
+/** A line key's house and name (a line of ours always holds one bar: house and name are normalised text). */
+function splitLine(line: string): { house: string; name: string } {
+  const bar = line.indexOf('|');
+  return { house: line.slice(0, bar), name: line.slice(bar + 1) };
+}

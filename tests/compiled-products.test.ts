@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CompiledProducts, type ScoringProduct } from '../scoring/products.ts';
+import type { Recommendation } from '../contracts/widget.ts';
+import { CompiledProducts, notesOf, type ScoringProduct } from '../scoring/products.ts';
 import { normalizeQuiz } from '../scoring/quiz.ts';
 
 /** A merchant's compiled products, held directly: the picture each answer names, its remembered answers, its order. */
@@ -71,5 +72,83 @@ describe('compiled products', () => {
     expect(b).toEqual(a);
     for (const r of a)
       expect(r).toMatchObject({ gender: 'women', fit: 'strong', quality: 'partial', house: 'Atelier' });
+  });
+
+  it('ranks by product id among many equal scores, from any order', () => {
+    const ids = ['k', 'c', 'h', 'a', 'j', 'e', 'b', 'l', 'g', 'd', 'i', 'f'];
+    const sorted = [...ids].sort();
+    for (const order of [ids, [...ids].reverse(), sorted, [...sorted].reverse()]) {
+      const got = new CompiledProducts(
+        1,
+        order.map((id) => product(id)),
+      ).score(quiz, 12).recommendations;
+      expect(got.map((r) => r.merchant_product_id)).toEqual(sorted);
+    }
+  });
+});
+
+describe('a product in the shopper’s language', () => {
+  const khamrahNames = {
+    en: { name: 'Khamrah', house: 'Lattafa' },
+    ar: { name: 'خمرة', house: 'لطافة' },
+  };
+  const shop = () =>
+    new CompiledProducts(1, [
+      product('ar-listing', { name: 'خمرة من لطافة 100 مل', house: 'لطافة', names: khamrahNames }),
+      product('en-listing', {
+        name: 'Sauvage Dior 100ml',
+        house: 'Dior',
+        names: { en: { name: 'Sauvage', house: 'Dior' }, ar: { name: 'سوفاج', house: null } },
+      }),
+      product('no-arabic', {
+        name: 'Oud Wood',
+        house: 'Tom Ford',
+        names: { en: { name: 'Oud Wood', house: 'Tom Ford' }, ar: { name: null, house: null } },
+      }),
+      product('unmatched', { name: 'عطر المساء', house: 'دار' }),
+      product('supplement', { name: 'ݐݑݒ', house: 'x', names: khamrahNames }),
+    ]);
+  const rec = (s: CompiledProducts, id: string) => {
+    const p = s.products.find((x) => x.merchantProductId === id) as ScoringProduct;
+    return { merchant_product_id: id, name: p.name, house: p.house } as Recommendation;
+  };
+
+  it('an Arabic listing read in English takes the catalog’s English name and house; read in Arabic it stays as written', () => {
+    const s = shop();
+    const r = rec(s, 'ar-listing');
+    expect(s.inLocale(r, 'en')).toMatchObject({ name: 'Khamrah', house: 'Lattafa' });
+    expect(s.inLocale(r, 'ar')).toBe(r);
+  });
+
+  it('an English listing read in Arabic takes the Arabic name, and keeps its house where the catalog has no Arabic one', () => {
+    const s = shop();
+    const r = rec(s, 'en-listing');
+    expect(s.inLocale(r, 'ar')).toMatchObject({ name: 'سوفاج', house: 'Dior' });
+    expect(s.inLocale(r, 'en')).toBe(r);
+  });
+
+  it('the merchant’s own name where the catalog has none in that language, or the product is not matched', () => {
+    const s = shop();
+    const noArabic = rec(s, 'no-arabic');
+    expect(s.inLocale(noArabic, 'ar')).toBe(noArabic);
+    const unmatched = rec(s, 'unmatched');
+    expect(s.inLocale(unmatched, 'en')).toBe(unmatched);
+  });
+
+  it('letters of the Arabic supplement are Arabic script too', () => {
+    const s = shop();
+    const r = rec(s, 'supplement');
+    expect(s.inLocale(r, 'ar')).toBe(r);
+    expect(s.inLocale(r, 'en')).toMatchObject({ name: 'Khamrah' });
+  });
+});
+
+describe('notes of a profile', () => {
+  it('every tier, canonical, each once; a missing tier is none', () => {
+    expect(notesOf({ heart: ['Rose'] })).toEqual(['rose']);
+    expect(notesOf({ base: ['Vanilla'], top: ['برغموت', 'Bergamot'] })).toEqual(['bergamot', 'vanilla']);
+    expect(notesOf({})).toEqual([]);
+    // asked again: the same answer
+    expect(notesOf({ heart: ['Rose'] })).toEqual(['rose']);
   });
 });

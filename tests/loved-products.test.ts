@@ -71,20 +71,22 @@ const loved = ref('dior-sauvage-edt', 'Sauvage', 'Dior');
 const at = (id: string, name: string, house = 'Dior') => ({ id, name, house });
 
 describe('the loved perfume, its versions, and the rest', () => {
-  const shop = new CompiledProducts(1, [
-    product('edt', at('dior-sauvage-edt', 'Sauvage')),
-    product('edp', at('dior-sauvage-edp', 'Sauvage')),
-    product('elixir', at('dior-sauvage-elixir', 'Sauvage Elixir')),
-    // a Parfum listing of a line held as EDT: scored as the EDT, a version
-    product('sibling', at('dior-sauvage-edt', 'Sauvage'), { quality: 'sibling' }),
-    product('eau', at('dior-eau-sauvage-edt', 'Eau Sauvage')),
-    product('sauvageon', at('dior-sauvageon-edt', 'Sauvageon')),
-    product('other-house', at('x-sauvage', 'Sauvage', 'Other House')),
-    product('clone', null),
-  ]);
+  // built inside each test (a mutant of the constructor is then covered by the tests that run it)
+  const sauvageShop = () =>
+    new CompiledProducts(1, [
+      product('edt', at('dior-sauvage-edt', 'Sauvage')),
+      product('edp', at('dior-sauvage-edp', 'Sauvage')),
+      product('elixir', at('dior-sauvage-elixir', 'Sauvage Elixir')),
+      // a Parfum listing of a line held as EDT: scored as the EDT, a version
+      product('sibling', at('dior-sauvage-edt', 'Sauvage'), { quality: 'sibling' }),
+      product('eau', at('dior-eau-sauvage-edt', 'Eau Sauvage')),
+      product('sauvageon', at('dior-sauvageon-edt', 'Sauvageon')),
+      product('other-house', at('x-sauvage', 'Sauvage', 'Other House')),
+      product('clone', null),
+    ]);
 
   it('the same perfume matched in full is "same"; another concentration, a flanker and a sibling listing are versions', () => {
-    const all = new CompiledProducts(1, shop.products, {});
+    const all = sauvageShop();
     const r = relations(ask(all, { loved_perfumes: ['dior-sauvage-edt'] }, [loved]));
     expect(r.edt).toBe('same:dior-sauvage-edt');
     // one version at most is shown: which one, the ranking says; none of the others is "similar"
@@ -96,7 +98,7 @@ describe('the loved perfume, its versions, and the rest', () => {
 
   it('a flanker loved: the base perfume is a version of it', () => {
     const elixir = ref('dior-sauvage-elixir', 'Sauvage Elixir', 'Dior');
-    const r = relations(ask(shop, { loved_perfumes: ['dior-sauvage-elixir'] }, [elixir]));
+    const r = relations(ask(sauvageShop(), { loved_perfumes: ['dior-sauvage-elixir'] }, [elixir]));
     expect(r.elixir).toBe('same:dior-sauvage-elixir');
     expect(['edt', 'edp', 'sibling'].map((id) => r[id]).filter((x) => x !== undefined)).toEqual([
       'version:dior-sauvage-elixir',
@@ -106,7 +108,7 @@ describe('the loved perfume, its versions, and the rest', () => {
   it('a disliked perfume and its versions are never shown, even when also a version of a loved one', () => {
     const disliked = ref('dior-sauvage-edp', 'Sauvage', 'Dior');
     const a = ask(
-      shop,
+      sauvageShop(),
       { loved_perfumes: ['dior-sauvage-elixir'], disliked_perfumes: ['dior-sauvage-edp'] },
       [ref('dior-sauvage-elixir', 'Sauvage Elixir', 'Dior')],
       [disliked],
@@ -124,6 +126,46 @@ describe('the loved perfume, its versions, and the rest', () => {
     ]);
     const r = relations(ask(mixed, { loved_perfumes: ['dior-sauvage-edt', 'lattafa-khamrah-edp'] }, [loved, khamrah]));
     expect(r.qahwa).toBe('version:lattafa-khamrah-edp');
+  });
+
+  it('a product the loved perfume itself stays so when it is also a version of another loved one', () => {
+    const elixir = ref('dior-sauvage-elixir', 'Sauvage Elixir', 'Dior');
+    const r = relations(
+      ask(sauvageShop(), { loved_perfumes: ['dior-sauvage-elixir', 'dior-sauvage-edt'] }, [elixir, loved]),
+    );
+    expect(r.elixir).toBe('same:dior-sauvage-elixir');
+    expect(r.edt).toBe('same:dior-sauvage-edt');
+  });
+
+  it('an unmatched listing is never called a version, whatever its name', () => {
+    const s = new CompiledProducts(1, [
+      product('edt', at('dior-sauvage-edt', 'Sauvage')),
+      product('lookalike', null, { line: lineOf('Dior', 'Sauvage'), lineHouse: 'Dior' }),
+    ]);
+    const r = relations(ask(s, { loved_perfumes: ['dior-sauvage-edt'] }, [loved]));
+    expect(r.edt).toBe('same:dior-sauvage-edt');
+    expect(r.lookalike).toBe('similar:dior-sauvage-edt');
+  });
+
+  it('a disliked perfume alone: it and its versions are left out', () => {
+    const disliked = ref('dior-sauvage-edt', 'Sauvage', 'Dior');
+    const a = ask(
+      sauvageShop(),
+      { disliked_perfumes: ['dior-sauvage-edt'], accord_ratings: { 'fresh spicy': 'love' } },
+      [],
+      [disliked],
+    );
+    const shown = Object.keys(relations(a));
+    expect(shown).toContain('eau');
+    for (const id of ['edt', 'edp', 'elixir', 'sibling']) expect(shown, id).not.toContain(id);
+  });
+
+  it('a product like the second loved perfume names that one', () => {
+    const khamrahAccords = { amber: 1, sweet: 0.9, spicy: 0.7, vanilla: 0.6 };
+    const khamrah = ref('lattafa-khamrah-edp', 'Khamrah', 'Lattafa', khamrahAccords);
+    const s = new CompiledProducts(1, [product('dupe', null, { accordsOf: khamrahAccords })]);
+    const r = relations(ask(s, { loved_perfumes: ['dior-sauvage-edt', 'lattafa-khamrah-edp'] }, [loved, khamrah]));
+    expect(r.dupe).toBe('similar:lattafa-khamrah-edp');
   });
 });
 
@@ -162,6 +204,46 @@ describe('the price to beat', () => {
       'b',
     ]);
     expect(ids(limit1(shop({ price: null }, others), { loved_perfumes: ['dior-sauvage-edt'] }))).toEqual([]);
+  });
+
+  it("a loved perfume the shop sells without a price: the shopper's price alone", () => {
+    const s = shop({ price: null }, [
+      ['a', 400, 'SAR'],
+      ['b', 200, 'SAR'],
+    ]);
+    const a = s.score(normalizeQuizOk({ loved_perfumes: ['dior-sauvage-edt'], for_less_than: 300 }), 1, {
+      loved: [loved],
+      disliked: [],
+    });
+    expect(forLess(a as ReturnType<typeof ask>)).toEqual(['b']);
+  });
+
+  it('the loved perfume sold in two currencies: the price in the first is beaten, never a cheaper one in another', () => {
+    const s = new CompiledProducts(1, [
+      product('self', at('dior-sauvage-edt', 'Sauvage'), { price: 500 }),
+      product('self2', at('dior-sauvage-edt', 'Sauvage'), { price: 100, currency: 'AED' }),
+      product('a', null, { price: 400, accordsOf: { 'fresh spicy': 1, amber: 0.7, citrus: 0.6, woody: 0.2 } }),
+    ]);
+    const a = s.score(normalizeQuizOk({ loved_perfumes: ['dior-sauvage-edt'] }), 1, { loved: [loved], disliked: [] });
+    expect(forLess(a as ReturnType<typeof ask>)).toEqual(['a']);
+  });
+
+  it('the currency most prices are in, even when another comes first', () => {
+    const s = shop(null, [
+      ['a', 50, 'SAR'],
+      ['b', 100, 'AED'],
+      ['c', 100, 'AED'],
+      ['d', 900, 'AED'],
+    ]);
+    const a = s.score(normalizeQuizOk({ loved_perfumes: ['dior-sauvage-edt'], for_less_than: 300 }), 1, {
+      loved: [loved],
+      disliked: [],
+    });
+    const all = [...a.recommendations, ...a.also_explore.filter((x) => x.reason === 'for_less')].map(
+      (x) => x.merchant_product_id,
+    );
+    expect(all).toContain('b');
+    expect(a.also_explore.filter((x) => x.reason === 'for_less').map((x) => x.merchant_product_id)).not.toContain('a');
   });
 
   it("without the loved perfume in the shop, the shopper's price in the currency most of the shop's prices are in", () => {
