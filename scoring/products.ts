@@ -52,20 +52,18 @@ export interface ScoringProduct {
   names?: { en: { name: string; house: string }; ar: { name: string | null; house: string | null } };
 }
 
-/** Arabic letters: a listing written in Arabic script. */
-const ARABIC = /[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF]/;
+/** Whether a listing is written in Arabic script (Arabic, its supplement and extended-A letters). */
+const inArabic = (s: string) => /[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF]/.test(s);
 
+// Stryker disable next-line StringLiteral: the cache registry's description, read by people
+const NOTE_KEYS_KEPT = 'never: a pure function of the note name and the shipped notes vocabulary';
 // names come from a bounded catalog and merchants' synced products; the cache is capped all the same
-const noteKeys = new Cache<string, string>({
-  // Stryker disable next-line StringLiteral,ObjectLiteral: the cache registry's label and bound, read by people
-  name: 'canonical-note',
-  max: 50_000,
-  // Stryker disable next-line StringLiteral: the cache registry's description, read by people
-  invalidatedBy: 'never: a pure function of the note name and the shipped notes vocabulary',
-});
+// Stryker disable next-line ObjectLiteral,StringLiteral: the cache registry's label, bound and description, read by people
+const noteKeys = new Cache<string, string>({ name: 'canonical-note', max: 50_000, invalidatedBy: NOTE_KEYS_KEPT });
 /** A note as the engine compares it: the notes knowledge base's name ("برغموت" is bergamot's), else its own key. */
 function canonicalNote(name: string): string {
   const known = noteKeys.get(name);
+  // Stryker disable next-line ConditionalExpression: a memo; without it the same key is computed again
   if (known !== undefined) return known;
   const key = resolveNote(name)?.slug ?? noteKey(name);
   noteKeys.set(name, key);
@@ -104,6 +102,9 @@ export interface ScoredAnswer {
 }
 
 const ANSWER_CACHE = 500;
+// Stryker disable next-line StringLiteral: the cache registry's description, read by people
+const ANSWERS_KEPT =
+  "goes with its compiled products (a new version of the merchant's products or of our catalog compiles new ones)";
 
 export class CompiledProducts {
   readonly matrix: ProductMatrix;
@@ -130,15 +131,12 @@ export class CompiledProducts {
             // Stryker disable next-line StringLiteral: the cache registry's label, read by people
             name: 'product-answers',
             max: ANSWER_CACHE,
-            // Stryker disable next-line StringLiteral: the cache registry's description, read by people
-            invalidatedBy:
-              "goes with its compiled products (a new version of the merchant's products or of our catalog compiles new ones)",
+            invalidatedBy: ANSWERS_KEPT,
           });
     // equal scores rank by product id, not by the order the products came in: a
     // synced feed (read back by id) and the same rows inline then rank alike
-    this.products = [...products].sort((a, b) =>
-      a.merchantProductId < b.merchantProductId ? -1 : a.merchantProductId > b.merchantProductId ? 1 : 0,
-    );
+    // (a merchant's product ids are unique: two are never equal)
+    this.products = [...products].sort((a, b) => (a.merchantProductId < b.merchantProductId ? -1 : 1));
     this.matrix = buildProductMatrix(
       this.products.map((p) => ({
         profile: p.profile,
@@ -171,7 +169,7 @@ export class CompiledProducts {
    */
   inLocale<T extends Recommendation>(r: T, locale: 'ar' | 'en'): T {
     const names = this.namesOf.get(r.merchant_product_id);
-    if (!names || ARABIC.test(r.name) === (locale === 'ar')) return r;
+    if (!names || inArabic(r.name) === (locale === 'ar')) return r;
     const own = names[locale];
     if (!own.name) return r;
     return { ...r, name: own.name, house: own.house ?? r.house };

@@ -228,6 +228,21 @@ describe('the price to beat', () => {
     expect(forLess(a as ReturnType<typeof ask>)).toEqual(['a']);
   });
 
+  it('two loved perfumes, one sold here: nothing is "for less" than the one with no price', () => {
+    const khamrahAccords = { amber: 1, sweet: 0.9, spicy: 0.7, vanilla: 0.6 };
+    const khamrah = ref('lattafa-khamrah-edp', 'Khamrah', 'Lattafa', khamrahAccords);
+    const s = new CompiledProducts(1, [
+      product('self', at('dior-sauvage-edt', 'Sauvage'), { price: 500 }),
+      product('kdupe', null, { price: 50, accordsOf: khamrahAccords }),
+      product('kdupe2', null, { price: 60, accordsOf: khamrahAccords }),
+    ]);
+    const a = s.score(normalizeQuizOk({ loved_perfumes: ['dior-sauvage-edt', 'lattafa-khamrah-edp'] }), 1, {
+      loved: [loved, khamrah],
+      disliked: [],
+    });
+    expect(forLess(a as ReturnType<typeof ask>)).toEqual([]);
+  });
+
   it('the currency most prices are in, even when another comes first', () => {
     const s = shop(null, [
       ['a', 50, 'SAR'],
