@@ -33,17 +33,18 @@ const WINDOW_MS = 60_000;
 
 /** The address refusals are counted against: an IPv6 address by its /64, an IPv4-mapped one as IPv4. */
 export function keyGuessAddress(ip: string): string {
-  return ip.includes(':') ? normalizeIP(ip) : ip;
+  return normalizeIP(ip);
 }
 
 export type KeyCheck = { ok: true; release(): void } | { ok: false; error: AppError };
 
 /**
- * `limit`: refused keys an address may send a minute; 0 turns the guard off (nothing counted,
- * nothing refused). `now`: the clock (tests).
+ * `limit`: refused keys an address may send a minute; 0 turns the guard off (nothing refused).
+ * `now`: the clock (tests).
  */
 export function createKeyGuessGuard(opts: { limit: number; now?: () => number }) {
-  const clock = opts.now ?? (() => Date.now());
+  // no clock given: each counter reads Date.now() when called
+  const clock = () => opts.now?.();
   const refusals = createWindowCounter({ name: 'widget-key-refusals', max: 100_000, windowMs: WINDOW_MS });
   const pastLimit = createWindowCounter({ name: 'widget-key-checks-past-limit', max: 100_000, windowMs: WINDOW_MS });
   const real = new Cache<string, string>(
@@ -64,8 +65,7 @@ export function createKeyGuessGuard(opts: { limit: number; now?: () => number })
       { 'retry-after': String(retryAfter) },
     );
   /** the 429 for the address now, or null; nothing counted */
-  const refusal = (address: string, now: number): AppError | null => {
-    if (opts.limit === 0) return null;
+  const refusal = (address: string, now: number | undefined): AppError | null => {
     const r = refusals.peek(address, now);
     if (r.count < opts.limit) return null;
     if (pastLimit.peek(address, now).count < CHECKS_PAST_LIMIT_PER_MINUTE) return null;
@@ -106,7 +106,7 @@ export function createKeyGuessGuard(opts: { limit: number; now?: () => number })
     },
     /** Counts a refusal no check counted (a key remembered real that the database no longer knows). */
     refused(address: string): void {
-      if (opts.limit > 0) refusals.add(address, clock());
+      refusals.add(address, clock());
     },
   };
 }

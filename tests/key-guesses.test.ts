@@ -52,6 +52,29 @@ describe('the refused-key guard', () => {
     ok(g.startCheck('192.0.2.1'));
   });
 
+  it('a new minute of refusals starts with refusal checks, even while the checks past the last limit still count', () => {
+    const { clock, g } = guard(1);
+    ok(g.startCheck('192.0.2.8'));
+    clock.t += 10_000;
+    for (let i = 0; i < CHECKS_PAST_LIMIT_PER_MINUTE; i++) ok(g.startCheck('192.0.2.8'));
+    expect(g.refusalFor('192.0.2.8')?.headers).toEqual({ 'retry-after': '50' });
+    // the refusals' minute is over; the checks past the limit were counted from 10 s later
+    clock.t += 50_000;
+    expect(g.refusalFor('192.0.2.8')).toBeNull();
+    ok(g.startCheck('192.0.2.8'));
+    expect(g.startCheck('192.0.2.8')).toMatchObject({ ok: false, error: { headers: { 'retry-after': '60' } } });
+  });
+
+  it("without a clock of its own, counts on the system's", () => {
+    const g = createKeyGuessGuard({ limit: 1 });
+    for (let i = 0; i < 1 + CHECKS_PAST_LIMIT_PER_MINUTE; i++) ok(g.startCheck('192.0.2.9'));
+    const refused = g.startCheck('192.0.2.9');
+    expect(refused.ok).toBe(false);
+    expect(Number(g.refusalFor('192.0.2.9')?.headers?.['retry-after'])).toBeGreaterThanOrEqual(59);
+    g.rememberReal('pk_live_d', 'hash-d');
+    expect(g.realKey('pk_live_d')).toBe('hash-d');
+  });
+
   it('a check given back (a real key) is counted no more, within its window only', () => {
     const { g } = guard(2);
     ok(g.startCheck('192.0.2.3')).release();
@@ -86,7 +109,7 @@ describe('the refused-key guard', () => {
     expect(g.refusalFor('192.0.2.5')?.statusCode).toBe(429);
   });
 
-  it('limit 0 is off: nothing counted, nothing refused', () => {
+  it('limit 0 is off: nothing refused, checks not counted', () => {
     const { g } = guard(0);
     for (let i = 0; i < 50; i++) {
       g.refused('192.0.2.6');
@@ -121,6 +144,11 @@ describe('the refused-key guard', () => {
     expect(['widget-key-refusals', 'widget-key-checks-past-limit', 'widget-keys-real'].map(entries)).toEqual(
       before.map((n) => n + 1),
     );
+    expect(cacheInventory().find((c) => c.name === 'widget-keys-real')).toMatchObject({
+      max: 10_000,
+      ttlMs: REAL_KEY_MEMORY_MS,
+      invalidatedBy: 'age (a day): a key stays real once made; a revoked one is refused by the ordinary check',
+    });
   });
 
   it('counts an IPv6 address by its /64, an IPv4-mapped one as IPv4', () => {
