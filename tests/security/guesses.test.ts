@@ -6,7 +6,7 @@ import { cacheInventory } from '../../lib/cache.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from '../helper.ts';
 
 /**
- * Issue 44, findings 11 and 12 (docs/security.md): guesses from one address are throttled, and what
+ * Findings 11 and 12 of the console and platforms attack run (docs/security.md): guesses from one address are throttled, and what
  * is real — a shop's widget key, the operator's admin token — is served from that address all the
  * same (many shoppers share a carrier's address; behind a proxy without TRUST_PROXY every operator
  * shares the guesser's).
