@@ -37,6 +37,7 @@ export const EnvSchema = Type.Object({
   LEAD_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 365 }),
   EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 730 }),
   ADDRESS_RATE_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 3000 }),
+  REFUSED_KEY_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 30 }),
   MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 4096 }),
   DB_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 3000 }),
   ATTRIBUTION_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
@@ -139,6 +140,8 @@ export interface Config {
   eventRetentionDays: number;
   /** widget requests a minute one client address may send, all operations and keys together, before its body is read; 0: off */
   addressRateLimit: number;
+  /** refused widget keys a minute one client address may send before its keys not known real get 429; 0: off */
+  refusedKeyLimit: number;
   /** open connections this process accepts at once; more are closed on arrival (idle keep-alive ones count) */
   maxConnections: number;
   /** how long a request waits on the database (a connection, then its statements) before a 503 */
@@ -348,6 +351,7 @@ export function loadConfig(
     leadRetentionDays: e.LEAD_RETENTION_DAYS,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     addressRateLimit: e.ADDRESS_RATE_LIMIT,
+    refusedKeyLimit: e.REFUSED_KEY_LIMIT,
     maxConnections: e.MAX_CONNECTIONS,
     dbTimeoutMs: e.DB_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

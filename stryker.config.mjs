@@ -18,6 +18,8 @@ export default {
     'events/validate.ts',
     'auth/origins.ts',
     'auth/keys.ts',
+    'auth/admin-token.ts',
+    'auth/key-guesses.ts',
     'lib/shared-counter.ts',
     'console/install-check.ts',
     'feeds/google.ts',

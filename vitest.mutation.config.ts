@@ -39,6 +39,7 @@ export const MUTATION_TESTS = [
   'tests/origin-rules.test.ts',
   'tests/keys.test.ts',
   'tests/admin-token.test.ts',
+  'tests/key-guesses.test.ts',
   'tests/shared-counter.test.ts',
   'tests/shared-counter-faults.test.ts',
   'tests/console-views.test.ts',

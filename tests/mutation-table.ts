@@ -20,6 +20,7 @@ const GROUPS: Record<string, string[]> = {
   'matcher and search': ['matching/matcher.ts', 'catalog/search.ts'],
   catalog: ['catalog/alike.ts', 'catalog/bundled.ts'],
   'events, origins and keys': ['events/validate.ts', 'auth/origins.ts', 'auth/keys.ts'],
+  guesses: ['auth/admin-token.ts', 'auth/key-guesses.ts'],
   'rate limits': ['lib/shared-counter.ts'],
   console: ['console/install-check.ts'],
   'feeds and platforms': [

@@ -28,7 +28,9 @@ async function burst(app: TestApp, n: number, body: object, headers: Record<stri
 describe('per-operation rate limits (in-process store)', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await buildTestApp({ REDIS_URL: undefined });
+    // the refused-key guard off (REFUSED_KEY_LIMIT=0; tests/security/guesses.test.ts holds it on):
+    // the per-key counters alone
+    app = await buildTestApp({ REDIS_URL: undefined, REFUSED_KEY_LIMIT: '0' });
   });
   afterAll(() => closeTestApp(app));
   afterEach(() => vi.useRealTimers());
@@ -62,7 +64,7 @@ describe('per-operation rate limits (in-process store)', () => {
     expect((await verify(app, {}, { authorization: `Bearer ${key}` })).statusCode).toBe(429);
   });
 
-  it('counts invalid keys too, so guessing is throttled before any database lookup', async () => {
+  it('counts invalid keys too: one key guessed again and again is throttled before any database lookup, with the refused-key guard off', async () => {
     const codes = await burst(app, LIMIT + 1, { api_key: 'pk_live_guess' });
     expect(codes.slice(0, LIMIT).every((c) => c === 401)).toBe(true);
     expect(codes[LIMIT]).toBe(429);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { createKeyGuessGuard, type KeyGuessGuard, keyGuessAddress } from '../../auth/key-guesses.ts';
 import { createKeyStore, type KeyStore } from '../../auth/key-store.ts';
 import { parseKey } from '../../auth/keys.ts';
 import { originAllowed } from '../../auth/origins.ts';
@@ -10,6 +11,13 @@ import { requestApiKey } from '../external/rate-limit.ts';
 declare module 'fastify' {
   interface FastifyInstance {
     keyStore: KeyStore;
+    /** refused widget keys per client address (auth/key-guesses.ts) */
+    keyGuesses: KeyGuessGuard;
+    /**
+     * preValidation for widget routes, before the per-key rate limit hashes the key: an address
+     * past its refused keys gets 429 for a key this instance has not found real, nothing hashed
+     */
+    widgetKeyGuard: (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
     /** preHandler for widget routes: resolves the key, refuses with 401/403, sets request.widgetKey */
     authenticateWidgetKey: (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
   }
@@ -58,6 +66,16 @@ export default fp(
       keyStore.sighted(resolved.id, origin, widgetVersion, 'ok');
     }
 
+    const guesses = createKeyGuessGuard({ limit: app.config.refusedKeyLimit });
+    app.decorate('keyGuesses', guesses);
+
+    app.decorate('widgetKeyGuard', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      const key = requestApiKey(request);
+      if (key !== undefined && guesses.realKey(key) !== undefined) return done();
+      const refused = guesses.refusalFor(keyGuessAddress(request.ip));
+      return refused ? done(refused) : done();
+    });
+
     // A callback hook: a key this instance knows (nearly every request) is checked without a
     // promise; only a key not yet cached waits for the database.
     app.decorate(
@@ -65,6 +83,30 @@ export default fp(
       (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
         try {
           const key = requestApiKey(request);
+          const realHash = key === undefined ? undefined : guesses.realKey(key);
+          if (key !== undefined && realHash !== undefined) {
+            // a key found real before: the ordinary check, nothing counted
+            const known = keyStore.cached(realHash);
+            if (known !== undefined) {
+              admit(request, known);
+              return done();
+            }
+            keyStore
+              .resolve(realHash)
+              .then((resolved) => {
+                if (resolved) guesses.rememberReal(key, realHash);
+                else {
+                  guesses.forget(key);
+                  guesses.refused(keyGuessAddress(request.ip));
+                }
+                admit(request, resolved);
+              })
+              .then(() => done(), done);
+            return;
+          }
+          // any other key is counted before it is parsed, hashed or looked up; a real one gives it back
+          const check = guesses.startCheck(keyGuessAddress(request.ip));
+          if (!check.ok) throw check.error;
           if (!key) {
             throw new AppError(
               401,
@@ -74,14 +116,25 @@ export default fp(
           }
           const parsed = key.length <= MAX_KEY_LENGTH ? parseKey(key) : ({ ok: false } as const);
           if (!parsed.ok) throw new AppError(401, 'invalid_api_key', 'The api_key is not a valid widget key');
+          const found = (resolved: ResolvedKey | null) => {
+            if (resolved) {
+              guesses.rememberReal(key, parsed.hash);
+              check.release();
+            }
+            admit(request, resolved);
+          };
           const known = keyStore.cached(parsed.hash);
           if (known !== undefined) {
-            admit(request, known);
+            found(known);
             return done();
           }
           keyStore
             .resolve(parsed.hash)
-            .then((resolved) => admit(request, resolved))
+            .then(found, (err: Error) => {
+              // not answered (the database): not a refusal
+              check.release();
+              throw err;
+            })
             .then(() => done(), done);
         } catch (err) {
           done(err as Error);

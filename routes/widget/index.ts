@@ -44,6 +44,8 @@ const widget: FastifyPluginAsyncTypebox = async (app) => {
     );
   });
 
+  // before the per-key rate limit (a route's own preValidation hook) hashes the key
+  app.addHook('preValidation', app.widgetKeyGuard);
   app.addHook('preHandler', app.authenticateWidgetKey);
 
   await app.register(verify);

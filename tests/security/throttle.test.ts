@@ -13,7 +13,7 @@ const admin = (authorization: string, remoteAddress: string) =>
   app.inject({ method: 'GET', url: '/api/admin/merchants', headers: { authorization }, remoteAddress });
 
 describe('admin token guesses', () => {
-  it(`an address that sends ${ADMIN_TOKEN_FAILURES_PER_MINUTE} wrong tokens is refused for the minute; others are not`, async () => {
+  it(`an address that sends ${ADMIN_TOKEN_FAILURES_PER_MINUTE} wrong tokens has its wrong tokens refused for the minute; the right token and other addresses are served`, async () => {
     for (let i = 0; i < ADMIN_TOKEN_FAILURES_PER_MINUTE; i++) {
       expect((await admin(`Bearer guess-${i}`, '203.0.113.7')).statusCode).toBe(401);
     }
@@ -21,10 +21,10 @@ describe('admin token guesses', () => {
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json()).toMatchObject({ code: 'rate_limited' });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    // the right token too, from that address, until the minute is over
-    expect((await admin(adminHeaders.authorization, '203.0.113.7')).statusCode).toBe(429);
-    // another address is served
-    expect((await admin(adminHeaders.authorization, '203.0.113.8')).statusCode).toBe(200);
+    // the right token is served from that address (tests/security/guesses.test.ts, finding 12)
+    expect((await admin(adminHeaders.authorization, '203.0.113.7')).statusCode).toBe(200);
+    // another address's guesses are its own
+    expect((await admin('Bearer guess-y', '203.0.113.8')).statusCode).toBe(401);
   });
 });
 
