@@ -120,6 +120,14 @@ const widgetAssets: FastifyPluginAsyncTypebox = async (app) => {
             }),
             h: Type.String({ maxLength: 80, description: 'The house' }),
             n: Type.String({ maxLength: 120, description: 'The product name' }),
+            v: Type.Optional(
+              Type.String({
+                maxLength: 8,
+                description:
+                  "The drawing's version, which the score answer's URL carries: a picture is cached for a year by its URL, so a new way of drawing it is a new URL",
+                examples: ['2'],
+              }),
+            ),
           },
           { additionalProperties: false },
         ),

@@ -83,11 +83,52 @@ export interface ScentImageInput {
   name: string;
 }
 
-/** Text for SVG: markup characters escaped, controls and lone surrogates (not XML) dropped, at most `max` code points. */
-function text(s: string, max: number): string {
-  const points = [...s.replace(/[\p{Cc}\p{Cs}\ufffe\uffff]/gu, ' ').trim()];
-  const cut = points.length > max ? `${points.slice(0, max - 1).join('')}…` : points.join('');
-  return cut.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** Text as code points: controls and lone surrogates (not XML) dropped, at most `max`, the last an ellipsis when cut. */
+function points(s: string, max: number): string[] {
+  const all = [...s.replace(/[\p{Cc}\p{Cs}\ufffe\uffff]/gu, ' ').trim()];
+  return all.length > max ? [...all.slice(0, max - 1), '…'] : all;
+}
+
+/** Markup characters escaped, for an SVG text node or attribute. */
+const escapeXml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** Text for SVG: escaped, at most `max` code points. */
+const text = (s: string, max: number) => escapeXml(points(s, max).join(''));
+
+/**
+ * A character's width in ems, bold, taken on the wide side of common fonts
+ * (DejaVu Sans, which Linux browsers fall back to, is among the widest): a
+ * line estimated to fit does fit, with whatever font the browser picks.
+ */
+function em(ch: string): number {
+  if (/\s/.test(ch)) return 0.36;
+  if (/[.,:;'’!|()[\]iIjlft\u0627\u0622\u0623\u0625\u0640\u064b-\u065f]/.test(ch)) return 0.45;
+  if (/[mwMW@%\u0633-\u0638\u06a9]/.test(ch)) return 1.1;
+  if (/[A-Z0-9\u0660-\u0669]/.test(ch)) return 0.84;
+  return 0.74;
+}
+const widthEm = (chars: readonly string[], weight: number) =>
+  chars.reduce((sum, ch) => sum + em(ch), 0) * (weight >= 600 ? 1 : 0.9);
+
+/** The room a line of text has across the picture. */
+const TEXT_WIDTH = 216;
+/** Below this a line is not shrunk further but cut, with an ellipsis. */
+const MIN_FONT_PX = 11;
+
+/**
+ * A line's font size and text so that it fits the picture's width: its own
+ * size when it fits, else shrunk (to MIN_FONT_PX at the least), else cut.
+ * A long house once overflowed both edges ("illage Demo Atelie").
+ */
+export function fitLine(s: string, px: number, weight: number, max: number): { px: number; chars: string[] } {
+  let chars = points(s, max);
+  const fits = (size: number) => widthEm(chars, weight) * size <= TEXT_WIDTH;
+  if (fits(px)) return { px, chars };
+  const shrunk = Math.floor(TEXT_WIDTH / widthEm(chars, weight));
+  if (shrunk >= MIN_FONT_PX) return { px: shrunk, chars };
+  while (chars.length > 1 && !fits(MIN_FONT_PX)) chars = [...chars.slice(0, -2), '…'];
+  return { px: MIN_FONT_PX, chars };
 }
 
 /** Whether a text is written right to left (it holds Arabic letters before any Latin one). */
@@ -101,6 +142,11 @@ function ink(hex: string): string {
 }
 
 export const SCENT_IMAGE_SIZE = 240;
+/**
+ * The drawing's version, in every picture's URL: a picture is cached for a year by its URL, so a
+ * change to how it is drawn (2: the words shrink to fit the picture) takes a new one.
+ */
+export const SCENT_IMAGE_VERSION = '2';
 
 /**
  * The picture: bands of the strongest accords' colours, each as wide as its
@@ -121,9 +167,10 @@ export function scentImageSvg(input: ScentImageInput): string {
     : [`<rect width="${size}" height="${size}" fill="${FALLBACK}"/>`];
   const base = ACCORD_COLOURS[accords[0]?.name ?? ''] ?? FALLBACK;
   const colour = ink(base);
-  const line = (s: string, yPos: number, px: number, weight: number, max: number) => {
+  const line = (s: string, yPos: number, largest: number, weight: number, max: number) => {
     const dir = rtl(s) ? ' direction="rtl"' : '';
-    return `<text x="${size / 2}" y="${yPos}" font-size="${px}" font-weight="${weight}" text-anchor="middle"${dir} fill="${colour}">${text(s, max)}</text>`;
+    const { px, chars } = fitLine(s, largest, weight, max);
+    return `<text x="${size / 2}" y="${yPos}" font-size="${px}" font-weight="${weight}" text-anchor="middle"${dir} fill="${colour}">${escapeXml(chars.join(''))}</text>`;
   };
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 ${size} ${size}" role="img" aria-label="${text(`${input.house} ${input.name}`, 80)}">` +
@@ -136,7 +183,7 @@ export function scentImageSvg(input: ScentImageInput): string {
   );
 }
 
-/** The query of a product's picture URL (the route is `/widget/v1/scent.svg`); accords as name:weight 0–100. */
+/** The query of a product's picture URL (the route is `/widget/v1/scent.svg`); accords as name:weight 0–100, and the drawing's version. */
 export function scentImageQuery(input: ScentImageInput): string {
   const a = [...input.accords]
     .filter((x) => x.weight > 0 && x.name in ACCORD_COLOURS)
@@ -144,7 +191,12 @@ export function scentImageQuery(input: ScentImageInput): string {
     .slice(0, 4)
     .map((x) => `${x.name}:${Math.round(Math.min(1, x.weight) * 100)}`)
     .join(',');
-  const q = new URLSearchParams({ a, h: input.house.slice(0, 80), n: input.name.slice(0, 120) });
+  const q = new URLSearchParams({
+    a,
+    h: input.house.slice(0, 80),
+    n: input.name.slice(0, 120),
+    v: SCENT_IMAGE_VERSION,
+  });
   return q.toString();
 }
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ACCORD_COLOURS,
+  fitLine,
   parseScentImageQuery,
   SCENT_IMAGE_SIZE,
   scentImageQuery,
@@ -47,6 +48,24 @@ describe("a product's scent picture", () => {
     expect(scentImageSvg({ accords: [], house: 'Dior', name: 'Sauvage' })).not.toContain('direction="rtl"');
   });
 
+  it('shrinks a house or name too wide for the picture, to 11 px at the least, then cuts it (issue 45)', () => {
+    // "Sillage Demo Atelier" at 22 px overflowed both edges of the picture ("illage Demo Atelie")
+    const long = scentImageSvg({ accords: [{ name: 'oud', weight: 1 }], house: 'Sillage Demo Atelier', name: 'Oud' });
+    expect(long).toContain(
+      'font-size="16" font-weight="700" text-anchor="middle" fill="#fffaf3">Sillage Demo Atelier</text>',
+    );
+    expect(long).toContain('font-size="16" font-weight="400" text-anchor="middle" fill="#fffaf3">Oud</text>');
+    const short = scentImageSvg({ accords: [{ name: 'oud', weight: 1 }], house: 'Dior', name: 'Sauvage' });
+    expect(short).toContain('font-size="22" font-weight="700" text-anchor="middle" fill="#fffaf3">Dior</text>');
+    expect(fitLine('ميزون فرانسيس كركدجيان', 22, 700, 22)).toEqual({ px: 13, chars: [...'ميزون فرانسيس كركدجيان'] });
+    // wider than the picture even at 11 px: cut, with an ellipsis
+    expect(fitLine('W'.repeat(22), 22, 700, 22)).toEqual({ px: 11, chars: [...'W'.repeat(17), '…'] });
+    expect(fitLine('Baccarat Rouge 540 Extrait de Parfum 70ml', 16, 400, 28)).toEqual({
+      px: 12,
+      chars: [...'Baccarat Rouge 540 Extrait …'],
+    });
+  });
+
   it('never carries markup from a name: whatever the text, the picture is the same shapes and escaped words', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 300 }), fc.string({ maxLength: 300 }), (house, name) => {
@@ -79,6 +98,8 @@ describe("a product's scent picture", () => {
     };
     const q = new URLSearchParams(scentImageQuery(input));
     expect(q.get('a')).toBe('oud:100,amber:80,vanilla:60,rose:50');
+    // the drawing's version: a picture drawn anew is a new URL, not a year-old cached one
+    expect(q.get('v')).toBe('2');
     const back = parseScentImageQuery(q.get('a') ?? '', q.get('h') ?? '', q.get('n') ?? '');
     expect(back?.house).toBe('Arabian Oud');
     expect(scentImageSvg(back as NonNullable<typeof back>)).toBe(scentImageSvg(back as NonNullable<typeof back>));

@@ -65,7 +65,7 @@ function start() {
     el.setAttribute('mode', 'launcher');
     el.setAttribute('key', key);
     el.setAttribute('base-url', base);
-    for (const name of ['locale', 'accent', 'position', 'fallback', 'limit', 'timeout'] as const) {
+    for (const name of ['locale', 'accent', 'position', 'fallback', 'limit', 'timeout', 'reserve'] as const) {
       const v = data[name];
       if (v) el.setAttribute(name, v);
     }

@@ -366,13 +366,14 @@ export class SillageQuiz extends HTMLElement {
     this.skipLink = null;
     this.open = false;
     this.clearTimers();
+    delete this.dataset.docked;
     const slot = this.querySelector('[slot=fallback]');
     if (this.debug) {
       // asked for: the install panel stays, with the fallback beside it
       const shadow = this.ensureShadow();
       shadow.replaceChildren(
         ...this.keptStyles(),
-        h('div', { class: `root mode-${this.mode}` }, this.debugPanel()),
+        this.docked(h('div', { class: `root mode-${this.mode}` }, this.debugPanel())),
         ...(slot ? [h('slot', { name: 'fallback' })] : []),
       );
       this.hidden = false;
@@ -485,6 +486,8 @@ export class SillageQuiz extends HTMLElement {
       lang: this.locale,
     });
     if (this.mode === 'launcher') {
+      // the room the launcher floats over, at the end of the page (styles.ts)
+      this.dataset.docked = '';
       const launcher = h('button', { class: 'launcher', type: 'button', 'aria-haspopup': 'dialog' });
       launcher.append(icon(BOTTLE_PATH), t.launcher);
       launcher.addEventListener('click', () => this.openQuiz());
@@ -502,12 +505,21 @@ export class SillageQuiz extends HTMLElement {
       root.append(this.buildPanel());
     }
     if (this.debug) root.prepend(this.debugPanel());
-    shadow.replaceChildren(...this.keptStyles(), root);
+    shadow.replaceChildren(...this.keptStyles(), this.docked(root));
     if (this.open) this.focusStart();
   }
 
+  /**
+   * A launcher floats in the page's corner, in a dock of its own; the element itself stays at the
+   * end of the page, as tall as the launcher and its margins (styles.ts), so the page's last
+   * content can be scrolled clear of it. Inline, the quiz stands where the element is.
+   */
+  private docked(root: HTMLElement): HTMLElement {
+    return this.mode === 'launcher' ? h('div', { class: 'dock' }, root) : root;
+  }
+
   private focusStart() {
-    const heading = this.body?.querySelector<HTMLElement>('h3');
+    const heading = this.body?.querySelector<HTMLElement>('h3, .lead');
     (heading ?? this.panel)?.focus({ preventScroll: true });
   }
 
@@ -568,7 +580,8 @@ export class SillageQuiz extends HTMLElement {
         this.track({ type: 'quiz_started' });
         this.go(QUIZ_STEPS[0] as Step);
       });
-      body.append(h('h3', { tabindex: '-1' }, t.title), h('p', { class: 'hint' }, t.intro), start);
+      // the title is the dialog's own (its header): the intro says what the quiz does, and takes focus
+      body.append(h('p', { class: 'lead', tabindex: '-1' }, t.intro), start);
       return;
     }
     if (step === 'loading') {
@@ -1172,9 +1185,9 @@ export class SillageQuiz extends HTMLElement {
         like?.relation === 'similar' && like.shared_accords.length > 0
           ? [t.inCommon, like.shared_accords]
           : [t.matched, p.match_accords];
-      const info = h(
-        'div',
-        {},
+      // the card's parts are the rows of a grid the cards of one row share (CSS subgrid): a part one
+      // card lacks leaves its row empty, so names, badges and prices line up across the row
+      const parts: Child[] = [
         h('h4', {}, p.name),
         h('p', { class: 'house' }, p.house),
         like &&
@@ -1185,21 +1198,22 @@ export class SillageQuiz extends HTMLElement {
               ? t.lovedSame
               : (like.relation === 'version' ? t.lovedVersion : t.because)(this.lovedName(like)),
           ),
+        // badges of one kind: the one a product may lack (for whom) comes last, so it moves no other
         h(
           'p',
-          { class: 'meta' },
-          h('span', { class: `fit ${p.fit}` }, t.fit[p.fit]),
-          p.gender && h('span', { class: 'wearer' }, t.wearer[p.gender]),
-          h('span', { class: 'score' }, `${formatPercent(p.match_score, this.locale)} ${t.match}`),
-          price && h('span', { class: 'price' }, price),
+          { class: 'tags' },
+          h('span', { class: `tag fit ${p.fit}` }, t.fit[p.fit]),
+          h('span', { class: 'tag score' }, `${formatPercent(p.match_score, this.locale)} ${t.match}`),
+          p.gender && h('span', { class: 'tag wearer' }, t.wearer[p.gender]),
         ),
+        price && h('p', { class: 'price' }, price),
         accords.length > 0 &&
           h(
             'p',
             { class: 'accords' },
             `${accordsLabel} ${accords.map((x) => termLabel('accord', x, this.locale)).join(t.comma)}`,
           ),
-      );
+      ];
       if (href) {
         const a = h('a', { class: 'link', href }, t.view, h('span', { class: 'sr' }, `: ${p.name}`));
         a.addEventListener('click', () => {
@@ -1207,9 +1221,9 @@ export class SillageQuiz extends HTMLElement {
           // the page is about to change: send now, by beacon
           void this.client?.flush({ beacon: true });
         });
-        info.append(a);
+        parts.push(a);
       }
-      list.append(h('li', { class: 'card' }, thumb, info));
+      list.append(h('li', { class: 'card' }, thumb, ...parts));
     });
     return list;
   }

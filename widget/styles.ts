@@ -8,14 +8,21 @@
  * are `!important`: in the cascade an important rule from the shadow context
  * beats an important rule from the page.
  *
+ * A launcher floats in a fixed dock; the element itself, at the end of the
+ * page, keeps the launcher's height and margins (1.5em + 64px: 88px) as room
+ * (`data-docked`), so the page's last content scrolls clear of the launcher
+ * rather than under it. `reserve="none"` gives that room back.
+ *
  * Theming is through custom properties (they do pass the boundary, on purpose):
  * --sillage-accent, --sillage-accent-text, --sillage-radius, --sillage-font.
  */
 export const CSS = `
 :host{all:initial!important;display:block!important;font-family:var(--sillage-font,system-ui,-apple-system,"Segoe UI","Noto Sans Arabic",Tahoma,sans-serif)!important;font-size:16px!important;line-height:1.5!important;color:#1f1b16!important;visibility:visible!important;opacity:1!important}
 :host([hidden]){display:none!important}
-:host([data-mode=launcher]){position:fixed!important;inset-block-end:20px!important;inset-inline-end:20px!important;z-index:2147483000!important;width:auto!important;height:auto!important}
-:host([data-mode=launcher][data-position=start]){inset-inline-end:auto!important;inset-inline-start:20px!important}
+:host([data-docked]){block-size:calc(1.5em + 64px)!important}
+:host([data-docked][reserve=none]),:host([data-docked][data-reserve=none]){block-size:0!important}
+.dock{position:fixed;inset-block-end:20px;inset-inline-end:20px;z-index:2147483000}
+:host([data-position=start]) .dock{inset-inline-end:auto;inset-inline-start:20px}
 *,*::before,*::after{box-sizing:border-box}
 [hidden]{display:none!important}
 .root{--a:var(--sillage-accent,#7a4a2b);--at:var(--sillage-accent-text,#fff);--r:var(--sillage-radius,14px);font:inherit;color:inherit}
@@ -38,6 +45,7 @@ header h2{margin:0;font-size:18px}
 .progress{font-size:13px;color:#5d534a;margin:0 0 6px}
 h3{font-size:20px;margin:0 0 4px}
 .hint{margin:0 0 14px;color:#5d534a;font-size:14px}
+.lead{margin:0 0 18px;font-size:17px}
 fieldset{border:0;margin:0;padding:0;min-width:0}
 legend{padding:0}
 .chips{display:flex;flex-wrap:wrap;gap:8px}
@@ -60,18 +68,24 @@ ul.chips{list-style:none;margin:12px 0 0;padding:0}
 .primary:disabled{opacity:.5;cursor:default}
 .secondary{border:1.5px solid #cdbfb2;border-radius:10px;padding:10px 16px;background:#fff}
 .status{padding:30px 0;text-align:center;color:#5d534a}
-.cards{list-style:none;margin:0;padding:0;display:grid;gap:12px}
-.card{display:grid;grid-template-columns:84px 1fr;gap:12px;padding:12px;border:1px solid #eee4da;border-radius:12px}
-.thumb{width:84px;height:84px;border-radius:10px;object-fit:cover;background:#f4ede6}
-.tile{display:flex;align-items:center;justify-content:center;font-size:13px;font-weight:700;overflow:hidden;text-align:center;padding:2px;color:var(--at);background:linear-gradient(135deg,var(--a),#c89b6d)}
-.card h4{margin:0;font-size:16px}
+.cards{list-style:none;margin:0;padding:0;display:grid;gap:12px;grid-template-columns:repeat(auto-fill,minmax(min(100%,300px),1fr))}
+.card{display:grid;grid-template-columns:84px minmax(0,1fr);grid-template-rows:subgrid;grid-row:span 7;gap:0 12px;align-content:start;padding:12px;border:1px solid #eee4da;border-radius:12px}
+.card>*{grid-column:2;margin:0;align-self:start}
+.card>.thumb{grid-column:1;grid-row:1/-1;align-self:start}
+.card>h4{grid-row:1;font-size:16px}
 .house{margin:0;color:#5d534a;font-size:14px}
-.meta{display:flex;flex-wrap:wrap;align-items:center;gap:8px;margin:6px 0}
-.score{font-weight:700;color:#1d5c2e;background:#e6f4ea;border-radius:6px;padding:1px 8px;font-size:14px}
-.fit{font-size:13px;font-weight:600;border-radius:6px;padding:1px 8px}.fit.strong{color:#1d5c2e;background:#e6f4ea}.fit.good{color:#1f4e79;background:#e7f0fa}.fit.weak{color:#5c4400;background:#fff3cd}
-.price{font-weight:600}
-.accords{margin:0 0 6px;font-size:13px;color:#5d534a}
-.like{margin:4px 0 0;font-size:14px;font-weight:600}
+.card>.house{grid-row:2}
+.card>.like{grid-row:3;margin-block-start:4px;font-size:14px;font-weight:600}
+.card>.tags{grid-row:4}
+.card>.price{grid-row:5;margin-block-end:6px;font-weight:600}
+.card>.accords{grid-row:6;margin-block-end:6px;font-size:13px;color:#5d534a}
+.card>.link{grid-row:7;justify-self:start}
+.thumb{width:84px;height:84px;border-radius:10px;object-fit:contain;background:#f7f2ec}
+.tile{display:flex;align-items:center;justify-content:center;font-size:12px;line-height:1.2;font-weight:700;overflow:hidden;overflow-wrap:anywhere;text-align:center;padding:4px;color:var(--at);background:linear-gradient(135deg,var(--a),#c89b6d)}
+.tags{display:flex;flex-wrap:wrap;align-items:center;gap:4px 6px;margin-block:6px}
+.tag{font-size:12px;font-weight:600;line-height:1.6;border-radius:6px;padding:1px 6px;white-space:nowrap}
+.tag.strong,.tag.score{color:#1d5c2e;background:#e6f4ea}.tag.good{color:#1f4e79;background:#e7f0fa}.tag.weak{color:#5c4400;background:#fff3cd}.tag.score{font-weight:700}
+.tag.wearer{color:#4a3b2f;background:#f1e9e1}
 .link{color:var(--a);font-weight:600;text-decoration:underline}
 section{margin-block-start:22px}
 section h3{font-size:17px}
