@@ -4,6 +4,7 @@ import {
   buildTaste,
   fitOf,
   matchAccords,
+  type ReferencePerfume,
   rank,
   scoreProducts,
   TIER_NEVER_SHOWN,
@@ -333,6 +334,66 @@ describe('fit bands and prominent accords, at their edges', () => {
     ]);
     expect(tierOf(equal, quiz({ ratings: [['rose', 'avoid']] }))).toBe(TIER_NEVER_SHOWN);
     expect(tierOf(equal, quiz({ ratings: [['oud', 'avoid']] }))).not.toBe(TIER_NEVER_SHOWN);
+  });
+
+  it('what a weaker or closest product must share: nothing when nothing was asked; a main family accord, the family, or a likeness to a loved perfume', () => {
+    const made = (families: string[], accords: [string, number][]) =>
+      buildProductMatrix([
+        {
+          profile: {
+            families,
+            accords: accords.map(([name, weight]) => ({ name, weight })),
+            seasons: [],
+            times: [],
+            occasions: [],
+          },
+          line: 'l',
+          house: 'h',
+        },
+      ]);
+    const shares = (m: ReturnType<typeof made>, q: Quiz, loved: ReferencePerfume[] = []) =>
+      scoreProducts(m, buildTaste(q, { loved })).shares[0];
+    const rose = made(
+      ['floral'],
+      [
+        ['rose', 1],
+        ['patchouli', 0.5],
+      ],
+    );
+    // only an accord avoided, or only a season: nothing asked for, so nothing to share
+    expect(shares(rose, quiz({ ratings: [['oud', 'avoid']] }))).toBe(1);
+    expect(shares(rose, quiz({ season: 'summer' }))).toBe(1);
+    // a chosen family's main accord at exactly half its character counts, unless rated down
+    expect(shares(rose, quiz({ families: ['woody'] }))).toBe(1);
+    expect(shares(rose, quiz({ families: ['woody'], ratings: [['patchouli', 'dislike']] }))).toBe(0);
+    // in the chosen family, whatever its accords
+    expect(shares(made(['woody'], [['rose', 1]]), quiz({ families: ['woody'] }))).toBe(1);
+    expect(shares(made(['floral'], [['rose', 1]]), quiz({ families: ['woody'] }))).toBe(0);
+    // a loved perfume named: like it, or nothing in common
+    const perfume = (accords: [string, number][]): ReferencePerfume => ({
+      id: 'p',
+      name: 'P',
+      house: 'H',
+      families: [],
+      accords: accords.map(([name, weight]) => ({ name, weight })),
+      notes: [],
+    });
+    expect(
+      shares(rose, quiz({}), [
+        perfume([
+          ['rose', 1],
+          ['patchouli', 0.5],
+        ]),
+      ]),
+    ).toBe(1);
+    expect(
+      shares(rose, quiz({}), [
+        perfume([
+          ['aquatic', 1],
+          ['marine', 0.8],
+        ]),
+      ]),
+    ).toBe(0);
   });
 
   it('for whom: a product for the other wearer is never shown; unisex and unknown always may be', () => {
