@@ -19,6 +19,8 @@ export default {
     'auth/origins.ts',
     'auth/keys.ts',
     'lib/shared-counter.ts',
+    'auth/sign-in-throttle.ts',
+    'auth/salla-dashboard-gate.ts',
     'console/install-check.ts',
     'feeds/google.ts',
     'feeds/generic.ts',

@@ -41,6 +41,8 @@ export const MUTATION_TESTS = [
   'tests/admin-token.test.ts',
   'tests/shared-counter.test.ts',
   'tests/shared-counter-faults.test.ts',
+  'tests/sign-in-throttle.test.ts',
+  'tests/salla-dashboard-gate.test.ts',
   'tests/console-views.test.ts',
   'tests/feeds-google.test.ts',
   'tests/feeds-generic.test.ts',
