@@ -21,6 +21,8 @@ export default {
     'auth/admin-token.ts',
     'auth/key-guesses.ts',
     'lib/shared-counter.ts',
+    'auth/sign-in-throttle.ts',
+    'auth/salla-dashboard-gate.ts',
     'console/install-check.ts',
     'feeds/google.ts',
     'feeds/generic.ts',

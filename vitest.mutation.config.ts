@@ -42,6 +42,8 @@ export const MUTATION_TESTS = [
   'tests/key-guesses.test.ts',
   'tests/shared-counter.test.ts',
   'tests/shared-counter-faults.test.ts',
+  'tests/sign-in-throttle.test.ts',
+  'tests/salla-dashboard-gate.test.ts',
   'tests/console-views.test.ts',
   'tests/feeds-google.test.ts',
   'tests/feeds-generic.test.ts',

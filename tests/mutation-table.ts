@@ -22,6 +22,7 @@ const GROUPS: Record<string, string[]> = {
   'events, origins and keys': ['events/validate.ts', 'auth/origins.ts', 'auth/keys.ts'],
   guesses: ['auth/admin-token.ts', 'auth/key-guesses.ts'],
   'rate limits': ['lib/shared-counter.ts'],
+  'sign-in guards': ['auth/sign-in-throttle.ts', 'auth/salla-dashboard-gate.ts'],
   console: ['console/install-check.ts'],
   'feeds and platforms': [
     'feeds/google.ts',
