@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { eq, sql } from 'drizzle-orm';
 import { buildApp } from '../app.ts';
 import { loadBundledCatalog } from '../catalog/bundled.ts';
@@ -787,6 +788,8 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
     /** the service's event-loop delay during the pull (its main thread held), ms */
     loopP99: number;
     loopMax: number;
+    /** the machine's load (runnable processes, 1-minute average) when the pull ended: 2 cores */
+    load: number;
   };
   const rows: Row[] = [];
   try {
@@ -796,9 +799,9 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
       `${LOAD_PRODUCTS.toLocaleString('en')} products in ${pageCount} pages of ${WOO_PAGE_SIZE}; honest scores ${LOAD_SCORE_RATE}/s, /healthz every ${LOAD_HEALTH_EVERY_MS} ms\n`,
     );
     log(
-      '| round | alone: score p99 / healthz p99 | during the pull: score p99 (max) | healthz p99 (max) | event-loop delay p99 (max) | scores answered (non-2xx) | pull | stored |',
+      '| round | alone: score p99 / healthz p99 | during the pull: score p99 (max) | healthz p99 (max) | event-loop delay p99 (max) | scores answered (non-2xx) | pull | stored | machine load |',
     );
-    log('|---|---|---|---|---|---|---|---|');
+    log('|---|---|---|---|---|---|---|---|---|');
     for (let r = 0; r < rounds; r++) {
       const name = `r${r}`;
       const merchant = JSON.parse(
@@ -853,10 +856,11 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
         added: record.added,
         loopP99: loop.p99,
         loopMax: loop.max,
+        load: loadavg()[0] ?? 0,
       };
       rows.push(row);
       log(
-        `| ${r + 1} | ${fmt(row.aloneScoreP99, 0)} / ${fmt(row.aloneHealthP99, 0)} ms | ${fmt(row.scoreP99, 0)} ms (${fmt(row.scoreMax, 0)}) | ${fmt(row.healthP99, 0)} ms (${fmt(row.healthMax, 0)}) | ${fmt(row.loopP99, 0)} ms (${fmt(row.loopMax, 0)}) | ${row.scores} (${row.failed}) | ${fmt(pullSeconds, 1)} s ${row.status} | ${row.added.toLocaleString('en')} |`,
+        `| ${r + 1} | ${fmt(row.aloneScoreP99, 0)} / ${fmt(row.aloneHealthP99, 0)} ms | ${fmt(row.scoreP99, 0)} ms (${fmt(row.scoreMax, 0)}) | ${fmt(row.healthP99, 0)} ms (${fmt(row.healthMax, 0)}) | ${fmt(row.loopP99, 0)} ms (${fmt(row.loopMax, 0)}) | ${row.scores} (${row.failed}) | ${fmt(pullSeconds, 1)} s ${row.status} | ${row.added.toLocaleString('en')} | ${fmt(row.load, 1)} |`,
       );
     }
   } finally {
