@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { Db } from '../db/client.ts';
+import { type Db, isEmbedded } from '../db/client.ts';
 import { Cache } from '../lib/cache.ts';
 import { databaseTimeout, withDeadline } from '../lib/deadline.ts';
 import { findKeyByHash, type KeySighting, type ResolvedKey, recordSightings, touchKeys } from '../services/keys.ts';
@@ -13,8 +13,18 @@ import { findKeyByHash, type KeySighting, type ResolvedKey, recordSightings, tou
  * them (the entry is dropped) and, when Redis is configured, on every other
  * instance through a pub/sub message. The cache lifetime bounds the delay if a
  * message is missed (Redis reconnecting).
+ *
+ * No request waits for a key it already knows to be read again: a key in use
+ * is read again in the background once its entry is KEY_REFRESH_AFTER_MS old,
+ * and the answer renews the entry before it ends, so on PostgreSQL a busy key
+ * is re-read every half second and never waited for. On the embedded database
+ * every change is this process's own (its entry dropped at once), so a known
+ * key is answered as last read while it is read again: PGlite runs one
+ * transaction at a time, and a feed pull's store step holds it for seconds.
  */
 export const KEY_CACHE_TTL_MS = 1000;
+/** A key used once its entry is this old is read again in the background (the entry still answers). */
+export const KEY_REFRESH_AFTER_MS = KEY_CACHE_TTL_MS / 2;
 const KEY_CACHE_MAX = 10_000;
 const LAST_USED_FLUSH_MS = 60_000;
 /**
@@ -47,28 +57,35 @@ export function createKeyStore(opts: {
   staleAfterMs?: number;
   /** how long a key never read before waits on the database before a 503 (DB_TIMEOUT_MS) */
   timeoutMs?: number;
+  /**
+   * whether other processes may change keys in the database (PostgreSQL: other instances, the
+   * command line); false on the embedded database, whose only client is this process
+   */
+  sharedDatabase?: boolean;
 }) {
   const { db, redis, log, now } = opts;
   const find = opts.find ?? findKeyByHash;
   const staleAfterMs = opts.staleAfterMs ?? KEY_STALE_AFTER_MS;
   const timeoutMs = opts.timeoutMs ?? 3000;
+  const sharedDatabase = opts.sharedDatabase ?? !isEmbedded(db);
   const lastKnown = new Cache<string, ResolvedKey | null>(
     {
       name: 'widget-keys-last-known',
       max: KEY_CACHE_MAX,
       ttlMs: KEY_STALE_MAX_MS,
-      invalidatedBy: 'age (10 min) and a key revocation/origin change; read only when the database does not answer',
+      invalidatedBy:
+        'age (10 min) and a key revocation/origin change; read when the database does not answer, and on the embedded database while a known key is read again',
     },
     now ? { now } : {},
   );
-  const cache = new Cache<string, ResolvedKey | null>(
+  const cache = new Cache<string, { key: ResolvedKey | null; at: number }>(
     {
       name: 'widget-keys',
       max: KEY_CACHE_MAX,
       // counted from the lookup, not renewed by use: a key in constant use still sees a revocation
       ttlMs: KEY_CACHE_TTL_MS,
       invalidatedBy:
-        'age (1 s) and a key revocation/origin change, here at once and on other instances via Redis pub/sub',
+        'age (1 s; a key in use is read again in the background from 0.5 s) and a key revocation/origin change, here at once and on other instances via Redis pub/sub',
     },
     now ? { now } : {},
   );
@@ -97,6 +114,7 @@ export function createKeyStore(opts: {
     subscriber.on('message', (_channel, hash) => {
       cache.delete(hash);
       lastKnown.delete(hash);
+      inflight.delete(hash);
     });
     subscriber.on('ready', () => {
       subscriber?.subscribe(KEY_INVALIDATION_CHANNEL).catch((err) => {
@@ -128,30 +146,66 @@ export function createKeyStore(opts: {
     }
   }
 
-  /** the key behind a hash when this instance knows it now (null: no such key), else undefined */
+  /**
+   * The key behind a hash when this instance knows it now (null: no such key), else undefined. A
+   * key whose entry is KEY_REFRESH_AFTER_MS old is read again meanwhile; on the embedded database a
+   * known key whose entry has ended is answered as last read while it is read again.
+   */
   function cached(hash: string): ResolvedKey | null | undefined {
-    return cache.get(hash);
+    const entry = cache.get(hash);
+    if (entry) {
+      if (entry.key && clock() - entry.at >= KEY_REFRESH_AFTER_MS) refresh(hash);
+      return entry.key;
+    }
+    if (!sharedDatabase) {
+      const known = lastKnown.get(hash);
+      if (known) {
+        refresh(hash);
+        return known;
+      }
+    }
+    return undefined;
+  }
+
+  /** the lookup of a hash under way, or a new one; one hung KEY_LOOKUP_RETRY_MS is not waited on */
+  function lookup(hash: string): Promise<ResolvedKey | null> {
+    const running = inflight.get(hash);
+    if (running && clock() - running.at < KEY_LOOKUP_RETRY_MS) return running.promise;
+    const entry = { promise: Promise.resolve(null as ResolvedKey | null), at: clock() };
+    entry.promise = find(db, hash)
+      .then((value) => {
+        // dropped meanwhile (invalidate): this older read must not bring the entry back
+        if (inflight.get(hash) === entry) {
+          cache.set(hash, { key: value, at: clock() });
+          lastKnown.set(hash, value);
+        }
+        return value;
+      })
+      .finally(() => {
+        if (inflight.get(hash) === entry) inflight.delete(hash);
+      });
+    inflight.set(hash, entry);
+    return entry.promise;
+  }
+
+  let lastRefreshWarn = 0;
+  /** reads the key again in the background; a failure keeps what is known (the next use tries again) */
+  function refresh(hash: string): void {
+    const running = inflight.get(hash);
+    if (running && clock() - running.at < KEY_LOOKUP_RETRY_MS) return;
+    lookup(hash).catch((err) => {
+      // a database that is down fails every re-read: one line every 10 s is enough
+      if (Date.now() - lastRefreshWarn > 10_000) {
+        lastRefreshWarn = Date.now();
+        log.warn({ err }, 'key re-read failed; the key as last read is kept meanwhile');
+      }
+    });
   }
 
   async function resolve(hash: string): Promise<ResolvedKey | null> {
     const hit = cached(hash);
     if (hit !== undefined) return hit;
-    const running = inflight.get(hash);
-    let pending = running && clock() - running.at < KEY_LOOKUP_RETRY_MS ? running.promise : undefined;
-    if (!pending) {
-      const entry = { promise: Promise.resolve(null as ResolvedKey | null), at: clock() };
-      entry.promise = find(db, hash)
-        .then((value) => {
-          cache.set(hash, value);
-          lastKnown.set(hash, value);
-          return value;
-        })
-        .finally(() => {
-          if (inflight.get(hash) === entry) inflight.delete(hash);
-        });
-      inflight.set(hash, entry);
-      pending = entry.promise;
-    }
+    const pending = lookup(hash);
     // a key never read before has nothing to fall back on: its request waits, but not for ever
     if (!lastKnown.has(hash)) return withDeadline(pending, timeoutMs, () => databaseTimeout('The key check'));
     const stale = lastKnown.get(hash) ?? null;
@@ -167,6 +221,7 @@ export function createKeyStore(opts: {
   async function invalidate(hash: string): Promise<void> {
     cache.delete(hash);
     lastKnown.delete(hash);
+    inflight.delete(hash);
     if (!redis) return;
     try {
       await redis.publish(KEY_INVALIDATION_CHANNEL, hash);

@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { eq, sql } from 'drizzle-orm';
 import { buildApp } from '../app.ts';
 import { loadBundledCatalog } from '../catalog/bundled.ts';
@@ -585,12 +586,16 @@ function heavyWooPage(word: (letters: number) => string, first: number, count: n
   return Buffer.from(JSON.stringify(products));
 }
 
-/** Latencies of requests sent at a steady rate whatever the answers (open loop): a stall shows as latency. */
+/**
+ * Latencies of requests sent at a steady rate whatever the answers (open loop): a stall shows as
+ * latency. A window counts the requests sent in it, each to its answer (stop waits for the last):
+ * a request sent before it (a warm-up's slow first answers) is not counted in it.
+ */
 function steady(rate: number, send: (n: number) => Promise<boolean>) {
-  const latencies: number[] = [];
-  let failed = 0;
+  type Window = { unanswered: Set<Promise<void>>; latencies: number[]; failed: number };
   let sent = 0;
-  let recording = false;
+  /** the window requests are counted in now; null between windows */
+  let window: Window | null = null;
   const period = 1000 / rate;
   let next = performance.now();
   const pending = new Set<Promise<void>>();
@@ -600,33 +605,35 @@ function steady(rate: number, send: (n: number) => Promise<boolean>) {
       next += period;
       const n = sent++;
       const t = performance.now();
+      const counted = window;
       const p = send(n)
         .then(
-          (ok) => {
-            if (!ok) failed++;
-          },
-          () => {
-            failed++;
-          },
+          (ok) => ok,
+          () => false,
         )
-        .finally(() => {
-          if (recording) latencies.push(performance.now() - t);
+        .then((ok) => {
+          if (counted) {
+            if (!ok) counted.failed++;
+            counted.latencies.push(performance.now() - t);
+            counted.unanswered.delete(p);
+          }
           pending.delete(p);
         });
       pending.add(p);
+      counted?.unanswered.add(p);
     }
   }, 2);
   return {
-    /** starts a window: latencies of requests answered from now on */
+    /** starts a window: the requests sent from now on */
     start() {
-      latencies.length = 0;
-      failed = 0;
-      recording = true;
+      window = { unanswered: new Set(), latencies: [], failed: 0 };
     },
-    /** ends the window; its latencies, and how many answered other than 2xx */
-    stop() {
-      recording = false;
-      return { latencies: [...latencies], failed };
+    /** ends the window once its requests are answered; their latencies, and how many answered other than 2xx */
+    async stop() {
+      const mine = window as Window;
+      window = null;
+      await Promise.allSettled([...mine.unanswered]);
+      return { latencies: mine.latencies, failed: mine.failed };
     },
     async close() {
       clearInterval(timer);
@@ -781,6 +788,8 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
     /** the service's event-loop delay during the pull (its main thread held), ms */
     loopP99: number;
     loopMax: number;
+    /** the machine's load (runnable processes, 1-minute average) when the pull ended: 2 cores */
+    load: number;
   };
   const rows: Row[] = [];
   try {
@@ -790,9 +799,9 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
       `${LOAD_PRODUCTS.toLocaleString('en')} products in ${pageCount} pages of ${WOO_PAGE_SIZE}; honest scores ${LOAD_SCORE_RATE}/s, /healthz every ${LOAD_HEALTH_EVERY_MS} ms\n`,
     );
     log(
-      '| round | alone: score p99 / healthz p99 | during the pull: score p99 (max) | healthz p99 (max) | event-loop delay p99 (max) | scores answered (non-2xx) | pull | stored |',
+      '| round | alone: score p99 / healthz p99 | during the pull: score p99 (max) | healthz p99 (max) | event-loop delay p99 (max) | scores answered (non-2xx) | pull | stored | machine load |',
     );
-    log('|---|---|---|---|---|---|---|---|');
+    log('|---|---|---|---|---|---|---|---|---|');
     for (let r = 0; r < rounds; r++) {
       const name = `r${r}`;
       const merchant = JSON.parse(
@@ -815,8 +824,8 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
       scores.start();
       health.start();
       await new Promise((res) => setTimeout(res, LOAD_ALONE_SECONDS * 1000));
-      const aloneScores = scores.stop();
-      const aloneHealth = health.stop();
+      const aloneScores = await scores.stop();
+      const aloneHealth = await health.stop();
 
       await loopDelay(url, adminHeaders);
       scores.start();
@@ -827,8 +836,8 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
       const answered = postJson(`${url}/api/admin/feeds/${source.id}/pull`, adminHeaders, {}).catch(() => null);
       const record = await pullRecord(url, adminHeaders, source.id);
       const pullSeconds = (performance.now() - t) / 1000;
-      const during = scores.stop();
-      const duringHealth = health.stop();
+      const during = await scores.stop();
+      const duringHealth = await health.stop();
       const loop = await loopDelay(url, adminHeaders);
       await answered;
       pages.delete(name);
@@ -847,10 +856,11 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
         added: record.added,
         loopP99: loop.p99,
         loopMax: loop.max,
+        load: loadavg()[0] ?? 0,
       };
       rows.push(row);
       log(
-        `| ${r + 1} | ${fmt(row.aloneScoreP99, 0)} / ${fmt(row.aloneHealthP99, 0)} ms | ${fmt(row.scoreP99, 0)} ms (${fmt(row.scoreMax, 0)}) | ${fmt(row.healthP99, 0)} ms (${fmt(row.healthMax, 0)}) | ${fmt(row.loopP99, 0)} ms (${fmt(row.loopMax, 0)}) | ${row.scores} (${row.failed}) | ${fmt(pullSeconds, 1)} s ${row.status} | ${row.added.toLocaleString('en')} |`,
+        `| ${r + 1} | ${fmt(row.aloneScoreP99, 0)} / ${fmt(row.aloneHealthP99, 0)} ms | ${fmt(row.scoreP99, 0)} ms (${fmt(row.scoreMax, 0)}) | ${fmt(row.healthP99, 0)} ms (${fmt(row.healthMax, 0)}) | ${fmt(row.loopP99, 0)} ms (${fmt(row.loopMax, 0)}) | ${row.scores} (${row.failed}) | ${fmt(pullSeconds, 1)} s ${row.status} | ${row.added.toLocaleString('en')} | ${fmt(row.load, 1)} |`,
       );
     }
   } finally {
@@ -877,4 +887,105 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
     `\nduring the pull, median of ${rows.length} rounds: score p99 ${fmt(summary.scoreP99, 0)} ms (alone ${fmt(summary.aloneScoreP99, 0)} ms), /healthz p99 ${fmt(summary.healthP99, 0)} ms; longest ${fmt(summary.scoreMax, 0)} / ${fmt(summary.healthMax, 0)} ms; event-loop delay p99 ${fmt(summary.loopP99, 0)} ms (max ${fmt(summary.loopMax, 0)}); pull ${fmt(summary.pullSeconds, 1)} s`,
   );
   return summary;
+}
+
+/**
+ * A worst-case pull's store step alone, where the feed-load bench cannot see:
+ *   npm run bench -- feed-store
+ * BENCH_FEED_LOAD_PRODUCTS (20,000) of the attack's products (24 made-up words, a description of
+ * about 4,000 characters of made-up words, every text new), all new to the merchant, stored by the
+ * product sync (`syncProducts`, the rows recognised beforehand: 100 recognised here, the rest
+ * copies of them with ids and texts of their own) while a reader outside the transaction asks
+ * `select 1` every 20 ms (what a key check or an event waits) and the event loop's delay is
+ * sampled (what every other request waits). Per database (in-memory PGlite; PostgreSQL when
+ * BENCH_DATABASE_URL is set), BENCH_ROUNDS rounds (3), medians: the step's time, the longest and
+ * the 99th percentile of the reader's waits, the event loop's longest delay.
+ */
+export async function runFeedStoreBench(log: (s: string) => void = console.log) {
+  const rounds = Number(process.env.BENCH_ROUNDS) || 3;
+  const { onBenchDatabases, benchShop } = await import('./databases.ts');
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const results = await onBenchDatabases(async (database) => {
+    const { snapshot } = await benchShop(database);
+    const rows: { seconds: number; readMax: number; readP99: number; loopMax: number }[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const merchant = await createMerchant(database.db, { name: 'Store', slug: `store-${r}-${process.pid}` });
+      const word = wordMaker(4000 + r * 7919);
+      const listing = (i: number) => {
+        let description = '';
+        while (description.length < 4000) description += `${word(9)} `;
+        return {
+          merchant_product_id: `p${i}`,
+          name: Array.from({ length: 24 }, () => word(11))
+            .join(' ')
+            .slice(0, 300),
+          house: 'Lattafa',
+          price: 150,
+          description: description.slice(0, 3990).trim(),
+        };
+      };
+      const seed = recogniseListings(
+        Array.from({ length: 100 }, (_, i) => listing(i)),
+        snapshot,
+      ).recognised;
+      const recognised = Array.from({ length: LOAD_PRODUCTS }, (_, i) => {
+        const own = i < seed.length ? null : listing(i);
+        const base = seed[i % seed.length] as (typeof seed)[number];
+        return own
+          ? {
+              ...base,
+              listing: {
+                ...base.listing,
+                merchantProductId: own.merchant_product_id,
+                name: own.name,
+                description: own.description,
+              },
+            }
+          : base;
+      });
+      const feed = recognised.map((x) => ({ merchant_product_id: x.listing.merchantProductId }));
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      const waits: number[] = [];
+      let storing = true;
+      const reader = (async () => {
+        while (storing) {
+          const t = performance.now();
+          await database.db.execute(sql`select 1`);
+          waits.push(performance.now() - t);
+          await new Promise((res) => setTimeout(res, 20));
+        }
+      })();
+      loop.enable();
+      const t = performance.now();
+      await syncProducts(database.db, snapshot, merchant.id, feed, { recognised: { recognised, problems: [] } });
+      const seconds = (performance.now() - t) / 1000;
+      loop.disable();
+      storing = false;
+      await reader;
+      rows.push({
+        seconds,
+        readMax: Math.max(...waits),
+        readP99: quantile(waits, 0.99),
+        loopMax: loop.max / 1e6,
+      });
+      const last = rows.at(-1) as (typeof rows)[number];
+      log(
+        `| ${database.kind} | ${r + 1} | ${fmt(last.seconds, 1)} s | ${fmt(last.readMax, 0)} ms | ${fmt(last.readP99, 0)} ms | ${fmt(last.loopMax, 0)} ms |`,
+      );
+    }
+    return {
+      seconds: median(rows.map((x) => x.seconds)),
+      readMax: median(rows.map((x) => x.readMax)),
+      readP99: median(rows.map((x) => x.readP99)),
+      loopMax: median(rows.map((x) => x.loopMax)),
+    };
+  });
+  log('\n| database | store step | a read waits at most (p99) | event loop longest delay |');
+  log('|---|---|---|---|');
+  for (const [db, x] of Object.entries(results)) {
+    log(
+      `| ${db} | ${fmt(x.seconds, 1)} s | ${fmt(x.readMax, 0)} ms (${fmt(x.readP99, 0)} ms) | ${fmt(x.loopMax, 0)} ms |`,
+    );
+  }
+  return results;
 }

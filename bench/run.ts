@@ -9,7 +9,7 @@ import { runAttackLoadBench } from './attack-load.ts';
 import { runConsoleBench } from './console.ts';
 import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
-import { runFeedLoadBench, runFeedsBench } from './feeds.ts';
+import { runFeedLoadBench, runFeedStoreBench, runFeedsBench } from './feeds.ts';
 import { runImportBench } from './import.ts';
 import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
@@ -39,6 +39,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   console: () => runConsoleBench(),
   feeds: () => runFeedsBench(),
   'feed-load': () => runFeedLoadBench(),
+  'feed-store': () => runFeedStoreBench(),
   salla: () => runSallaBench(),
   zid: () => runZidBench(),
   shopify: () => runShopifyBench(),

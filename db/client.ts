@@ -49,6 +49,15 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * Whether `db` is the embedded PGlite: this process is then its only client (its folder is locked
+ * against a second opener: lockDataDir), so whatever changes in it, this process changed. It also
+ * runs one transaction at a time: a read waits for any write transaction under way to end.
+ */
+export function isEmbedded(db: Db): boolean {
+  return (db as { $client?: unknown }).$client instanceof PGliteThread;
+}
+
 /** Two instances may start together: one migrates, the other waits on this lock. */
 const MIGRATION_LOCK_ID = 727_431_205;
 

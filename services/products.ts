@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { notFound } from '../lib/errors.ts';
@@ -21,7 +21,14 @@ import type { ScoringProduct } from '../scoring/products.ts';
 import { getMerchant } from './merchants.ts';
 
 export const MAX_FEED_PRODUCTS = 50_000;
-const UPSERT_BATCH = 500;
+/**
+ * Rows a sync writes in one statement. Each statement's rows go as one JSON value (`upsertRows`):
+ * it is built in a few milliseconds of the event loop, where 500 rows as 11,000 bound values took
+ * 120–220 ms of it, a stall of every shop's requests each time, and PGlite, which runs one
+ * transaction at a time, is held for a shorter store step (docs/benchmarks.md, "A feed pull's
+ * store step").
+ */
+export const UPSERT_BATCH = 100;
 
 export interface SyncRejection {
   index: number;
@@ -44,6 +51,94 @@ export interface SyncSummary {
 }
 
 type Row = typeof merchantProducts.$inferInsert;
+
+/** The columns a sync writes, as the table names them (the JSON keys of `upsertRows`). */
+const SYNCED_COLUMNS = [
+  'merchant_id',
+  'merchant_product_id',
+  'name',
+  'house',
+  'price',
+  'currency',
+  'image_url',
+  'product_url',
+  'accords',
+  'notes',
+  'description',
+  'available',
+  'sale_price',
+  'sizes',
+  'feed_source_id',
+  'match_status',
+  'sillage_perfume_id',
+  'match_confidence',
+  'match_reason',
+  'match_sibling',
+  'profile',
+  'sync_id',
+] as const;
+/** What an operator decided by hand: a pinned product keeps these through every re-sync. */
+const PINNED_COLUMNS = new Set([
+  'match_status',
+  'sillage_perfume_id',
+  'match_confidence',
+  'match_reason',
+  'match_sibling',
+  'profile',
+]);
+
+/** Text as PostgreSQL stores it: an unpaired surrogate (which JSON carries as an escape it refuses) as U+FFFD. */
+const wellFormed = (_key: string, value: unknown) =>
+  typeof value === 'string' ? (value as string & { toWellFormed(): string }).toWellFormed() : value;
+
+/**
+ * One statement upserting `rows` by (merchant, merchant_product_id), the rows sent as one JSON
+ * array read back with the table's own column types; a pinned product keeps its match.
+ */
+function upsertRows(rows: readonly Row[]): SQL {
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      merchant_id: r.merchantId,
+      merchant_product_id: r.merchantProductId,
+      name: r.name,
+      house: r.house,
+      price: r.price ?? null,
+      currency: r.currency,
+      image_url: r.imageUrl ?? null,
+      product_url: r.productUrl ?? null,
+      accords: r.accords ?? null,
+      notes: r.notes ?? null,
+      description: r.description ?? null,
+      available: r.available,
+      sale_price: r.salePrice ?? null,
+      sizes: r.sizes ?? null,
+      feed_source_id: r.feedSourceId ?? null,
+      match_status: r.matchStatus,
+      sillage_perfume_id: r.sillagePerfumeId ?? null,
+      match_confidence: r.matchConfidence ?? null,
+      match_reason: r.matchReason ?? null,
+      match_sibling: r.matchSibling,
+      profile: r.profile ?? null,
+      sync_id: r.syncId,
+    })),
+    wellFormed,
+  );
+  const columns = sql.raw(SYNCED_COLUMNS.join(', '));
+  const set = sql.raw(
+    SYNCED_COLUMNS.filter((c) => c !== 'merchant_id' && c !== 'merchant_product_id')
+      .map((c) =>
+        PINNED_COLUMNS.has(c)
+          ? // a match pinned by an operator survives every re-sync
+            `${c} = case when merchant_products.match_pinned then merchant_products.${c} else excluded.${c} end`
+          : `${c} = excluded.${c}`,
+      )
+      .concat('updated_at = now()')
+      .join(', '),
+  );
+  return sql`insert into ${merchantProducts} (${columns})
+    select ${columns} from json_populate_recordset(null::merchant_products, ${json}::json)
+    on conflict (merchant_id, merchant_product_id) do update set ${set}`;
+}
 
 export type ProductRow = typeof merchantProducts.$inferSelect;
 
@@ -151,38 +246,7 @@ export async function syncProducts(
 
   return db.transaction(async (tx) => {
     const list = rows;
-    for (let i = 0; i < list.length; i += UPSERT_BATCH) {
-      await tx
-        .insert(merchantProducts)
-        .values(list.slice(i, i + UPSERT_BATCH))
-        .onConflictDoUpdate({
-          target: [merchantProducts.merchantId, merchantProducts.merchantProductId],
-          set: {
-            name: sql`excluded.name`,
-            house: sql`excluded.house`,
-            price: sql`excluded.price`,
-            currency: sql`excluded.currency`,
-            imageUrl: sql`excluded.image_url`,
-            productUrl: sql`excluded.product_url`,
-            accords: sql`excluded.accords`,
-            notes: sql`excluded.notes`,
-            description: sql`excluded.description`,
-            available: sql`excluded.available`,
-            salePrice: sql`excluded.sale_price`,
-            sizes: sql`excluded.sizes`,
-            feedSourceId: sql`excluded.feed_source_id`,
-            // a match pinned by an operator survives every re-sync
-            matchStatus: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchStatus} else excluded.match_status end`,
-            sillagePerfumeId: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.sillagePerfumeId} else excluded.sillage_perfume_id end`,
-            matchConfidence: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchConfidence} else excluded.match_confidence end`,
-            matchReason: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchReason} else excluded.match_reason end`,
-            matchSibling: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.matchSibling} else excluded.match_sibling end`,
-            profile: sql`case when ${merchantProducts.matchPinned} then ${merchantProducts.profile} else excluded.profile end`,
-            syncId: sql`excluded.sync_id`,
-            updatedAt: sql`now()`,
-          },
-        });
-    }
+    for (let i = 0; i < list.length; i += UPSERT_BATCH) await tx.execute(upsertRows(list.slice(i, i + UPSERT_BATCH)));
     let removed = 0;
     if (opts.replace) {
       const gone = await tx

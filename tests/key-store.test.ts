@@ -1,6 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore, KEY_CACHE_TTL_MS, KEY_LOOKUP_RETRY_MS, MAX_SIGHTINGS_PER_FLUSH } from '../auth/key-store.ts';
+import {
+  createKeyStore,
+  KEY_CACHE_TTL_MS,
+  KEY_LOOKUP_RETRY_MS,
+  KEY_REFRESH_AFTER_MS,
+  MAX_SIGHTINGS_PER_FLUSH,
+} from '../auth/key-store.ts';
 import { parseKey } from '../auth/keys.ts';
 import { apiKeys, keySightings } from '../schema/index.ts';
 import { revokeKey } from '../services/keys.ts';
@@ -19,9 +25,11 @@ const hashOf = (key: string) => {
 };
 
 describe('key store', () => {
+  // A database other processes change (PostgreSQL: other instances, the command line), whatever
+  // this suite runs on; the embedded database has this process as its only client (below).
   it('serves a key from cache, and sees a revocation made elsewhere once the cache lifetime has passed', async () => {
     let now = 1_000_000;
-    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now });
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now, sharedDatabase: true });
     const { key, keyId } = await createMerchantWithKey(app);
     expect((await store.resolve(hashOf(key)))?.revoked).toBe(false);
     await revokeKey(app.db, keyId); // as another instance or the CLI would: no message to this store
@@ -44,7 +52,7 @@ describe('key store', () => {
 
   it('answers synchronously only what resolve has cached and is still fresh', async () => {
     let now = 0;
-    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now });
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now, sharedDatabase: true });
     const { key } = await createMerchantWithKey(app);
     const unknown = `${'0'.repeat(63)}2`;
     expect(store.cached(hashOf(key))).toBeUndefined(); // not looked up yet: the caller must wait
@@ -61,7 +69,7 @@ describe('key store', () => {
 
   it('a key in constant use still sees a revocation made elsewhere once the lifetime of its lookup has passed', async () => {
     let now = 5_000;
-    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now });
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log, now: () => now, sharedDatabase: true });
     const { key, keyId } = await createMerchantWithKey(app);
     expect((await store.resolve(hashOf(key)))?.revoked).toBe(false);
     await revokeKey(app.db, keyId); // no message to this store
@@ -199,6 +207,91 @@ describe('key store', () => {
   });
 });
 
+describe('no request waits for a key already known (issue 44)', () => {
+  /** a store whose first read answers and whose later reads wait until `answer` (a database held by a write) */
+  async function storeWithHeldRereads(sharedDatabase: boolean) {
+    const { key } = await createMerchantWithKey(app);
+    const real = await createKeyStore({ db: app.db, redis: null, log: app.log }).resolve(hashOf(key));
+    if (!real) throw new Error('no key');
+    const clock = { now: 1_000 };
+    const reads: ((v: typeof real | null) => void)[] = [];
+    const store = createKeyStore({
+      db: app.db,
+      redis: null,
+      log: app.log,
+      now: () => clock.now,
+      // a lookup that hangs would be answered stale only after a minute: nothing here waits that long
+      staleAfterMs: 60_000,
+      sharedDatabase,
+      // the first read answers at once; every later one waits until answered through `reads`
+      find: () => {
+        if (reads.length > 0) return new Promise((r) => reads.push(r));
+        reads.push(() => {});
+        return Promise.resolve(real);
+      },
+    });
+    const hash = hashOf(key);
+    expect(await store.resolve(hash)).toEqual(real);
+    return { store, hash, real, clock, reads };
+  }
+  /** settles what the event loop has ready (a read answered) */
+  const settled = () => new Promise((r) => setImmediate(r));
+
+  it('a key in use is read again in the background half-way through its entry, and a revocation read then is seen within the lifetime', async () => {
+    const { store, hash, real, clock, reads } = await storeWithHeldRereads(true);
+    clock.now += KEY_REFRESH_AFTER_MS - 1;
+    expect(store.cached(hash)).toEqual(real);
+    expect(reads).toHaveLength(1); // not yet
+    clock.now += 1;
+    expect(store.cached(hash)).toEqual(real); // answered from the entry, without waiting
+    expect(reads).toHaveLength(2); // and read again meanwhile
+    expect(store.cached(hash)).toEqual(real);
+    expect(reads).toHaveLength(2); // one re-read at a time
+    reads[1]?.({ ...real, revoked: true }); // revoked elsewhere, seen by the re-read
+    await settled();
+    expect(store.cached(hash)?.revoked).toBe(true); // KEY_REFRESH_AFTER_MS after the first read: within its lifetime
+    await store.close();
+  });
+
+  it('on the embedded database, a known key whose entry ended is answered at once while it is read again', async () => {
+    const { store, hash, real, clock, reads } = await storeWithHeldRereads(false);
+    clock.now += KEY_CACHE_TTL_MS + 1;
+    expect(store.cached(hash)).toEqual(real); // the database is held by a write: not waited for
+    expect(reads).toHaveLength(2);
+    expect(await Promise.race([store.resolve(hash), settled().then(() => 'waiting')])).toEqual(real);
+    expect(reads).toHaveLength(2);
+    reads[1]?.(real);
+    await settled();
+    // a key unknown to the database is never answered from memory: it waits for its read
+    const unknown = `${'0'.repeat(63)}3`;
+    const miss = store.resolve(unknown);
+    expect(reads).toHaveLength(3);
+    reads[2]?.(null);
+    expect(await miss).toBeNull();
+    clock.now += KEY_CACHE_TTL_MS + 1;
+    expect(store.cached(unknown)).toBeUndefined();
+    // every change of a key on the embedded database is this process's own, and drops it at once
+    await store.invalidate(hash);
+    expect(store.cached(hash)).toBeUndefined();
+    await store.close();
+  });
+
+  it('a re-read under way when the key is dropped (revoked here) does not bring the old entry back', async () => {
+    const { store, hash, real, clock, reads } = await storeWithHeldRereads(true);
+    clock.now += KEY_REFRESH_AFTER_MS;
+    store.cached(hash); // starts a re-read, held
+    expect(reads).toHaveLength(2);
+    await store.invalidate(hash); // the key revoked through this instance
+    const after = store.resolve(hash);
+    expect(reads).toHaveLength(3); // read anew, not the read from before the revocation
+    reads[1]?.(real); // the read from before answers late
+    reads[2]?.({ ...real, revoked: true });
+    expect((await after)?.revoked).toBe(true);
+    expect(store.cached(hash)?.revoked).toBe(true);
+    await store.close();
+  });
+});
+
 describe('a frozen database', () => {
   it('a key lookup that hangs is answered with the key as last read, after KEY_STALE_AFTER_MS; one that fails is not', async () => {
     let now = 5_000_000;
@@ -212,6 +305,7 @@ describe('a frozen database', () => {
       now: () => now,
       staleAfterMs: 50,
       timeoutMs: 300,
+      sharedDatabase: true,
       find: async () => {
         if (mode === 'hang') return new Promise(() => {});
         if (mode === 'fail') throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });

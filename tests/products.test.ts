@@ -1,4 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { merchantProducts } from '../schema/index.ts';
+import { syncProducts, UPSERT_BATCH } from '../services/products.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp, verify } from './helper.ts';
 
 let app: TestApp;
@@ -340,5 +343,65 @@ describe('products outside the catalog, profiled from what the merchant says of 
     const list = (await admin('GET', '/merchants/sync-shop/products')).json();
     const p1 = list.products.find((p: { merchant_product_id: string }) => p.merchant_product_id === 'p1');
     expect(p1.profile.basis).toEqual(['catalog']);
+  });
+});
+
+describe('a sync writes its rows as sent', () => {
+  it(`every field, in statements of ${UPSERT_BATCH} rows; text a feed carried with an unpaired surrogate as U+FFFD`, async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    const full = {
+      merchant_product_id: 'full',
+      name: 'Khamrah EDP 100ml \ud800',
+      house: 'Lattafa',
+      price: 155.5,
+      sale_price: 120.25,
+      currency: 'aed',
+      image_url: 'https://shop.example/k.jpg',
+      product_url: 'https://shop.example/k',
+      accords: ['amber', 'spicy'],
+      notes: { top: ['cinnamon'], base: ['praline', 'tonka'] },
+      description: 'Dates, praline and "quotes" \\ backslashes',
+      available: false,
+      sizes: [
+        { label: '50 ml', ml: 50, price: 99, available: false },
+        { label: '100 ml', ml: 100, price: 155.5, sale_price: 120.25 },
+      ],
+    };
+    const rest = Array.from({ length: UPSERT_BATCH * 2 + 1 }, (_, i) => ({
+      merchant_product_id: `n${i}`,
+      name: `Mystery Blend ${i}`,
+      house: 'Local Atelier',
+    }));
+    const summary = await syncProducts(app.db, app.catalog.current(), merchant.id, [full, ...rest]);
+    expect(summary.upserted).toBe(UPSERT_BATCH * 2 + 2);
+    const rows = await app.db.select().from(merchantProducts).where(eq(merchantProducts.merchantId, merchant.id));
+    expect(rows).toHaveLength(UPSERT_BATCH * 2 + 2);
+    const row = rows.find((r) => r.merchantProductId === 'full');
+    expect(row).toMatchObject({
+      name: 'Khamrah EDP 100ml \ufffd',
+      house: 'Lattafa',
+      price: 155.5,
+      salePrice: 120.25,
+      currency: 'AED',
+      imageUrl: 'https://shop.example/k.jpg',
+      productUrl: 'https://shop.example/k',
+      accords: ['amber', 'spicy'],
+      notes: { top: ['cinnamon'], base: ['praline', 'tonka'] },
+      description: 'Dates, praline and "quotes" \\ backslashes',
+      available: false,
+      sizes: [
+        { label: '50 ml', ml: 50, price: 99, sale_price: null, available: false },
+        { label: '100 ml', ml: 100, price: 155.5, sale_price: 120.25, available: true },
+      ],
+      feedSourceId: null,
+      matchStatus: 'matched',
+      sillagePerfumeId: 'lattafa-khamrah-edp',
+      matchPinned: false,
+      matchSibling: false,
+    });
+    expect(row?.matchConfidence).toBeGreaterThan(0.5);
+    expect(row?.matchReason).toEqual(expect.any(String));
+    expect(row?.profile?.accords.length).toBeGreaterThan(0);
+    expect(row?.syncId).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -1,9 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { KEY_CACHE_TTL_MS } from '../../auth/key-store.ts';
 import { wordMaker } from '../../bench/heavy-rows.ts';
 import { work } from '../../catalog/search.ts';
+import { isEmbedded } from '../../db/client.ts';
 import { WOO_PAGE_SIZE } from '../../feeds/woocommerce.ts';
 import { LISTING_SLICE } from '../../plugins/app/inline-matcher.ts';
 import { merchantProducts } from '../../schema/index.ts';
@@ -355,5 +357,75 @@ describe("a fake store's feed is matched off the event loop", () => {
     await inline;
     onPage = () => {};
     expect(order).toEqual(['inline 200', 'pull 200 applied']);
+  }, 60_000);
+});
+
+describe("another shop's score during a pull's store step (issue 44)", () => {
+  it('is answered while the pull holds the database, its key and products not waited for', async () => {
+    // another shop, its products synced and its key and products known to this instance (a score answered)
+    const other = await createMerchantWithKey(app);
+    const synced = await app.inject({
+      method: 'PUT',
+      url: `/api/admin/merchants/${other.merchant.id}/products`,
+      headers: adminHeaders,
+      payload: { products: [{ merchant_product_id: 'k', name: 'Khamrah EDP 100ml', house: 'Lattafa', price: 120 }] },
+    });
+    expect(synced.statusCode, synced.body).toBe(200);
+    const score = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/widget/score',
+        headers: { origin: 'https://shop.example' },
+        payload: { api_key: other.key, quiz: { families: ['oud'] } },
+      });
+    expect((await score()).statusCode).toBe(200);
+
+    // the fake store's pull, its store step held open (every write done, not yet committed)
+    const { source } = await fakeStoreSource(LISTING_SLICE);
+    const db = app.db as typeof app.db & { transaction: typeof app.db.transaction };
+    const transaction = db.transaction;
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const storing = new Promise<void>((entered) => {
+      db.transaction = ((fn: Parameters<typeof transaction>[0]) => {
+        db.transaction = transaction;
+        return transaction.call(db, async (tx) => {
+          const value = await fn(tx);
+          entered();
+          await held;
+          return value;
+        });
+      }) as typeof transaction;
+    });
+    let pulled = false;
+    const pulling = pull(source.id).then((r) => {
+      pulled = true;
+      return r;
+    });
+    try {
+      await storing;
+      // the shop keeps being served past its key's lifetime (from its first answer now): the key is
+      // read again meanwhile, and on the embedded database that read waits for the pull
+      const answers = [await score()];
+      const resolve = vi.spyOn(app.keyStore, 'resolve');
+      for (let waited = 0; waited <= KEY_CACHE_TTL_MS; waited += KEY_CACHE_TTL_MS / 5) {
+        answers.push(await score());
+        await new Promise((r) => setTimeout(r, KEY_CACHE_TTL_MS / 5));
+      }
+      let read = false;
+      void app.db.execute(sql`select 1`).then(() => (read = true));
+      answers.push(...(await Promise.all(Array.from({ length: 10 }, score))));
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(17).fill(200));
+      expect(resolve).not.toHaveBeenCalled(); // no score waited for its key
+      resolve.mockRestore();
+      expect(pulled).toBe(false);
+      if (isEmbedded(app.db)) expect(read).toBe(false); // the pull held the whole database meanwhile
+    } finally {
+      db.transaction = transaction;
+      release();
+    }
+    const done = await pulling;
+    expect(done.statusCode, done.body).toBe(200);
+    expect((done.json() as { status: string }).status).toBe('applied');
   }, 60_000);
 });
