@@ -8,6 +8,7 @@ import {
   success,
   WITH_INPUT,
 } from '../../contracts/errors.ts';
+import { type JsonLimits, jsonLimitError } from '../../http/json-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type Platform, recordWebhook, storeWidget } from '../../services/platforms.ts';
 
@@ -27,11 +28,20 @@ export const WEBHOOK_ERRORS = [
   'database_unavailable',
 ] as const;
 
-/** A raw body as a JSON object, else `400 invalid_platform_webhook`. */
-export function jsonObjectOf(raw: unknown): Record<string, unknown> {
+/**
+ * A raw body as a JSON object, else `400 invalid_platform_webhook`. A body read before its sender
+ * is proven (an unsigned post) is parsed only within `limits` (`400 too_many_values`); a signed
+ * one is the platform's, parsed as it came.
+ */
+export function jsonObjectOf(raw: unknown, limits?: JsonLimits): Record<string, unknown> {
+  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : null;
+  const refused = text !== null && limits ? jsonLimitError(text, limits) : null;
+  if (refused) {
+    throw refused.code === 'too_many_values' ? refused : new AppError(400, 'invalid_platform_webhook', refused.message);
+  }
   let body: unknown;
   try {
-    body = Buffer.isBuffer(raw) ? JSON.parse(raw.toString('utf8')) : null;
+    body = text === null ? null : JSON.parse(text);
   } catch {
     body = null;
   }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ANY_OPERATION, errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
+import { UNAUTHENTICATED_JSON_LIMITS } from '../../http/json-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isWooTopic, WOO_DISCONNECTED, WOO_TOPICS, wooSignatureValid } from '../../platforms/woocommerce.ts';
 import { NEW_STORES_PER_ADDRESS_PER_HOUR, NEW_STORES_PER_HOUR } from '../../plugins/app/woocommerce.ts';
@@ -23,6 +24,7 @@ const BODY_ERRORS = [
   'unsupported_media_type',
   'platform_not_configured',
   'database_unavailable',
+  'too_many_values',
 ] as const;
 
 /**
@@ -68,7 +70,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const flow = woo();
-      await flow.keys(jsonObjectOf(request.body), request.ip);
+      await flow.keys(jsonObjectOf(request.body, UNAUTHENTICATED_JSON_LIMITS), request.ip);
       return { received: true as const, duplicate: false };
     },
   );
@@ -101,7 +103,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const flow = woo();
-      const body = jsonObjectOf(request.body);
+      const body = jsonObjectOf(request.body, UNAUTHENTICATED_JSON_LIMITS);
       reply.header('cache-control', 'no-store');
       return flow.claim(body.token, body.secret);
     },
