@@ -197,6 +197,28 @@ describe('the largest body of each unauthenticated route costs the main thread a
     });
   }
 
+  it('a large body is parsed, and walked by the guard, in turns of their own: other work runs between the steps', async () => {
+    const payload = worstBodies(MiB, ROUTES[0]?.[2] as string)['every limit at once'];
+    resetWork();
+    // what another request would see at each turn of the event loop while this body is worked
+    const turns = new Set<string>();
+    let sampling = true;
+    const sample = () => {
+      turns.add(`${jsonBodyWork.values > 0 ? 'counted' : '-'} ${storableTextWork.values > 0 ? 'guarded' : '-'}`);
+      if (sampling) setImmediate(sample);
+    };
+    setImmediate(sample);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload,
+      headers: { 'content-type': 'application/json' },
+    });
+    sampling = false;
+    expect(res.statusCode).toBe(400);
+    expect([...turns]).toContain('counted -');
+  });
+
   it('a body past a limit is refused with 400 too_many_values before it is parsed', async () => {
     resetWork();
     const res = await app.inject({
