@@ -128,7 +128,7 @@ export const ERRORS = {
   },
   rate_limited: {
     status: 429,
-    when: 'widget operations and admin tokens: too many requests (with `Retry-After`)',
+    when: 'widget operations and admin tokens: too many requests; platform posts: 60 refused from the address this minute (with `Retry-After`)',
   },
   internal_error: { status: 500, when: 'details only in the server log, under the request id' },
   platform_error: {

@@ -15,6 +15,16 @@ import { type Platform, recordWebhook, storeWidget } from '../../services/platfo
 /** A platform's webhook body is read up to this size (an order with many lines is a few tens of KB). */
 export const PLATFORM_WEBHOOK_MAX_BYTES = 1024 * 1024;
 
+/** Platform bodies read (each a parser's call), for the tests that show a throttled post's body is never read. */
+export const platformBodyReads = { bodies: 0, bytes: 0 };
+
+/** A body parser that keeps the bytes as sent: a signature is of them, not of JSON parsed and written again. */
+export function rawBody(_request: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) {
+  platformBodyReads.bodies++;
+  platformBodyReads.bytes += body.length;
+  done(null, body);
+}
+
 /** What a platform's webhook receiver may answer besides its own checks' codes. */
 export const WEBHOOK_ERRORS = [
   ...ANY_OPERATION,
@@ -26,6 +36,7 @@ export const WEBHOOK_ERRORS = [
   'platform_not_configured',
   'unknown_store',
   'database_unavailable',
+  'rate_limited',
 ] as const;
 
 /**

@@ -6,7 +6,8 @@ import { AppError } from '../../lib/errors.ts';
 import { isWooTopic, WOO_DISCONNECTED, WOO_TOPICS, wooSignatureValid } from '../../platforms/woocommerce.ts';
 import { NEW_STORES_PER_ADDRESS_PER_HOUR, NEW_STORES_PER_HOUR } from '../../plugins/app/woocommerce.ts';
 import { findInstall, webhookSecretOf } from '../../services/platforms.ts';
-import { jsonObjectOf, PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, WEBHOOK_ERRORS } from './shared.ts';
+import { markProven } from './refusals.ts';
+import { jsonObjectOf, PLATFORM_WEBHOOK_MAX_BYTES, Received, rawBody, storeWebhook, WEBHOOK_ERRORS } from './shared.ts';
 
 const StoreParams = Type.Object({
   store: Type.String({
@@ -25,6 +26,7 @@ const BODY_ERRORS = [
   'platform_not_configured',
   'database_unavailable',
   'too_many_values',
+  'rate_limited',
 ] as const;
 
 /**
@@ -41,9 +43,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return app.woocommerce;
   };
   // WooCommerce's ping when a webhook is saved with a delivery URL is a form: read as bytes too
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_r, body, done) =>
-    done(null, body),
-  );
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, rawBody);
 
   app.post(
     '/keys',
@@ -151,6 +151,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ) {
         throw new AppError(401, 'invalid_signature', 'The webhook signature does not match');
       }
+      markProven(request);
       const topic = request.headers['x-wc-webhook-topic'];
       if (!isWooTopic(topic)) {
         throw new AppError(

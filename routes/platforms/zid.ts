@@ -7,6 +7,7 @@ import { createWindowCounter } from '../../lib/window-counter.ts';
 import { isZidStoreEvent, ZID_STORE_EVENTS, ZID_UNINSTALL, zidAppEvent, zidSecretValid } from '../../platforms/zid.ts';
 import { zidSnippet } from '../../platforms/zid-snippet.ts';
 import { findInstall, webhookSecretOf } from '../../services/platforms.ts';
+import { markProven } from './refusals.ts';
 import {
   jsonObjectOf,
   PLATFORM_WEBHOOK_MAX_BYTES,
@@ -65,6 +66,7 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!zidSecretValid(request.query.token, webhookSecretOf(app.leadCipher, install))) {
         throw new AppError(401, 'invalid_signature', "The URL does not carry this store's webhook secret");
       }
+      markProven(request);
       const event = request.query.event;
       if (!isZidStoreEvent(event)) {
         throw new AppError(400, 'invalid_platform_webhook', `The event is one of ${ZID_STORE_EVENTS.join(', ')}`);
@@ -101,7 +103,7 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [],
         response: {
           200: success(Received, 'Stored (an uninstall) and worked in the background, or acknowledged'),
-          ...errorResponses([...WEBHOOK_ERRORS, 'rate_limited', 'too_many_values']),
+          ...errorResponses([...WEBHOOK_ERRORS, 'too_many_values']),
         },
       },
     },
