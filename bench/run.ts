@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { runAttackBench } from './attack.ts';
+import { runAttackBodiesBench } from './attack-bodies.ts';
 import { runAttackLoadBench } from './attack-load.ts';
 import { runConsoleBench } from './console.ts';
 import { runEngineBench } from './engine.ts';
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   notes: () => runNotesBench(),
   attack: () => runAttackBench(),
   'attack-load': () => runAttackLoadBench(),
+  'attack-bodies': () => runAttackBodiesBench(),
   engine: () => runEngineBench(),
   endpoint: () => runEndpointBench(),
   events: () => runEventsBench(),

@@ -22,6 +22,10 @@ export const ERRORS = {
     status: 400,
     when: 'a string, object key, path parameter or query value holds a NUL character or an unpaired UTF-16 surrogate, which PostgreSQL cannot store',
   },
+  too_many_values: {
+    status: 400,
+    when: 'a JSON body read before its sender is known (widget operations, the console, the unsigned platform posts) holding more than 60,000 values, 25,000 keys, 1,000 keys in one object, 2,000 different sequences of keys in its objects or 3,000 different strings of 10 characters or fewer',
+  },
   bad_url: { status: 400, when: 'a URL, or a path parameter, that cannot be decoded' },
   bad_request: { status: 400, when: 'before any operation: a request HTTP itself refuses' },
   unsupported_widget_version: { status: 400, when: 'an `X-Widget-Version` this server does not speak' },
@@ -124,7 +128,7 @@ export const ERRORS = {
   },
   rate_limited: {
     status: 429,
-    when: 'widget operations and admin tokens: too many requests (with `Retry-After`)',
+    when: 'widget operations and admin tokens: too many requests; platform posts: 60 refused from the address this minute (with `Retry-After`)',
   },
   internal_error: { status: 500, when: 'details only in the server log, under the request id' },
   platform_error: {
@@ -167,6 +171,7 @@ export const WITH_BODY: readonly ErrorCode[] = [
 export const WIDGET_OPERATION: readonly ErrorCode[] = [
   ...ANY_OPERATION,
   ...WITH_BODY,
+  'too_many_values',
   'unsupported_widget_version',
   'missing_api_key',
   'invalid_api_key',

@@ -6,17 +6,21 @@
  * theirs too.
  */
 
-// a NUL, a high surrogate not followed by a low one, or a low one not preceded by a high one
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** a key fit to quote back in an error: NUL as \0, lone surrogates as U+FFFD */
 function printable(k: string): string {
   return k.replaceAll(String.fromCharCode(0), '\\0').replace(/[\uD800-\uDFFF]/g, '\uFFFD');
 }
 
+/** String.prototype.isWellFormed (ES2024, in Node 20): false when a high surrogate is not followed by a low one, or a low one not preceded by a high one */
+type WellFormed = { isWellFormed(): boolean };
+
+/**
+ * The engine's own checks rather than a regular expression with look-arounds: a megabyte of emoji
+ * took the expression 3.6 ms and these 0.8 ms, a megabyte of ASCII 1 ms and 0.01 ms, on the walk
+ * every body read before its sender is known goes through (docs/security.md, issue 44).
+ */
 export function isStorableText(s: string): boolean {
-  return !UNSTORABLE.test(s);
+  return (s as unknown as WellFormed).isWellFormed() && !s.includes('\0');
 }
 
 /**
@@ -46,12 +50,12 @@ function holdsUnstorableText(value: unknown): boolean {
     const v = stack.pop();
     storableTextWork.values++;
     if (typeof v === 'string') {
-      if (UNSTORABLE.test(v)) return true;
+      if (!isStorableText(v)) return true;
     } else if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) stack.push(v[i]);
     } else if (v !== null && typeof v === 'object' && !isBytes(v)) {
       for (const k in v) {
-        if (UNSTORABLE.test(k)) return true;
+        if (!isStorableText(k)) return true;
         stack.push((v as Record<string, unknown>)[k]);
       }
     }

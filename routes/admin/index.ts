@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminDisabled, createAdminTokenCheck } from '../../auth/admin-token.ts';
+import { AUTHENTICATED_JSON_LIMITS } from '../../http/json-body.ts';
 import activity from './activity.ts';
 import consoleUsers from './console-users.ts';
 import feeds from './feeds.ts';
@@ -27,6 +28,11 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
     return;
   }
   const check = createAdminTokenCheck(token);
+  // the token is checked before any body is read: a body here is the operator's (a sync of 50,000
+  // products), held to its route's byte limit and the nesting limit only (http/json-body.ts)
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, jsonLimits: AUTHENTICATED_JSON_LIMITS };
+  });
   app.addHook('onRequest', async (request) => check(request.headers.authorization, request.ip));
   // No operator waits for ever on a database that does not answer: the request is answered 503
   // after a multiple of DB_TIMEOUT_MS. A read is then simply not done; a change may still be

@@ -5,7 +5,8 @@ import { AppError } from '../../lib/errors.ts';
 import { INSTALL_EVENTS, sallaEnvelope, sallaSignatureValid } from '../../platforms/salla.ts';
 import { sallaSnippet } from '../../platforms/salla-snippet.ts';
 import { findInstall } from '../../services/platforms.ts';
-import { PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, storeWidgetRoute } from './shared.ts';
+import { markProven, refusedPostGuard } from './refusals.ts';
+import { PLATFORM_WEBHOOK_MAX_BYTES, Received, rawBody, storeWebhook, storeWidgetRoute } from './shared.ts';
 import shopifyRoutes from './shopify.ts';
 import wooRoutes from './woocommerce.ts';
 import zidRoutes from './zid.ts';
@@ -21,9 +22,13 @@ export { PLATFORM_WEBHOOK_MAX_BYTES } from './shared.ts';
 const receipts = new WeakMap<object, () => void>();
 
 const platforms: FastifyPluginAsyncTypebox = async (app) => {
+  // an address that sent too many refused posts this minute is refused before its body is read (refusals.ts)
+  const refused = refusedPostGuard();
+  app.addHook('onRequest', refused.onRequest);
+  app.addHook('onResponse', refused.onResponse);
   // the raw body: a signature is of the bytes as sent, not of JSON parsed and written again
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBody);
 
   // a delivery being received holds the webhooks' background work until it is answered
   app.addHook('onRequest', async (request) => {
@@ -58,6 +63,7 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
             'platform_not_configured',
             'unknown_store',
             'database_unavailable',
+            'rate_limited',
           ]),
         },
       },
@@ -72,6 +78,7 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
       ) {
         throw new AppError(401, 'invalid_signature', "The signature is not the body's HMAC with the app's secret");
       }
+      markProven(request);
       let body: unknown;
       try {
         body = JSON.parse(raw.toString('utf8'));

@@ -8,11 +8,22 @@ import {
   success,
   WITH_INPUT,
 } from '../../contracts/errors.ts';
+import { type JsonLimits, jsonLimitError } from '../../http/json-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type Platform, recordWebhook, storeWidget } from '../../services/platforms.ts';
 
 /** A platform's webhook body is read up to this size (an order with many lines is a few tens of KB). */
 export const PLATFORM_WEBHOOK_MAX_BYTES = 1024 * 1024;
+
+/** Platform bodies read (each a parser's call), for the tests that show a throttled post's body is never read. */
+export const platformBodyReads = { bodies: 0, bytes: 0 };
+
+/** A body parser that keeps the bytes as sent: a signature is of them, not of JSON parsed and written again. */
+export function rawBody(_request: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) {
+  platformBodyReads.bodies++;
+  platformBodyReads.bytes += body.length;
+  done(null, body);
+}
 
 /** What a platform's webhook receiver may answer besides its own checks' codes. */
 export const WEBHOOK_ERRORS = [
@@ -25,13 +36,23 @@ export const WEBHOOK_ERRORS = [
   'platform_not_configured',
   'unknown_store',
   'database_unavailable',
+  'rate_limited',
 ] as const;
 
-/** A raw body as a JSON object, else `400 invalid_platform_webhook`. */
-export function jsonObjectOf(raw: unknown): Record<string, unknown> {
+/**
+ * A raw body as a JSON object, else `400 invalid_platform_webhook`. A body read before its sender
+ * is proven (an unsigned post) is parsed only within `limits` (`400 too_many_values`); a signed
+ * one is the platform's, parsed as it came.
+ */
+export function jsonObjectOf(raw: unknown, limits?: JsonLimits): Record<string, unknown> {
+  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : null;
+  const refused = text !== null && limits ? jsonLimitError(text, limits) : null;
+  if (refused) {
+    throw refused.code === 'too_many_values' ? refused : new AppError(400, 'invalid_platform_webhook', refused.message);
+  }
   let body: unknown;
   try {
-    body = Buffer.isBuffer(raw) ? JSON.parse(raw.toString('utf8')) : null;
+    body = text === null ? null : JSON.parse(text);
   } catch {
     body = null;
   }

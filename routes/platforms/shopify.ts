@@ -15,6 +15,7 @@ import {
 } from '../../platforms/shopify.ts';
 import { shopifySnippet } from '../../platforms/shopify-snippet.ts';
 import { findInstall } from '../../services/platforms.ts';
+import { markProven } from './refusals.ts';
 import {
   jsonObjectOf,
   PLATFORM_WEBHOOK_MAX_BYTES,
@@ -77,6 +78,7 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!webhookHmacValid(raw, request.headers['x-shopify-hmac-sha256'], shopify.clientSecret)) {
         throw new AppError(401, 'invalid_signature', 'The webhook signature does not match');
       }
+      markProven(request);
       const topic = request.headers['x-shopify-topic'];
       if (!isShopifyTopic(topic)) {
         throw new AppError(400, 'invalid_platform_webhook', `The topic is one of ${TOPICS.join(', ')}`);

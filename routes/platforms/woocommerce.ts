@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ANY_OPERATION, errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
+import { UNAUTHENTICATED_JSON_LIMITS } from '../../http/json-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import { isWooTopic, WOO_DISCONNECTED, WOO_TOPICS, wooSignatureValid } from '../../platforms/woocommerce.ts';
 import { NEW_STORES_PER_ADDRESS_PER_HOUR, NEW_STORES_PER_HOUR } from '../../plugins/app/woocommerce.ts';
 import { findInstall, webhookSecretOf } from '../../services/platforms.ts';
-import { jsonObjectOf, PLATFORM_WEBHOOK_MAX_BYTES, Received, storeWebhook, WEBHOOK_ERRORS } from './shared.ts';
+import { markProven } from './refusals.ts';
+import { jsonObjectOf, PLATFORM_WEBHOOK_MAX_BYTES, Received, rawBody, storeWebhook, WEBHOOK_ERRORS } from './shared.ts';
 
 const StoreParams = Type.Object({
   store: Type.String({
@@ -23,6 +25,8 @@ const BODY_ERRORS = [
   'unsupported_media_type',
   'platform_not_configured',
   'database_unavailable',
+  'too_many_values',
+  'rate_limited',
 ] as const;
 
 /**
@@ -39,9 +43,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return app.woocommerce;
   };
   // WooCommerce's ping when a webhook is saved with a delivery URL is a form: read as bytes too
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_r, body, done) =>
-    done(null, body),
-  );
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, rawBody);
 
   app.post(
     '/keys',
@@ -68,7 +70,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const flow = woo();
-      await flow.keys(jsonObjectOf(request.body), request.ip);
+      await flow.keys(jsonObjectOf(request.body, UNAUTHENTICATED_JSON_LIMITS), request.ip);
       return { received: true as const, duplicate: false };
     },
   );
@@ -101,7 +103,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const flow = woo();
-      const body = jsonObjectOf(request.body);
+      const body = jsonObjectOf(request.body, UNAUTHENTICATED_JSON_LIMITS);
       reply.header('cache-control', 'no-store');
       return flow.claim(body.token, body.secret);
     },
@@ -149,6 +151,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ) {
         throw new AppError(401, 'invalid_signature', 'The webhook signature does not match');
       }
+      markProven(request);
       const topic = request.headers['x-wc-webhook-topic'];
       if (!isWooTopic(topic)) {
         throw new AppError(

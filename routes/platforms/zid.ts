@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
+import { UNAUTHENTICATED_JSON_LIMITS } from '../../http/json-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
 import { isZidStoreEvent, ZID_STORE_EVENTS, ZID_UNINSTALL, zidAppEvent, zidSecretValid } from '../../platforms/zid.ts';
 import { zidSnippet } from '../../platforms/zid-snippet.ts';
 import { findInstall, webhookSecretOf } from '../../services/platforms.ts';
+import { markProven } from './refusals.ts';
 import {
   jsonObjectOf,
   PLATFORM_WEBHOOK_MAX_BYTES,
@@ -64,6 +66,7 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!zidSecretValid(request.query.token, webhookSecretOf(app.leadCipher, install))) {
         throw new AppError(401, 'invalid_signature', "The URL does not carry this store's webhook secret");
       }
+      markProven(request);
       const event = request.query.event;
       if (!isZidStoreEvent(event)) {
         throw new AppError(400, 'invalid_platform_webhook', `The event is one of ${ZID_STORE_EVENTS.join(', ')}`);
@@ -100,14 +103,14 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security: [],
         response: {
           200: success(Received, 'Stored (an uninstall) and worked in the background, or acknowledged'),
-          ...errorResponses([...WEBHOOK_ERRORS, 'rate_limited']),
+          ...errorResponses([...WEBHOOK_ERRORS, 'too_many_values']),
         },
       },
     },
     async (request) => {
       configured();
       const raw = request.body as Buffer;
-      const notice = zidAppEvent(jsonObjectOf(raw));
+      const notice = zidAppEvent(jsonObjectOf(raw, UNAUTHENTICATED_JSON_LIMITS));
       if (typeof notice === 'string') throw new AppError(400, 'invalid_platform_webhook', notice);
       // only the App Market's own notices come here: a store event by this unsigned door is refused
       if (!notice.event.startsWith('app.market.')) {
