@@ -30,6 +30,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   notes: () => runNotesBench(),
   attack: () => runAttackBench(),
   'attack-load': () => runAttackLoadBench(),
+  'attack-load-webhooks': () => runAttackLoadBench(console.log, 10, 'flood'),
   'attack-bodies': () => runAttackBodiesBench(),
   engine: () => runEngineBench(),
   endpoint: () => runEndpointBench(),

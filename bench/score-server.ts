@@ -57,6 +57,19 @@ if (mode === 'bare') {
     // the load test reads /metrics and shares limits through Redis, as production does
     ADMIN_TOKEN: ADMIN,
     ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+    // BENCH_PLATFORMS: the four platform apps on (bench/attack-load.ts, the webhook flood)
+    ...(process.env.BENCH_PLATFORMS
+      ? {
+          SALLA_CLIENT_ID: 'bench',
+          SALLA_CLIENT_SECRET: 'bench-salla-client-secret',
+          SALLA_WEBHOOK_SECRET: 'bench-salla-webhook-secret',
+          SHOPIFY_CLIENT_ID: 'bench',
+          SHOPIFY_CLIENT_SECRET: 'bench-shopify-client-secret',
+          ZID_CLIENT_ID: '1',
+          ZID_CLIENT_SECRET: 'bench-zid-client-secret',
+          WOOCOMMERCE_APP: 'true',
+        }
+      : {}),
     // the feed-load bench's shop is a server on this machine (bench/feeds.ts)
     ...(process.env.BENCH_FEED_ALLOW_PRIVATE_HOSTS
       ? { FEED_ALLOW_PRIVATE_HOSTS: process.env.BENCH_FEED_ALLOW_PRIVATE_HOSTS }
