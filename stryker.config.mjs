@@ -20,6 +20,7 @@ export default {
     'auth/keys.ts',
     'lib/shared-counter.ts',
     'console/install-check.ts',
+    'console/names.ts',
     'feeds/google.ts',
     'feeds/generic.ts',
     'feeds/salla.ts',

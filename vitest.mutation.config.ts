@@ -42,6 +42,7 @@ export const MUTATION_TESTS = [
   'tests/shared-counter.test.ts',
   'tests/shared-counter-faults.test.ts',
   'tests/console-views.test.ts',
+  'tests/console-words.test.ts',
   'tests/feeds-google.test.ts',
   'tests/feeds-generic.test.ts',
   'tests/feeds-salla.test.ts',

@@ -21,7 +21,7 @@ const GROUPS: Record<string, string[]> = {
   catalog: ['catalog/alike.ts', 'catalog/bundled.ts'],
   'events, origins and keys': ['events/validate.ts', 'auth/origins.ts', 'auth/keys.ts'],
   'rate limits': ['lib/shared-counter.ts'],
-  console: ['console/install-check.ts'],
+  console: ['console/install-check.ts', 'console/names.ts'],
   'feeds and platforms': [
     'feeds/google.ts',
     'feeds/generic.ts',
