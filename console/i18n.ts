@@ -264,6 +264,7 @@ const en = {
   confirmRevoke: 'Revoke the key {k}?',
   cannotRemoveSelf: 'You cannot remove yourself: ask another owner or an operator.',
   badPeriod: 'Give a period of whole days, its start before its end, at most {n} days.',
+  chartDay: '{d} — quizzes completed: {q}; orders: {o}',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -524,6 +525,7 @@ const ar: Record<MessageKey, string> = {
   confirmRevoke: 'إلغاء المفتاح {k}؟',
   cannotRemoveSelf: 'لا يمكنك إزالة نفسك: اطلب ذلك من مالك آخر أو من المشغّل.',
   badPeriod: 'حدّد فترة بأيام كاملة، بدايتها قبل نهايتها، لا تزيد على {n} يومًا.',
+  chartDay: '{d} — اختبارات مكتملة: {q}؛ طلبات: {o}',
 };
 
 export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, ar };

@@ -305,27 +305,69 @@ function periodForm(ctx: PageContext, d: { from: string; to: string; traffic: 'l
 </form>`;
 }
 
-/** Bars of quizzes completed per day, with orders as dots: an SVG the data table below repeats in words. */
+/** The top of a chart's scale: 1, or the smallest of 2, 4, 6, 8 × 10ⁿ at or above `max` (its half is a whole number too). */
+export function scaleTop(max: number): number {
+  if (max <= 1) return 1;
+  for (let unit = 1; ; unit *= 10) {
+    for (const k of [2, 4, 6, 8, 10]) if (k * unit >= max) return k * unit;
+  }
+}
+
+/** At most this many dates under the chart, the last day's always among them. */
+const CHART_DATES = 6;
+
+/**
+ * Quizzes completed per day as bars, orders as dots, drawn on the server. Horizontal positions are
+ * shares of the width and vertical ones pixels, so the chart fills any width without stretching
+ * (a dot stays round); the scale's figures stand in the box's margin at the start, the dates under
+ * the bars. Each day says its date and figures on hover and on focus (one day in the tab order, the
+ * arrow keys move between days: console.js), and is named by them for a screen reader; the table
+ * under the chart repeats every figure.
+ */
 function chart(lang: Lang, days: OverviewData['days']): Html {
-  const W = 640;
-  const H = 160;
+  const H = 200;
+  /** a band above the bars for the day's readout, two lines */
+  const TOP = 40;
+  /** a band under them for the dates */
+  const BOTTOM = 22;
+  const plot = H - TOP - BOTTOM;
   const n = Math.max(1, days.length);
-  const max = Math.max(1, ...days.map((d) => Math.max(d.quizzes, d.orders)));
-  const step = W / n;
-  const bar = Math.max(1, step * 0.7);
-  const y = (v: number) => H - (v / max) * (H - 10);
+  const top = scaleTop(Math.max(0, ...days.map((d) => Math.max(d.quizzes, d.orders))));
+  const y = (v: number) => TOP + plot - (v / top) * plot;
+  const step = 100 / n;
+  // right to left in Arabic: the first day at the right edge
+  const start = (i: number) => (lang === 'ar' ? 100 - (i + 1) * step : i * step);
+  const pct = (x: number) => `${x.toFixed(3)}%`;
+  const ticks = top === 1 ? [0, 1] : [0, top / 2, top];
+  const every = Math.ceil(n / CHART_DATES);
+  const edge = lang === 'ar' ? '100%' : '0';
   return html`<figure class="chart">
-<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-title" preserveAspectRatio="none" width="100%" height="${H}">
+<div class="plot-box">
+<svg class="plot" width="100%" height="${H}" role="group" aria-labelledby="chart-title">
 <title id="chart-title">${t(lang, 'chart')}</title>
+${ticks.map(
+  (v) =>
+    html`<line class="grid" x1="0" x2="100%" y1="${y(v)}" y2="${y(v)}"></line><text class="scale" x="${edge}" dx="${lang === 'ar' ? 6 : -6}" y="${y(v)}" dy="4" text-anchor="end">${formatNumber(lang, v)}</text>`,
+)}
 ${days.map((d, i) => {
-  const x = lang === 'ar' ? W - (i + 1) * step : i * step;
-  return html`<rect class="bar" x="${(x + (step - bar) / 2).toFixed(1)}" y="${y(d.quizzes).toFixed(1)}" width="${bar.toFixed(1)}" height="${(H - y(d.quizzes)).toFixed(1)}"></rect>${
+  const x = start(i);
+  const label = t(lang, 'chartDay', { d: formatDay(lang, d.day), q: d.quizzes, o: d.orders });
+  return html`<g class="day" data-day="${d.day}" role="img" aria-label="${label}" tabindex="${i === days.length - 1 ? 0 : -1}">
+<rect class="hit" x="${pct(x)}" y="${TOP}" width="${pct(step)}" height="${plot}"></rect>
+<rect class="bar" x="${pct(x + step * 0.15)}" y="${y(d.quizzes).toFixed(1)}" width="${pct(step * 0.7)}" height="${(TOP + plot - y(d.quizzes)).toFixed(1)}"></rect>${
     d.orders > 0
-      ? html`<circle class="dot" cx="${(x + step / 2).toFixed(1)}" cy="${y(d.orders).toFixed(1)}" r="3"></circle>`
+      ? html`<circle class="dot" cx="${pct(x + step / 2)}" cy="${y(d.orders).toFixed(1)}" r="4"></circle>`
       : ''
-  }`;
+  }${
+    (n - 1 - i) % every === 0
+      ? html`<text class="date" x="${pct(x + step / 2)}" y="${H - 6}" text-anchor="middle">${formatDay(lang, d.day, true)}</text>`
+      : ''
+  }
+<text class="tip" x="${edge}" y="15" text-anchor="start"><tspan x="${edge}">${formatDay(lang, d.day)}</tspan><tspan x="${edge}" dy="18">${t(lang, 'completions')}: ${formatNumber(lang, d.quizzes)} · ${t(lang, 'purchases')}: ${formatNumber(lang, d.orders)}</tspan></text>
+</g>`;
 })}
 </svg>
+</div>
 <figcaption><span class="key bar-key"></span> ${t(lang, 'completions')} <span class="key dot-key"></span> ${t(lang, 'purchases')}</figcaption>
 </figure>`;
 }

@@ -20,6 +20,7 @@ import {
   type ShownMatch,
   whyText,
 } from '../console/names.ts';
+import { overviewPage, type PageContext, scaleTop } from '../console/views.ts';
 import { EVENT_TYPES } from '../events/validate.ts';
 import { NOT_PERFUME_KINDS } from '../matching/parse.ts';
 import type { MatchWhy, ReasonPerfume } from '../matching/reason.ts';
@@ -260,5 +261,46 @@ describe('where the widget was seen', () => {
     // another outcome, another key: rows of their own
     expect(sightingsByVersion([row('1', 1, 1), { ...row('1', 1, 1), outcome: 'origin_not_allowed' }])).toHaveLength(2);
     expect(sightingsByVersion([row('1', 1, 1), { ...row('1', 1, 1), keyId: 'k2' }])).toHaveLength(2);
+  });
+});
+
+describe('the day-by-day chart', () => {
+  const ctx = (lang: Lang): PageContext => ({ lang, path: '/console/m/x/', csrf: 'c', viewer: null });
+  const days = [
+    { day: '2026-11-26', quizzes: 3, clicks: 1, orders: 0, revenue: 0 },
+    { day: '2026-11-27', quizzes: 7, clicks: 2, orders: 2, revenue: 290 },
+  ];
+  const page = (lang: Lang) =>
+    overviewPage(ctx(lang), {
+      from: '2026-11-26',
+      to: '2026-11-27',
+      traffic: 'live',
+      funnel: [],
+      leads: 0,
+      revenue: [],
+      days,
+      attributionWindowDays: 30,
+    }).value;
+
+  it('has a scale whose top is a round number with a whole half', () => {
+    expect([0, 1, 2, 3, 7, 9, 10, 11, 45, 81, 101, 999].map(scaleTop)).toEqual([
+      1, 1, 2, 4, 8, 10, 10, 20, 60, 100, 200, 1000,
+    ]);
+  });
+
+  it('draws without stretching, with dates, a scale, and each day named by its date and figures', () => {
+    const ar = page('ar');
+    expect(ar).not.toContain('preserveAspectRatio');
+    expect(ar).not.toContain('viewBox');
+    expect([...ar.matchAll(/<text class="scale"[^>]*>([^<]*)</g)].map((m) => m[1])).toEqual(['٠', '٤', '٨']);
+    expect([...ar.matchAll(/<text class="date"[^>]*>([^<]*)</g)].map((m) => m[1])).toEqual(['٢٦ نوفمبر', '٢٧ نوفمبر']);
+    expect(ar).toContain('aria-label="٢٧ نوفمبر ٢٠٢٦ — اختبارات مكتملة: ٧؛ طلبات: ٢"');
+    // the last day is the one in the tab order; a dot has one radius, in pixels
+    expect([...ar.matchAll(/<g class="day"[^>]*tabindex="(-?\d)"/g)].map((m) => m[1])).toEqual(['-1', '0']);
+    expect(ar).toMatch(/<circle class="dot" cx="[\d.]+%" cy="[\d.]+" r="4">/);
+    // right to left in Arabic: the first day at the right
+    expect(/data-day="2026-11-26"[\s\S]*?<rect class="hit" x="([\d.]+)%"/.exec(ar)?.[1]).toBe('50.000');
+    expect(/data-day="2026-11-26"[\s\S]*?<rect class="hit" x="([\d.]+)%"/.exec(page('en'))?.[1]).toBe('0.000');
+    expect(page('en')).toContain('aria-label="27 Nov 2026 — quizzes completed: 7; orders: 2"');
   });
 });
