@@ -1,3 +1,4 @@
+import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import type { CatalogPerfume } from '../catalog/types.ts';
 import {
@@ -21,6 +22,7 @@ import {
   whyText,
 } from '../console/names.ts';
 import { overviewPage, type PageContext, scaleTop } from '../console/views.ts';
+import { MatchWhySchema } from '../contracts/admin.ts';
 import { EVENT_TYPES } from '../events/validate.ts';
 import { NOT_PERFUME_KINDS } from '../matching/parse.ts';
 import type { MatchWhy, ReasonPerfume } from '../matching/reason.ts';
@@ -166,6 +168,11 @@ describe('the matcher’s reasons', () => {
       siblingOf: null,
     };
     expect(whyText('en', names, plainMatch)).toBe('Matched to Yara (Eau de Parfum) by Lattafa.');
+  });
+
+  it('are each of a shape the admin API declares', () => {
+    for (const w of every('Loriva', 'Khamrah special')) expect(Value.Check(MatchWhySchema, w), w.kind).toBe(true);
+    expect(Value.Check(MatchWhySchema, { kind: 'matched', perfume: ref('yara') })).toBe(false);
   });
 
   it('read the catalog’s names from its snapshot', () => {
