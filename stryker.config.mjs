@@ -24,6 +24,7 @@ export default {
     'auth/sign-in-throttle.ts',
     'auth/salla-dashboard-gate.ts',
     'console/install-check.ts',
+    'console/names.ts',
     'feeds/google.ts',
     'feeds/generic.ts',
     'feeds/salla.ts',

@@ -45,6 +45,7 @@ export const MUTATION_TESTS = [
   'tests/sign-in-throttle.test.ts',
   'tests/salla-dashboard-gate.test.ts',
   'tests/console-views.test.ts',
+  'tests/console-words.test.ts',
   'tests/feeds-google.test.ts',
   'tests/feeds-generic.test.ts',
   'tests/feeds-salla.test.ts',

@@ -1,3 +1,5 @@
+import { Cache } from '../lib/cache.ts';
+
 /** The console's words, Arabic first. Every key exists in both languages (tests/console-views.test.ts). */
 export type Lang = 'ar' | 'en';
 export const LANGS: readonly Lang[] = ['ar', 'en'];
@@ -228,6 +230,41 @@ const en = {
   no: 'no',
   chart: 'Quizzes completed and orders, day by day',
   total: 'Total',
+  reasonMatched: 'Matched to {p}.',
+  reasonHouseInName: 'The house was found in the name.',
+  reasonNameAlone: 'No house was given: recognised by its name alone.',
+  reasonLineOriginal: 'No concentration is listed: the line’s original.',
+  reasonSibling: 'Listed as {c}, which our catalog lacks: recommended as a close version.',
+  reasonNotPerfume: 'Not a perfume: {w}.',
+  reasonHouseUnknown: 'The house “{h}” is not in our catalog.',
+  reasonHouseUnknownNoName: 'The house “{h}” is not in our catalog, and no perfume of ours has this name.',
+  reasonNameAloneUnsure:
+    'The house “{h}” is not in our catalog, and the name alone does not say which perfume it is (the closest: {p}).',
+  reasonHouseOnly: 'The listing names a house but no perfume.',
+  reasonNoneInHouse: 'No perfume of {h} has this name.',
+  reasonConcentrationMissing: '{p} exists as {held}, not as {c}.',
+  reasonElixirOnly: 'We hold {p} as an Elixir only, and the listing names no Elixir.',
+  reasonOilOnly: 'We hold {p} as a perfume oil only, and the listing is a spray.',
+  reasonTooFar: 'The closest is {p}, too far from “{l}”.',
+  reasonAmbiguous: 'It could be {p} or {r}: too close to tell apart.',
+  reasonPinned: 'Pinned by hand to {p}.',
+  reasonWithdrawn: 'Our catalog withdrew the perfume it was matched to: it waits to be matched again.',
+  reasonPending: 'Waiting to be matched.',
+  reasonPartial: 'Not matched to a perfume of ours: profiled from what its listing says.',
+  reasonUnmatched: 'Not recognised.',
+  perfumeBy: '{n} ({c}) by {h}',
+  perfumeByNoConcentration: '{n} by {h}',
+  outcomeOk: 'Let in',
+  outcomeOriginNotAllowed: 'Refused: origin not allowed',
+  outcomeRevoked: 'Refused: key revoked',
+  scoredQuizzes: 'Quizzes scored',
+  scoredNote:
+    'Counted from the answers the service scored: {n} in this period, through the widget or the API (a headless storefront, a shopper who changes an answer). The overview’s “Quizzes completed” ({m}) counts the widget’s completion events only, so the two can differ.',
+  confirmRemove: 'Remove {e}?',
+  confirmRevoke: 'Revoke the key {k}?',
+  cannotRemoveSelf: 'You cannot remove yourself: ask another owner or an operator.',
+  badPeriod: 'Give a period of whole days, its start before its end, at most {n} days.',
+  chartDay: '{d} — quizzes completed: {q}; orders: {o}',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -392,7 +429,7 @@ const ar: Record<MessageKey, string> = {
   scriptTagManual: 'وسم السكربت، للصفحات خارج قالب متجرك',
   refusedOrigin: 'رُفضت طلبات من {o}: أضفه إلى النطاقات المسموح بها للمفتاح.',
   revokedUsed: 'ما زال متجرك يستخدم مفتاحًا ملغى ({k}): استبدله في وسم السكربت.',
-  noEvents: 'لا أحداث في آخر 24 ساعة.',
+  noEvents: 'لا أحداث في آخر ٢٤ ساعة.',
   platformApp: 'تطبيق {p}',
   platformInstalled: 'ثُبّت من {p} (المتجر {s}) في {d}.',
   platformUninstalled: 'أُزيل تطبيق {p} في {d} وأُبطلت مفاتيحه. ثبّته من {p} مرة أخرى لتعود الأداة.',
@@ -409,7 +446,7 @@ const ar: Record<MessageKey, string> = {
     'من منتجاتك البالغة {n}: طابقنا {m} مع عطور نعرفها، وقرأنا رائحة {p} أخرى مما يقوله وصفها، ويمكن ترشيحها.',
   dashboardImporting: 'جارٍ استيراد منتجاتك: يستغرق ذلك دقيقة.',
   dashboardOpen: 'افتح لوحة التحكم',
-  dashboardOpenHint: 'تُفتح لوحة التحكم في تبويب جديد وقد سجّلت الدخول بحساب {e}. يعمل الزر مرة واحدة خلال 5 دقائق.',
+  dashboardOpenHint: 'تُفتح لوحة التحكم في تبويب جديد وقد سجّلت الدخول بحساب {e}. يعمل الزر مرة واحدة خلال ٥ دقائق.',
   dashboardNoOwner: 'تعذّرت قراءة بريد حساب متجرك من سلة، فلا يمكن تسجيل دخولك من هنا. اطلب حسابًا من مشغّل الخدمة.',
   dashboardRetry: 'أعد المحاولة',
   dashboardExpired: 'انتهت صلاحية دخول هذه الصفحة من سلة أو أنه غير صالح.',
@@ -455,11 +492,44 @@ const ar: Record<MessageKey, string> = {
   no: 'لا',
   chart: 'الاختبارات المكتملة والطلبات يومًا بيوم',
   total: 'المجموع',
+  reasonMatched: 'طابقناه مع {p}.',
+  reasonHouseInName: 'عرفنا الدار من اسم المنتج.',
+  reasonNameAlone: 'لم تُذكر الدار: عرفناه من اسمه وحده.',
+  reasonLineOriginal: 'لم يُذكر التركيز: اعتمدنا الإصدار الأصلي من السلسلة.',
+  reasonSibling: 'مدرج بتركيز {c} غير موجود في دليلنا: يُرشَّح بصفته إصدارًا قريبًا.',
+  reasonNotPerfume: 'ليس عطرًا: {w}.',
+  reasonHouseUnknown: 'الدار «{h}» ليست في دليلنا.',
+  reasonHouseUnknownNoName: 'الدار «{h}» ليست في دليلنا، ولا يحمل أي عطر لدينا هذا الاسم.',
+  reasonNameAloneUnsure: 'الدار «{h}» ليست في دليلنا، والاسم وحده لا يحدد العطر (الأقرب: {p}).',
+  reasonHouseOnly: 'يذكر المنتج الدار ولا يذكر العطر.',
+  reasonNoneInHouse: 'لا يحمل أي عطر من {h} هذا الاسم.',
+  reasonConcentrationMissing: 'يوجد {p} بتركيز {held}، وليس {c}.',
+  reasonElixirOnly: 'لدينا {p} بتركيز إليكسير فقط، والمنتج لا يذكر الإليكسير.',
+  reasonOilOnly: 'لدينا {p} دهنًا عطريًا فقط، والمنتج بخاخ.',
+  reasonTooFar: 'أقرب عطر هو {p}، وهو بعيد عن «{l}».',
+  reasonAmbiguous: 'قد يكون {p} أو {r}: تقاربا فلم نجزم بأحدهما.',
+  reasonPinned: 'ثُبّت يدويًا على {p}.',
+  reasonWithdrawn: 'سحب دليلنا العطر الذي طوبق معه: ينتظر مطابقة جديدة.',
+  reasonPending: 'بانتظار المطابقة.',
+  reasonPartial: 'لم يطابق عطرًا لدينا: قرأنا رائحته مما يقوله وصفه.',
+  reasonUnmatched: 'لم نتعرف عليه.',
+  perfumeBy: '{n} ({c}) من {h}',
+  perfumeByNoConcentration: '{n} من {h}',
+  outcomeOk: 'مقبول',
+  outcomeOriginNotAllowed: 'مرفوض: النطاق غير مسموح به',
+  outcomeRevoked: 'مرفوض: المفتاح ملغى',
+  scoredQuizzes: 'اختبارات قيّمتها الخدمة',
+  scoredNote:
+    'محسوبة من الإجابات التي قيّمتها الخدمة: {n} في هذه الفترة، عبر الأداة أو الواجهة البرمجية (متجر بواجهة خاصة، أو متسوق يغيّر إجابة). أما «اختبارات مكتملة» في النظرة العامة ({m}) فتعدّ أحداث الإكمال التي ترسلها الأداة وحدها، لذا قد يختلف العددان.',
+  confirmRemove: 'إزالة {e}؟',
+  confirmRevoke: 'إلغاء المفتاح {k}؟',
+  cannotRemoveSelf: 'لا يمكنك إزالة نفسك: اطلب ذلك من مالك آخر أو من المشغّل.',
+  badPeriod: 'حدّد فترة بأيام كاملة، بدايتها قبل نهايتها، لا تزيد على {n} يومًا.',
+  chartDay: '{d} — اختبارات مكتملة: {q}؛ طلبات: {o}',
 };
 
 export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, ar };
 
-/** A message in a language, with {name} filled in. */
 /** A platform as each language names it (Arabic: as Gulf merchants write it). */
 const PLATFORMS: Record<Lang, Record<string, string>> = {
   en: { salla: 'Salla', zid: 'Zid', shopify: 'Shopify', woocommerce: 'WooCommerce' },
@@ -467,32 +537,173 @@ const PLATFORMS: Record<Lang, Record<string, string>> = {
 };
 export const platformName = (lang: Lang, platform: string): string => PLATFORMS[lang][platform] ?? platform;
 
+/** What each widget event is, as the install page's last events name it (tests/console-words.test.ts: every type has words). */
+const EVENTS: Record<Lang, Record<string, string>> = {
+  en: {
+    widget_loaded: 'Widget shown',
+    widget_opened: 'Widget opened',
+    quiz_started: 'Quiz started',
+    quiz_completed: 'Quiz completed',
+    results_viewed: 'Results viewed',
+    widget_closed: 'Widget closed',
+    widget_error: 'Widget error',
+    recommendation_clicked: 'Recommendation clicked',
+    also_explore_clicked: '“Also explore” clicked',
+    powered_by_clicked: '“Powered by” link clicked',
+    lead_submitted: 'Contact details left',
+    purchase_completed: 'Purchase',
+  },
+  ar: {
+    widget_loaded: 'ظهرت الأداة',
+    widget_opened: 'فُتحت الأداة',
+    quiz_started: 'بدأ الاختبار',
+    quiz_completed: 'اكتمل الاختبار',
+    results_viewed: 'عُرضت النتائج',
+    widget_closed: 'أُغلقت الأداة',
+    widget_error: 'خطأ في الأداة',
+    recommendation_clicked: 'نقرة على توصية',
+    also_explore_clicked: 'نقرة على «اكتشف أيضًا»',
+    powered_by_clicked: 'نقرة على رابط «بدعم من»',
+    lead_submitted: 'ترك بيانات تواصل',
+    purchase_completed: 'عملية شراء',
+  },
+};
+export const eventName = (lang: Lang, type: string): string => EVENTS[lang][type] ?? type;
+
+/** What a listing that is not a perfume is (matching/parse.ts NOT_PERFUME_KINDS), in each language. */
+const NOT_PERFUME: Record<Lang, Record<string, string>> = {
+  en: {
+    deodorant: 'a deodorant',
+    'body care': 'a body care product',
+    'bath product': 'a bath product',
+    aftershave: 'an aftershave',
+    'hair or body mist': 'a hair or body mist',
+    'home fragrance': 'a home fragrance',
+    'accessory or empty bottle': 'an accessory or an empty bottle',
+    'incense product': 'incense',
+    pheromone: 'a pheromone product',
+    'set of several perfumes': 'a set of several perfumes',
+    'sample kit of several perfumes': 'a sample kit of several perfumes',
+  },
+  ar: {
+    deodorant: 'مزيل عرق',
+    'body care': 'منتج للعناية بالجسم',
+    'bath product': 'منتج استحمام',
+    aftershave: 'منتج لما بعد الحلاقة',
+    'hair or body mist': 'معطر للشعر أو الجسم',
+    'home fragrance': 'معطر للمنزل',
+    'accessory or empty bottle': 'إكسسوار أو زجاجة فارغة',
+    'incense product': 'بخور',
+    pheromone: 'منتج فيرومون',
+    'set of several perfumes': 'مجموعة من عدة عطور',
+    'sample kit of several perfumes': 'مجموعة عينات من عدة عطور',
+  },
+};
+export const notPerfumeName = (lang: Lang, what: string): string => NOT_PERFUME[lang][what] ?? what;
+
+/** A product feed's kind (feeds/types.ts FeedKind), as the install page names it. */
+const FEEDS: Record<Lang, Record<string, string>> = {
+  en: {
+    shopify: 'Shopify storefront',
+    shopify_admin: 'Shopify Admin API',
+    shopify_graphql: 'Shopify Admin API (GraphQL)',
+    google: 'Google Merchant Center',
+    csv: 'CSV file',
+    json: 'JSON file',
+  },
+  ar: {
+    shopify: 'واجهة متجر شوبيفاي',
+    shopify_admin: 'واجهة إدارة شوبيفاي',
+    shopify_graphql: 'واجهة إدارة شوبيفاي (GraphQL)',
+    google: 'جوجل ميرشنت سنتر',
+    csv: 'ملف CSV',
+    json: 'ملف JSON',
+  },
+};
+export const feedKindName = (lang: Lang, kind: string): string => FEEDS[lang][kind] ?? platformName(lang, kind);
+
+/** A message in a language, with {name} filled in: a number as the language writes it (formatNumber). */
 export function t(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}): string {
-  return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (_, k: string) => String(vars[k] ?? `{${k}}`));
+  return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (_, k: string) => {
+    const v = vars[k];
+    return v === undefined ? `{${k}}` : typeof v === 'number' ? formatNumber(lang, v) : v;
+  });
 }
 
-/** Numbers and money as the language writes them (Arabic: Latin digits, as Gulf shops print prices). */
+/**
+ * One rule for digits, the widget's: Arabic-Indic digits on an Arabic page (٣٬٤٥٦), Latin ones on an
+ * English page, for every number a page shows — figures, tables, percentages, money, dates, the
+ * chart's scale, counts in sentences. Intl writes them, with the language's own separators.
+ */
+const NUMBERS: Record<Lang, string> = { ar: 'ar-SA', en: 'en' };
+/** Dates in the Gregorian calendar (ar-SA alone may mean the Umm al-Qura one), in UTC as the figures are counted. */
+const DATES: Record<Lang, string> = { ar: 'ar-SA-u-ca-gregory', en: 'en-GB' };
+
+/** Intl's formatters are costly to make, and a page uses the same few hundreds of times. */
+const formatters = new Cache<string, Intl.NumberFormat | Intl.DateTimeFormat>({
+  name: 'console-formatters',
+  max: 200,
+  invalidatedBy: 'never: a pure function of the language and the options (a currency among them)',
+});
+function numberFormat(lang: Lang, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `n${lang}${JSON.stringify(options)}`;
+  let f = formatters.get(key) as Intl.NumberFormat | undefined;
+  if (!f) {
+    f = new Intl.NumberFormat(NUMBERS[lang], options);
+    formatters.set(key, f);
+  }
+  return f;
+}
+function dateFormat(lang: Lang, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `d${lang}${JSON.stringify(options)}`;
+  let f = formatters.get(key) as Intl.DateTimeFormat | undefined;
+  if (!f) {
+    f = new Intl.DateTimeFormat(DATES[lang], { ...options, timeZone: 'UTC' });
+    formatters.set(key, f);
+  }
+  return f;
+}
+
+/** A count or an amount, with `digits` decimals. */
 export function formatNumber(lang: Lang, n: number, digits = 0): string {
-  return n.toLocaleString(lang === 'ar' ? 'ar-SA-u-nu-latn' : 'en', {
+  return numberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(n);
+}
+
+/** A number that names rather than counts (a year, a status code): no thousands separator. */
+export function formatPlain(lang: Lang, n: number): string {
+  return numberFormat(lang, { useGrouping: false }).format(n);
+}
+
+/** A share (0.25 is 25%) with `digits` decimals: "25.0%", "٢٥٫٠٪". */
+export function formatPercent(lang: Lang, share: number, digits = 0): string {
+  return numberFormat(lang, {
+    style: 'percent',
     minimumFractionDigits: digits,
     maximumFractionDigits: digits,
-  });
+  }).format(share);
 }
 
 export function formatMoney(lang: Lang, amount: number, currency: string): string {
   try {
-    return new Intl.NumberFormat(lang === 'ar' ? 'ar-SA-u-nu-latn' : 'en', { style: 'currency', currency }).format(
-      amount,
-    );
+    return numberFormat(lang, { style: 'currency', currency }).format(amount);
   } catch {
+    // a code Intl does not know: the amount, then the code as it came
     return `${formatNumber(lang, amount, 2)} ${currency}`;
   }
 }
 
 export function formatDateTime(lang: Lang, d: Date): string {
-  return d.toLocaleString(lang === 'ar' ? 'ar-SA-u-nu-latn-ca-gregory' : 'en-GB', {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-    timeZone: 'UTC',
-  });
+  return dateFormat(lang, { dateStyle: 'medium', timeStyle: 'short' }).format(d);
 }
+
+/** A day of the period (YYYY-MM-DD, UTC): "27 Nov 2026", "٢٧ نوفمبر ٢٠٢٦"; `short` leaves the year out. */
+export function formatDay(lang: Lang, day: string, short = false): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  return dateFormat(
+    lang,
+    short ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' },
+  ).format(d);
+}
+
+/** The comma between the items of a list, as the language writes it. */
+export const listSeparator = (lang: Lang) => (lang === 'ar' ? '، ' : ', ');

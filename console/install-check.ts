@@ -43,3 +43,35 @@ export function installProblems(lang: Lang, f: InstallFacts): string[] {
   }
   return out;
 }
+
+/** A widget version as the install page writes it: "v1" whether the request said "v1" or nothing (kept as "1"). */
+export const widgetVersionLabel = (version: string) => `v${version.replace(/^v/i, '')}`;
+
+interface Sighting {
+  keyId: string;
+  origin: string;
+  widgetVersion: string;
+  outcome: string;
+  requests: number;
+  lastSeenAt: Date;
+}
+
+/**
+ * Where the keys were seen, one row per key, origin, widget version and outcome, the version written
+ * one way: rows that differ only by how the version was named are one, their requests added and
+ * the later time kept. In the order given (newest first).
+ */
+export function sightingsByVersion<S extends Sighting>(rows: readonly S[]): S[] {
+  const out = new Map<string, S>();
+  for (const r of rows) {
+    const widgetVersion = widgetVersionLabel(r.widgetVersion);
+    const id = `${r.keyId}\n${r.origin}\n${widgetVersion}\n${r.outcome}`;
+    const seen = out.get(id);
+    if (!seen) out.set(id, { ...r, widgetVersion });
+    else {
+      seen.requests += r.requests;
+      if (r.lastSeenAt > seen.lastSeenAt) seen.lastSeenAt = r.lastSeenAt;
+    }
+  }
+  return [...out.values()];
+}

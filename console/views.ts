@@ -1,6 +1,20 @@
 import { type Html, html } from '../lib/html.ts';
 import { labelOf, type VocabularyKind } from '../vocabulary/index.ts';
-import { formatDateTime, formatMoney, formatNumber, type Lang, type MessageKey, t } from './i18n.ts';
+import {
+  eventName,
+  feedKindName,
+  formatDateTime,
+  formatDay,
+  formatMoney,
+  formatNumber,
+  formatPercent,
+  formatPlain,
+  type Lang,
+  listSeparator,
+  type MessageKey,
+  t,
+} from './i18n.ts';
+import { concentrationName, houseName, type PerfumeNames, perfumeLabel, perfumeName } from './names.ts';
 
 /**
  * The merchant console's pages, rendered on the server from plain data: no script is needed to use
@@ -88,6 +102,7 @@ export function layout(ctx: PageContext, title: string, body: Html | Html[]): Ht
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · ${t(lang, 'console')}</title>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>
@@ -160,13 +175,14 @@ export function merchantsPage(ctx: PageContext, merchants: MerchantRef[]): Html 
   );
 }
 
+/** An error as a page: its title, what went wrong when that says more than the title, its status, the way back. */
 export function errorPage(ctx: PageContext, status: number, message: string): Html {
   const title =
     status === 404 ? t(ctx.lang, 'notFound') : status === 403 ? t(ctx.lang, 'forbidden') : t(ctx.lang, 'error');
   return layout(
     ctx,
     title,
-    html`<p>${message}</p><p class="muted">${status}</p><p><a href="/console">${t(ctx.lang, 'home')}</a></p>`,
+    html`${message && message !== title ? html`<p>${message}</p>` : ''}<p class="muted">${formatPlain(ctx.lang, status)}</p><p><a href="/console">${t(ctx.lang, 'home')}</a></p>`,
   );
 }
 
@@ -211,6 +227,7 @@ ${
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${t(lang, 'dashboardTitle')}</title>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/salla/dashboard.js" defer></script>
 </head>
@@ -288,39 +305,84 @@ function periodForm(ctx: PageContext, d: { from: string; to: string; traffic: 'l
 </form>`;
 }
 
-/** Bars of quizzes completed per day, with orders as dots: an SVG the data table below repeats in words. */
+/** The top of a chart's scale: 1, or the smallest of 2, 4, 6, 8 × 10ⁿ at or above `max` (its half is a whole number too). */
+export function scaleTop(max: number): number {
+  if (max <= 1) return 1;
+  for (let unit = 1; ; unit *= 10) {
+    for (const k of [2, 4, 6, 8, 10]) if (k * unit >= max) return k * unit;
+  }
+}
+
+/** At most this many dates under the chart, the last day's always among them. */
+const CHART_DATES = 6;
+
+/**
+ * Quizzes completed per day as bars, orders as dots, drawn on the server. Horizontal positions are
+ * shares of the width and vertical ones pixels, so the chart fills any width without stretching
+ * (a dot stays round); the scale's figures stand in the box's margin at the start, the dates under
+ * the bars. Each day says its date and figures on hover and on focus (one day in the tab order, the
+ * arrow keys move between days: console.js), and is named by them for a screen reader; the table
+ * under the chart repeats every figure.
+ */
 function chart(lang: Lang, days: OverviewData['days']): Html {
-  const W = 640;
-  const H = 160;
+  const H = 200;
+  /** a band above the bars for the day's readout, two lines */
+  const TOP = 40;
+  /** a band under them for the dates */
+  const BOTTOM = 22;
+  const plot = H - TOP - BOTTOM;
   const n = Math.max(1, days.length);
-  const max = Math.max(1, ...days.map((d) => Math.max(d.quizzes, d.orders)));
-  const step = W / n;
-  const bar = Math.max(1, step * 0.7);
-  const y = (v: number) => H - (v / max) * (H - 10);
+  const top = scaleTop(Math.max(0, ...days.map((d) => Math.max(d.quizzes, d.orders))));
+  const y = (v: number) => TOP + plot - (v / top) * plot;
+  const step = 100 / n;
+  // right to left in Arabic: the first day at the right edge
+  const start = (i: number) => (lang === 'ar' ? 100 - (i + 1) * step : i * step);
+  const pct = (x: number) => `${x.toFixed(3)}%`;
+  const ticks = top === 1 ? [0, 1] : [0, top / 2, top];
+  const every = Math.ceil(n / CHART_DATES);
+  const edge = lang === 'ar' ? '100%' : '0';
   return html`<figure class="chart">
-<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-title" preserveAspectRatio="none" width="100%" height="${H}">
+<div class="plot-box">
+<svg class="plot" width="100%" height="${H}" role="group" aria-labelledby="chart-title">
 <title id="chart-title">${t(lang, 'chart')}</title>
+${ticks.map(
+  (v) =>
+    html`<line class="grid" x1="0" x2="100%" y1="${y(v)}" y2="${y(v)}"></line><text class="scale" x="${edge}" dx="${lang === 'ar' ? 6 : -6}" y="${y(v)}" dy="4" text-anchor="end">${formatNumber(lang, v)}</text>`,
+)}
 ${days.map((d, i) => {
-  const x = lang === 'ar' ? W - (i + 1) * step : i * step;
-  return html`<rect class="bar" x="${(x + (step - bar) / 2).toFixed(1)}" y="${y(d.quizzes).toFixed(1)}" width="${bar.toFixed(1)}" height="${(H - y(d.quizzes)).toFixed(1)}"></rect>${
+  const x = start(i);
+  const label = t(lang, 'chartDay', { d: formatDay(lang, d.day), q: d.quizzes, o: d.orders });
+  return html`<g class="day" data-day="${d.day}" role="img" aria-label="${label}" tabindex="${i === days.length - 1 ? 0 : -1}">
+<rect class="hit" x="${pct(x)}" y="${TOP}" width="${pct(step)}" height="${plot}"></rect>
+<rect class="bar" x="${pct(x + step * 0.15)}" y="${y(d.quizzes).toFixed(1)}" width="${pct(step * 0.7)}" height="${(TOP + plot - y(d.quizzes)).toFixed(1)}"></rect>${
     d.orders > 0
-      ? html`<circle class="dot" cx="${(x + step / 2).toFixed(1)}" cy="${y(d.orders).toFixed(1)}" r="3"></circle>`
+      ? html`<circle class="dot" cx="${pct(x + step / 2)}" cy="${y(d.orders).toFixed(1)}" r="4"></circle>`
       : ''
-  }`;
+  }${
+    (n - 1 - i) % every === 0
+      ? html`<text class="date" x="${pct(x + step / 2)}" y="${H - 6}" text-anchor="middle">${formatDay(lang, d.day, true)}</text>`
+      : ''
+  }
+<text class="tip" x="${edge}" y="15" text-anchor="start"><tspan x="${edge}">${formatDay(lang, d.day)}</tspan><tspan x="${edge}" dy="18">${t(lang, 'completions')}: ${formatNumber(lang, d.quizzes)} · ${t(lang, 'purchases')}: ${formatNumber(lang, d.orders)}</tspan></text>
+</g>`;
 })}
 </svg>
+</div>
 <figcaption><span class="key bar-key"></span> ${t(lang, 'completions')} <span class="key dot-key"></span> ${t(lang, 'purchases')}</figcaption>
 </figure>`;
 }
 
 export function overviewPage(ctx: PageContext, d: OverviewData): Html {
   const { lang } = ctx;
+  // an amount and its currency stay on one line ("١٤٥٫٠٠ ر.س." is never cut before its dot)
   const revenue =
     d.revenue.length === 0
       ? t(lang, 'noRevenue')
-      : d.revenue.map((r) => formatMoney(lang, r.revenue, r.currency)).join(' · ');
+      : d.revenue.map(
+          (r, i) => html`${i > 0 ? ' · ' : ''}<span class="amount">${formatMoney(lang, r.revenue, r.currency)}</span>`,
+        );
   const orders = d.revenue.reduce((a, r) => a + r.orders, 0);
-  const figure = (key: MessageKey, value: string, id: string) =>
+  const figure = (key: MessageKey, value: string | Html | Html[], id: string) =>
     html`<div class="figure"><dt>${t(lang, key)}</dt><dd data-figure="${id}">${value}</dd></div>`;
   const count = (key: MessageKey) => d.funnel.find((f) => f.key === key)?.count ?? 0;
   return layout(
@@ -344,7 +406,7 @@ ${tableBox(
 <tbody>${d.funnel.map((f, i) => {
     const prev = i > 0 ? (d.funnel[i - 1] as { count: number }).count : 0;
     return html`<tr><th scope="row">${t(lang, f.key)}</th><td>${formatNumber(lang, f.count)}</td><td>${
-      i > 0 && prev > 0 ? `${formatNumber(lang, (f.count / prev) * 100, 1)}%` : '—'
+      i > 0 && prev > 0 ? formatPercent(lang, f.count / prev, 1) : '—'
     }</td></tr>`;
   })}</tbody>
 </table>`,
@@ -356,7 +418,7 @@ ${chart(lang, d.days)}
 ${tableBox(
   html`<table class="data">
 <thead><tr><th scope="col">${t(lang, 'day')}</th><th scope="col">${t(lang, 'completions')}</th><th scope="col">${t(lang, 'clicks')}</th><th scope="col">${t(lang, 'purchases')}</th></tr></thead>
-<tbody>${d.days.map((x) => html`<tr><th scope="row" dir="ltr">${x.day}</th><td>${formatNumber(lang, x.quizzes)}</td><td>${formatNumber(lang, x.clicks)}</td><td>${formatNumber(lang, x.orders)}</td></tr>`)}</tbody>
+<tbody>${d.days.map((x) => html`<tr><th scope="row">${formatDay(lang, x.day)}</th><td>${formatNumber(lang, x.quizzes)}</td><td>${formatNumber(lang, x.clicks)}</td><td>${formatNumber(lang, x.orders)}</td></tr>`)}</tbody>
 </table>`,
   { label: t(lang, 'overTime') },
 )}</details>`,
@@ -383,6 +445,9 @@ export interface AsksData {
   recommended: Counted[];
   clicked: Counted[];
   bought: Counted[];
+  /** quizzes the service scored in the period (what the tables count), and the widget's completion events */
+  scored: number;
+  completed: number;
 }
 
 /** A vocabulary slug in the page's language. */
@@ -409,6 +474,8 @@ export function asksPage(ctx: PageContext, d: AsksData): Html {
     ctx,
     t(lang, 'asks'),
     html`${periodForm(ctx, d)}
+<dl class="figures"><div class="figure"><dt>${t(lang, 'scoredQuizzes')}</dt><dd data-figure="scored">${formatNumber(lang, d.scored)}</dd></div></dl>
+<p class="muted" data-note="scored">${t(lang, 'scoredNote', { n: d.scored, m: d.completed })}</p>
 <div class="grid">
 ${countedTable(lang, 'families', 'name', 'sessions', d.families)}
 ${countedTable(lang, 'lovedAccords', 'name', 'sessions', d.loved)}
@@ -467,7 +534,7 @@ const qualityLabel = (lang: Lang, q: ShelfRow['quality']) =>
         ? t(lang, 'qualityPartial')
         : t(lang, 'none');
 
-const pct = (lang: Lang, x: number | null) => (x === null ? '—' : `${formatNumber(lang, x * 100)}%`);
+const pct = (lang: Lang, x: number | null) => (x === null ? '—' : formatPercent(lang, x));
 
 export function shelfPage(ctx: PageContext, m: MerchantRef, d: ShelfData): Html {
   const { lang } = ctx;
@@ -510,7 +577,7 @@ ${csrfField(ctx)}
           : ''
       }<td><a href="${href}">${r.name}</a><br><span class="muted">${r.house}</span></td>
 <td>${r.perfume ?? html`<span class="muted">${t(lang, 'none')}</span>`}${r.pinned ? html` <span class="badge">${t(lang, 'pinned')}</span>` : ''}</td>
-<td>${qualityLabel(lang, r.quality)}</td><td>${pct(lang, r.confidence)}</td><td class="why" dir="ltr">${r.reason ?? ''}</td>
+<td>${qualityLabel(lang, r.quality)}</td><td>${pct(lang, r.confidence)}</td><td class="why">${r.reason ?? ''}</td>
 <td>${offer ? html`${offer.name} <span class="muted">${pct(lang, offer.score)}</span>` : ''} <a href="${href}">${t(lang, 'fix')}</a></td></tr>`;
     })}</tbody></table></div>
 ${suggestions.length > 0 ? html`<button type="submit">${t(lang, 'acceptSelected')}</button>` : ''}
@@ -529,22 +596,18 @@ export interface ProductData {
   house: string;
   status: string;
   quality: ShelfRow['quality'];
-  perfume: { id: string; name: string; house: string } | null;
+  /** the perfume it is matched or pinned to, named in the page's language */
+  perfume: { id: string; label: string } | null;
   confidence: number | null;
+  /** why, in the page's language */
   reason: string | null;
   pinned: boolean;
+  /** the listing's words as read; the house found (named in the page's language) and the concentration's slug */
   parsed: { words: string[]; concentration: string | null; house: string | null };
   candidates: { id: string; name: string; score: number }[];
   profile: { accords: string[]; families: string[] } | null;
   q: string;
-  results: {
-    id: string;
-    name: string;
-    nameAr: string | null;
-    house: string;
-    concentration: string | null;
-    year: number | null;
-  }[];
+  results: (PerfumeNames & { id: string; year: number | null })[];
 }
 
 export function productPage(ctx: PageContext, m: MerchantRef, d: ProductData): Html {
@@ -557,17 +620,17 @@ export function productPage(ctx: PageContext, m: MerchantRef, d: ProductData): H
     html`<p><a href="${base(m)}/shelf">${t(lang, 'back')}</a></p>
 <dl class="facts">
 <dt>${t(lang, 'house')}</dt><dd>${d.house}</dd>
-<dt>${t(lang, 'perfume')}</dt><dd data-perfume="${d.perfume?.id ?? ''}">${d.perfume ? `${d.perfume.name} — ${d.perfume.house}` : t(lang, 'none')}${d.pinned ? html` <span class="badge">${t(lang, 'pinned')}</span>` : ''}</dd>
+<dt>${t(lang, 'perfume')}</dt><dd data-perfume="${d.perfume?.id ?? ''}">${d.perfume ? d.perfume.label : t(lang, 'none')}${d.pinned ? html` <span class="badge">${t(lang, 'pinned')}</span>` : ''}</dd>
 <dt>${t(lang, 'quality')}</dt><dd>${qualityLabel(lang, d.quality)}</dd>
 <dt>${t(lang, 'confidence')}</dt><dd>${pct(lang, d.confidence)}</dd>
-<dt>${t(lang, 'why')}</dt><dd dir="ltr">${d.reason ?? '—'}</dd>
-${d.profile ? html`<dt>${t(lang, 'profile')}</dt><dd>${d.profile.accords.map((a) => term(lang, 'accord', a)).join('، ')}</dd>` : ''}
+<dt>${t(lang, 'why')}</dt><dd data-reason>${d.reason ?? '—'}</dd>
+${d.profile ? html`<dt>${t(lang, 'profile')}</dt><dd>${d.profile.accords.map((a) => term(lang, 'accord', a)).join(listSeparator(lang))}</dd>` : ''}
 </dl>
 ${d.pinned ? html`<form method="post" action="${base(m)}/shelf/unpin">${csrfField(ctx)}<input type="hidden" name="product" value="${d.id}"><button type="submit">${t(lang, 'unpin')}</button></form>` : ''}
 <section class="card"><h2>${t(lang, 'readAs')}</h2>
 <dl class="facts"><dt>${t(lang, 'words')}</dt><dd dir="auto">${d.parsed.words.join(' ')}</dd>
 <dt>${t(lang, 'house')}</dt><dd>${d.parsed.house ?? '—'}</dd>
-<dt>${t(lang, 'concentration')}</dt><dd>${d.parsed.concentration ?? '—'}</dd></dl>
+<dt>${t(lang, 'concentration')}</dt><dd>${d.parsed.concentration ? concentrationName(lang, d.parsed.concentration) : '—'}</dd></dl>
 ${
   d.candidates.length > 0
     ? html`<h3>${t(lang, 'candidates')}</h3><ul class="list">${d.candidates.map(
@@ -589,7 +652,7 @@ ${
       ? html`<p>${t(lang, 'noResults')}</p>`
       : html`<ul class="list results">${d.results.map(
           (r) =>
-            html`<li><span>${lang === 'ar' && r.nameAr ? r.nameAr : r.name}</span> <span class="muted">${r.house}${r.concentration ? ` · ${r.concentration}` : ''}${r.year ? ` · ${r.year}` : ''}</span> ${pinForm(r.id, r.name)}</li>`,
+            html`<li><span>${perfumeName(lang, r)}</span> <span class="muted">${houseName(lang, r)}${r.concentration ? ` · ${concentrationName(lang, r.concentration)}` : ''}${r.year ? ` · ${formatPlain(lang, r.year)}` : ''}</span> ${pinForm(r.id, perfumeLabel(lang, r))}</li>`,
         )}</ul>`
     : ''
 }
@@ -693,6 +756,17 @@ function platformCard(lang: Lang, p: NonNullable<InstallData['platform']>): Html
 `;
 }
 
+const OUTCOMES: Record<string, MessageKey> = {
+  ok: 'outcomeOk',
+  origin_not_allowed: 'outcomeOriginNotAllowed',
+  revoked_api_key: 'outcomeRevoked',
+};
+/** Whether a request with the key was let in, or why it was refused, in words. */
+const outcomeWords = (lang: Lang, outcome: string) => {
+  const key = OUTCOMES[outcome];
+  return key ? t(lang, key) : outcome;
+};
+
 /** Under a tag without the key in it: what to put in its place, and where it is. */
 function keyHint(lang: Lang, d: InstallData): Html | string {
   if (d.newKey) return '';
@@ -736,7 +810,7 @@ ${
     ? html`<p class="muted">${t(lang, 'nothingYet')}</p>`
     : tableBox(
         html`<table class="data"><thead><tr><th scope="col">${t(lang, 'origin')}</th><th scope="col">${t(lang, 'prefix')}</th><th scope="col">${t(lang, 'widgetVersion')}</th><th scope="col">${t(lang, 'outcome')}</th><th scope="col">${t(lang, 'requests')}</th><th scope="col">${t(lang, 'lastSeen')}</th></tr></thead>
-<tbody>${d.sightings.map((s) => html`<tr><td dir="ltr">${s.origin || '—'}</td><td dir="ltr">${s.prefix}… (${t(lang, s.mode === 'live' ? 'live' : 'test')})</td><td dir="ltr">${s.widgetVersion}</td><td dir="ltr">${s.outcome}</td><td>${formatNumber(lang, s.requests)}</td><td>${when(s.lastSeenAt)}</td></tr>`)}</tbody></table>`,
+<tbody>${d.sightings.map((s) => html`<tr><td dir="ltr">${s.origin || '—'}</td><td><span dir="ltr">${s.prefix}…</span> (${t(lang, s.mode === 'live' ? 'live' : 'test')})</td><td dir="ltr">${s.widgetVersion}</td><td data-outcome="${s.outcome}">${outcomeWords(lang, s.outcome)}</td><td>${formatNumber(lang, s.requests)}</td><td>${when(s.lastSeenAt)}</td></tr>`)}</tbody></table>`,
         { label: t(lang, 'seen') },
       )
 }
@@ -746,7 +820,7 @@ ${
     ? html`<p class="muted">${t(lang, 'nothingYet')}</p>`
     : tableBox(
         html`<table class="data"><thead><tr><th scope="col">${t(lang, 'event')}</th><th scope="col">${t(lang, 'mode')}</th><th scope="col">${t(lang, 'at')}</th></tr></thead>
-<tbody>${d.events.map((e) => html`<tr><td dir="ltr">${e.type}</td><td>${t(lang, e.test ? 'test' : 'live')}</td><td>${when(e.occurredAt)}</td></tr>`)}</tbody></table>`,
+<tbody>${d.events.map((e) => html`<tr><td data-event="${e.type}">${eventName(lang, e.type)}</td><td>${t(lang, e.test ? 'test' : 'live')}</td><td>${when(e.occurredAt)}</td></tr>`)}</tbody></table>`,
         { label: t(lang, 'lastEvents') },
       )
 }
@@ -760,7 +834,7 @@ ${
         html`<table class="data"><thead><tr><th scope="col">${t(lang, 'kind')}</th><th scope="col">URL</th><th scope="col">${t(lang, 'every')}</th><th scope="col">${t(lang, 'lastPull')}</th><th scope="col"><span class="sr">${t(lang, 'pullNow')}</span></th></tr></thead>
 <tbody>${d.feeds.map(
           (f) =>
-            html`<tr data-feed="${f.id}"><td dir="ltr">${f.kind}</td><td dir="ltr" class="why">${f.url}</td><td>${t(lang, 'minutes', { n: f.intervalMinutes })}${f.paused ? html` <span class="badge">${t(lang, 'feedPaused')}</span>` : ''}</td><td>${
+            html`<tr data-feed="${f.id}"><td>${feedKindName(lang, f.kind)}</td><td dir="ltr" class="why">${f.url}</td><td>${t(lang, 'minutes', { n: f.intervalMinutes })}${f.paused ? html` <span class="badge">${t(lang, 'feedPaused')}</span>` : ''}</td><td>${
               f.lastPull
                 ? html`<span data-pull="${f.lastPull.status}">${pullWords(lang, f.lastPull.status)}</span> · ${formatDateTime(lang, f.lastPull.startedAt)}<br><span class="muted">${t(lang, 'pullCounts', { a: f.lastPull.added, c: f.lastPull.changed, r: f.lastPull.removed, x: f.lastPull.rejected })}</span>${f.lastPull.error ? html`<br><span class="problem">${f.lastPull.error}</span>` : ''}`
                 : t(lang, 'never')
@@ -783,7 +857,7 @@ ${
         }</td><td>${when(k.lastUsedAt)}</td><td>${t(lang, k.revoked ? 'revoked' : 'active')}</td><td>${
           k.revoked
             ? ''
-            : html`<form method="post" action="${base(m)}/keys/revoke" class="inline" data-confirm="${t(lang, 'revoke')} ${k.prefix}…?">${csrfField(ctx)}<input type="hidden" name="key" value="${k.id}"><button type="submit" class="danger" aria-label="${t(lang, 'revoke')} ${k.prefix}">${t(lang, 'revoke')}</button></form>`
+            : html`<form method="post" action="${base(m)}/keys/revoke" class="inline" data-confirm="${t(lang, 'confirmRevoke', { k: `${k.prefix}…` })}">${csrfField(ctx)}<input type="hidden" name="key" value="${k.id}"><button type="submit" class="danger" aria-label="${t(lang, 'revoke')} ${k.prefix}">${t(lang, 'revoke')}</button></form>`
         }</td></tr>`,
     )}</tbody></table></div>
 <h3>${t(lang, 'newKey')}</h3>
@@ -827,7 +901,7 @@ ${
     : html`<div class="scroll"><table class="data"><thead><tr><th scope="col">${t(lang, 'email')}</th><th scope="col">${t(lang, 'phone')}</th><th scope="col">${t(lang, 'picks')}</th><th scope="col">${t(lang, 'consent')}</th><th scope="col">${t(lang, 'mode')}</th><th scope="col"><span class="sr">${t(lang, 'erase')}</span></th></tr></thead>
 <tbody>${d.leads.map(
         (l) =>
-          html`<tr data-lead="${l.id}"><td dir="ltr">${l.email ?? '—'}</td><td dir="ltr">${l.phone ?? '—'}</td><td>${l.picks.join('، ')}</td><td>${formatDateTime(lang, l.createdAt)}</td><td>${t(lang, l.test ? 'test' : 'live')}</td><td><form method="post" action="${base(m)}/leads/erase" class="inline" data-confirm="${t(lang, 'confirmErase')}">${csrfField(ctx)}<input type="hidden" name="lead" value="${l.id}"><button type="submit" class="danger" aria-label="${t(lang, 'erase')} ${l.email ?? l.phone ?? ''}">${t(lang, 'erase')}</button></form></td></tr>`,
+          html`<tr data-lead="${l.id}"><td dir="ltr">${l.email ?? '—'}</td><td dir="ltr">${l.phone ?? '—'}</td><td>${l.picks.join(listSeparator(lang))}</td><td>${formatDateTime(lang, l.createdAt)}</td><td>${t(lang, l.test ? 'test' : 'live')}</td><td><form method="post" action="${base(m)}/leads/erase" class="inline" data-confirm="${t(lang, 'confirmErase')}">${csrfField(ctx)}<input type="hidden" name="lead" value="${l.id}"><button type="submit" class="danger" aria-label="${t(lang, 'erase')} ${l.email ?? l.phone ?? ''}">${t(lang, 'erase')}</button></form></td></tr>`,
       )}</tbody></table></div>`
 }`,
   );
@@ -839,6 +913,8 @@ export interface TeamData {
   users: { id: string; email: string; role: 'operator' | 'owner' | 'staff'; lastSignInAt: Date | null }[];
   /** whether the viewer may add and remove users */
   manage: boolean;
+  /** the viewer's own account, which is not offered for removal */
+  self: string | null;
 }
 
 export function teamPage(ctx: PageContext, m: MerchantRef, d: TeamData): Html {
@@ -851,9 +927,11 @@ export function teamPage(ctx: PageContext, m: MerchantRef, d: TeamData): Html {
 <tbody>${d.users.map(
         (u) =>
           html`<tr><td dir="ltr">${u.email}</td><td>${t(lang, u.role)}</td><td>${u.lastSignInAt ? formatDateTime(lang, u.lastSignInAt) : t(lang, 'never')}</td>${
-            d.manage
-              ? html`<td><form method="post" action="${base(m)}/team/remove" class="inline" data-confirm="${t(lang, 'remove')} ${u.email}?">${csrfField(ctx)}<input type="hidden" name="user" value="${u.id}"><button type="submit" class="danger" aria-label="${t(lang, 'remove')} ${u.email}">${t(lang, 'remove')}</button></form></td>`
-              : ''
+            !d.manage
+              ? ''
+              : u.id === d.self
+                ? html`<td></td>`
+                : html`<td><form method="post" action="${base(m)}/team/remove" class="inline" data-confirm="${t(lang, 'confirmRemove', { e: u.email })}">${csrfField(ctx)}<input type="hidden" name="user" value="${u.id}"><button type="submit" class="danger" aria-label="${t(lang, 'remove')} ${u.email}">${t(lang, 'remove')}</button></form></td>`
           }</tr>`,
       )}</tbody></table>`,
       d.manage ? null : { label: t(lang, 'team') },

@@ -120,6 +120,59 @@ export const ListProductsQueryDocument = Type.Object(
   { additionalProperties: false },
 );
 
+const ReasonPerfumeSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  house: Type.String(),
+  concentration: Nullable(Type.String()),
+});
+const why = <K extends string, P extends Parameters<typeof Type.Object>[0]>(kind: K, props: P, description: string) =>
+  Type.Object({ kind: Type.Literal(kind), ...props }, { description });
+/** matching/reason.ts MatchWhy: the matcher's decision as data, what `reason` is written from */
+export const MatchWhySchema = Type.Union(
+  [
+    why('not_perfume', { what: Type.String() }, 'a product that carries a perfume’s name but is not one'),
+    why('house_unknown', { house: Type.String() }, 'the house field names a house the catalog lacks'),
+    why('house_unknown_no_name', { house: Type.String() }, '…and no perfume of the catalog is named like the listing'),
+    why(
+      'name_alone_unsure',
+      { house: Type.String(), closest: ReasonPerfumeSchema },
+      '…and the name alone does not say which perfume',
+    ),
+    why('house_only', {}, 'the listing names a house and no perfume'),
+    why('none_in_house', { house: Type.String() }, 'no perfume of this house of the catalog is named like the listing'),
+    why(
+      'concentration_missing',
+      { perfume: ReasonPerfumeSchema, held: Type.Array(Nullable(Type.String())), stated: Type.String() },
+      'the line exists in other concentrations than the one stated',
+    ),
+    why('elixir_only', { perfume: ReasonPerfumeSchema }, 'the line is held as an elixir only; none is stated'),
+    why('oil_only', { perfume: ReasonPerfumeSchema }, 'the line is held as an oil only; the listing is a spray'),
+    why(
+      'too_far',
+      { perfume: ReasonPerfumeSchema, listing: Type.String() },
+      'the closest perfume is too far from the listing',
+    ),
+    why(
+      'ambiguous',
+      { perfume: ReasonPerfumeSchema, rival: ReasonPerfumeSchema },
+      'two perfumes of different lines are as close',
+    ),
+    why(
+      'matched',
+      {
+        perfume: ReasonPerfumeSchema,
+        houseInName: Type.Boolean(),
+        nameAlone: Type.Boolean(),
+        lineOriginal: Type.Boolean(),
+        siblingOf: Nullable(Type.String()),
+      },
+      'matched; how: the house found in the title, no house given, no concentration stated (the line’s original), or a concentration the catalog lacks (its nearest sibling taken)',
+    ),
+  ],
+  { description: 'The reason as data (by `kind`), for a reader in another language' },
+);
+
 const ListingExplanationSchema = Type.Object(
   {
     parsed: Type.Object({
@@ -149,6 +202,7 @@ const ListingExplanationSchema = Type.Object(
       confidence: Type.Number(),
       sibling: Type.Boolean(),
       reason: Type.String(),
+      why: MatchWhySchema,
     }),
     candidates: Type.Array(
       Type.Object({

@@ -22,6 +22,7 @@ import {
 } from '../catalog/search.ts';
 import { normalizeText } from '../lib/text.ts';
 import { DESCRIPTORS, GENDER_WORDS, LINKING_WORDS, NOISE, type ParsedListing, parseListing } from './parse.ts';
+import { type MatchWhy, type ReasonPerfume, reasonText } from './reason.ts';
 
 export { type ParsedListing, parseListing };
 
@@ -49,6 +50,19 @@ export interface MatchResult {
   /** the closest perfumes examined, best first (at most 3), for an operator to see why */
   candidates?: { perfumeId: string; score: number }[];
 }
+
+/** A match with why it was decided, as data (matching/reason.ts): what `reason` is written from. */
+export type ExplainedMatch = MatchResult & { why: MatchWhy };
+
+/** What the matcher decides; its English reason is written from `why` (reasonText). */
+type Decision = Omit<MatchResult, 'reason'> & { why: MatchWhy };
+
+const ref = (p: MatchablePerfume): ReasonPerfume => ({
+  id: p.id,
+  name: p.name,
+  house: p.house,
+  concentration: p.concentration ?? null,
+});
 
 export const MATCH_THRESHOLD = 0.8;
 /** a rival of another line this close to the best makes the listing ambiguous */
@@ -498,7 +512,13 @@ export function listingHouse(
  * edit-distance work shares one CELL_BUDGET (catalog/search.ts).
  */
 export function matchListing(catalog: MatcherCatalog, listing: { name: string; house: string }): MatchResult {
-  return withWorkBudget(() => {
+  const { why: _why, ...match } = explainMatch(catalog, listing);
+  return match;
+}
+
+/** `matchListing` with why it decided so, as data (matching/reason.ts). */
+export function explainMatch(catalog: MatcherCatalog, listing: { name: string; house: string }): ExplainedMatch {
+  const decided = withWorkBudget(() => {
     simMemo = new Map();
     skeletonMemo = new Map();
     pairsLeft = PAIR_BUDGET;
@@ -510,6 +530,7 @@ export function matchListing(catalog: MatcherCatalog, listing: { name: string; h
       pairsLeft = Number.POSITIVE_INFINITY;
     }
   });
+  return { ...decided, reason: reasonText(decided.why) };
 }
 
 /** perfumes of the house the search offers for closer scoring */
@@ -531,7 +552,7 @@ const SIBLING_CONFIDENCE = 0.9;
 const candidatesOf = (scored: readonly { p: MatchablePerfume; score: number }[]) =>
   scored.slice(0, 3).map((s) => ({ perfumeId: s.p.id, score: Math.round(s.score * 1000) / 1000 }));
 
-function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: string }): MatchResult {
+function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: string }): Decision {
   let parsed = parseListing(listing.name);
   // "ByVERSACE", "Bydior": "by" written onto a house of ours
   const glued = parsed.words.filter(
@@ -543,7 +564,8 @@ function matchWithin(catalog: MatcherCatalog, listing: { name: string; house: st
       listing.name.replace(/\bby(\p{L}+)/giu, (m, h: string) => (rest.has(normalizeText(h)) ? `by ${h}` : m)),
     );
   }
-  if (parsed.notPerfume) return { perfumeId: null, confidence: 0, reason: `not a perfume (${parsed.notPerfume})` };
+  if (parsed.notPerfume)
+    return { perfumeId: null, confidence: 0, why: { kind: 'not_perfume', what: parsed.notPerfume } };
   const found = listingHouse(catalog.index, listing.house, parsed);
   // a field that names one of our houses is believed, even when the title names another:
   // dupe houses name their perfumes after the originals ("Sauvage Dior" by a dupe house)
@@ -556,14 +578,14 @@ function matchOfHouse(
   parsedListing: ParsedListing,
   house: string | null,
   houseVia: 'house' | 'name' | null,
-): MatchResult {
+): Decision {
   let parsed = parsedListing;
   const { index } = catalog;
   // no house of ours in the house field or the title ("AS SHOWN", a shop's own name, an empty
   // field): the name alone may still say which perfume it is, if nothing else could be meant
   if (house === null && !saysNoHouse(listing.house)) {
     // a house field that names a house we lack: its perfumes are not ours, whatever their names
-    return { perfumeId: null, confidence: 0, reason: `house "${listing.house.slice(0, 80)}" is not in our catalog` };
+    return { perfumeId: null, confidence: 0, why: { kind: 'house_unknown', house: listing.house.slice(0, 80) } };
   }
   const houseless = house === null;
   const houseWords = house ? withTypos(parsed.words, houseWordsOf(index, house)) : new Set<string>();
@@ -586,9 +608,7 @@ function matchOfHouse(
     return {
       perfumeId: null,
       confidence: 0,
-      reason: houseless
-        ? `house "${listing.house.slice(0, 80)}" is not in our catalog`
-        : 'the listing names no perfume, only a house',
+      why: houseless ? { kind: 'house_unknown', house: listing.house.slice(0, 80) } : { kind: 'house_only' },
     };
 
   // across every house, the name part alone is searched: 8 words name any perfume
@@ -641,9 +661,9 @@ function matchOfHouse(
     return {
       perfumeId: null,
       confidence: 0,
-      reason: houseless
-        ? `house "${listing.house.slice(0, 80)}" is not in our catalog, and no perfume of ours is named like this`
-        : `no perfume of ${house} is named like this`,
+      why: houseless
+        ? { kind: 'house_unknown_no_name', house: listing.house.slice(0, 80) }
+        : { kind: 'none_in_house', house: house as string },
     };
 
   // best line first; within a line, the concentration the listing names, else the line's original
@@ -653,7 +673,8 @@ function matchOfHouse(
   const line = scored.filter((s) => s.line === top.line);
   let chosen = line[0] as Scored;
   let confidence = top.score;
-  let concNote = '';
+  /** the concentration stated, which the line lacks: the perfume taken is its nearest sibling */
+  let siblingOf: string | null = null;
   let sibling = false;
   // a concentration word the chosen line's own name holds is the name's ("Yara Elixir" is an EDP
   // named Elixir), not a concentration stated
@@ -690,12 +711,17 @@ function matchOfHouse(
       chosen = nearest;
       sibling = true;
       confidence *= SIBLING_CONFIDENCE;
-      concNote = `; listed as ${stated}, which the catalog lacks: recommended as a sibling of the ${chosen.p.concentration}`;
+      siblingOf = stated;
     } else {
       return {
         perfumeId: null,
         confidence: 0,
-        reason: `${top.p.name} by ${top.p.house} exists as ${line.map((s) => s.p.concentration).join(', ')}, not ${stated}`,
+        why: {
+          kind: 'concentration_missing',
+          perfume: ref(top.p),
+          held: line.map((s) => s.p.concentration ?? null),
+          stated,
+        },
         candidates: candidatesOf(scored),
       };
     }
@@ -706,7 +732,7 @@ function matchOfHouse(
     return {
       perfumeId: null,
       confidence: 0,
-      reason: `${chosen.p.name} by ${chosen.p.house} is held as an elixir only; the listing names no elixir`,
+      why: { kind: 'elixir_only', perfume: ref(chosen.p) },
       candidates: candidatesOf(scored),
     };
   }
@@ -715,7 +741,7 @@ function matchOfHouse(
     return {
       perfumeId: null,
       confidence: 0,
-      reason: `${chosen.p.name} by ${chosen.p.house} is held as an oil; the listing is a spray`,
+      why: { kind: 'oil_only', perfume: ref(chosen.p) },
       candidates: candidatesOf(scored),
     };
   }
@@ -730,7 +756,7 @@ function matchOfHouse(
       return {
         perfumeId: null,
         confidence: 0,
-        reason: `house "${listing.house.slice(0, 80)}" is not in our catalog; the name alone does not say which perfume (closest: ${top.p.name} by ${top.p.house})`,
+        why: { kind: 'name_alone_unsure', house: listing.house.slice(0, 80), closest: ref(top.p) },
         candidates: candidatesOf(scored),
       };
     }
@@ -742,7 +768,7 @@ function matchOfHouse(
     return {
       perfumeId: null,
       confidence,
-      reason: `closest is ${chosen.p.name} (${chosen.p.concentration ?? '?'}) by ${chosen.p.house}, too far from "${listing.name.slice(0, 80)}"`,
+      why: { kind: 'too_far', perfume: ref(chosen.p), listing: listing.name.slice(0, 80) },
       candidates: candidatesOf(scored),
     };
   }
@@ -751,7 +777,7 @@ function matchOfHouse(
     return {
       perfumeId: null,
       confidence,
-      reason: `ambiguous between ${top.p.name} and ${rival.p.name}`,
+      why: { kind: 'ambiguous', perfume: ref(top.p), rival: ref(rival.p) },
       candidates: candidatesOf(scored),
     };
   }
@@ -760,9 +786,13 @@ function matchOfHouse(
     confidence,
     sibling,
     candidates: candidatesOf(scored),
-    reason:
-      `${chosen.p.name} ${chosen.p.concentration ?? ''} by ${chosen.p.house}${houseVia === 'name' ? ' (house found in the name)' : ''}${houseless ? ' (no house given: recognised by its name alone)' : ''}${stated ? '' : ', no concentration listed: the line original'}${concNote}`
-        .replace(/\s+/g, ' ')
-        .trim(),
+    why: {
+      kind: 'matched',
+      perfume: ref(chosen.p),
+      houseInName: houseVia === 'name',
+      nameAlone: houseless,
+      lineOriginal: !stated,
+      siblingOf,
+    },
   };
 }

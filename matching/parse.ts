@@ -85,6 +85,9 @@ const NOT_PERFUME: [RegExp, string][] = [
   ],
 ];
 
+/** What a listing that is not a perfume is said to be (MatchWhy `not_perfume`): each a phrase of its own. */
+export const NOT_PERFUME_KINDS: readonly string[] = NOT_PERFUME.map(([, what]) => what);
+
 /** Concentration phrases as folded token sequences; the longest is tried first. */
 const STRONG: [string, string][] = [
   ['extrait de parfum', 'extrait'],

@@ -11,9 +11,10 @@ import type { CatalogPerfume, ProductProfile } from '../catalog/types.ts';
 import { Cache } from '../lib/cache.ts';
 import { lineOf, type ScoringProduct } from '../scoring/products.ts';
 import { type ProductInput, validateProductInput } from './listing.ts';
-import { listingHouse, type MatchResult, matchListing } from './matcher.ts';
+import { type ExplainedMatch, explainMatch, listingHouse, type MatchResult } from './matcher.ts';
 import { type ProductForm, parseListing } from './parse.ts';
 import { catalogProfile, partialProfile } from './profile.ts';
+import type { MatchWhy } from './reason.ts';
 
 export type RecognisedStatus = 'matched' | 'partial' | 'unmatched';
 
@@ -53,7 +54,7 @@ export interface RecognisedProduct {
  * every quiz, and a re-sync sends the same feed again. Keyed by catalog
  * version: an entry of an older catalog is never read again and ages out.
  */
-const matches = new Cache<string, MatchResult>({
+const matches = new Cache<string, ExplainedMatch>({
   name: 'listing-matches',
   max: 20_000,
   invalidatedBy: 'a catalog change: the key carries the catalog version, so older entries are never read and age out',
@@ -80,11 +81,11 @@ function partialOf(listing: ProductInput): ProductProfile | null {
   return profile;
 }
 
-function matchOf(snapshot: CatalogSnapshot, listing: Pick<ProductInput, 'name' | 'house'>): MatchResult {
+function matchOf(snapshot: CatalogSnapshot, listing: Pick<ProductInput, 'name' | 'house'>): ExplainedMatch {
   const key = `${snapshot.version}\u0000${listing.house}\u0000${listing.name}`;
   let hit = matches.get(key);
   if (!hit) {
-    hit = matchListing(snapshot, { name: listing.name, house: listing.house });
+    hit = explainMatch(snapshot, { name: listing.name, house: listing.house });
     matches.set(key, hit);
   }
   return hit;
@@ -282,7 +283,14 @@ export interface ListingExplanation {
   };
   house: { name: string | null; from: 'house' | 'name' | null };
   /** what the matcher makes of the listing now (a pin may have overruled it) */
-  matcher: { perfume_id: string | null; confidence: number; sibling: boolean; reason: string };
+  matcher: {
+    perfume_id: string | null;
+    confidence: number;
+    sibling: boolean;
+    reason: string;
+    /** the reason as data (matching/reason.ts), for a reader in another language (the console) */
+    why: MatchWhy;
+  };
   /** the closest perfumes it examined, best first */
   candidates: { sillage_perfume_id: string; name: string; concentration: string | null; score: number }[];
 }
@@ -310,6 +318,7 @@ export function explainListing(
       confidence: match.confidence,
       sibling: match.sibling === true,
       reason: match.reason,
+      why: match.why,
     },
     candidates: (match.candidates ?? []).flatMap((c) => {
       const p = snapshot.byId.get(c.perfumeId);

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lang, t } from '../console/i18n.ts';
+import { formatDay, type Lang, t } from '../console/i18n.ts';
 import { createConsoleUser } from '../services/console-users.ts';
 import { syncProducts } from '../services/products.ts';
 import {
@@ -228,13 +228,14 @@ describe.skipIf(!CHROMIUM)('the merchant console in Chromium', () => {
     expect(new URL(page.url()).pathname).toBe(`${s.home}/`);
     expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
     expect(await page.locator('h1').textContent()).toBe(t('ar', 'overview'));
-    expect(await figure(page, 'views')).toBe('3');
-    expect(await figure(page, 'starts')).toBe('2');
-    expect(await figure(page, 'completions')).toBe('1');
-    expect(await figure(page, 'clicks')).toBe('1');
-    expect(await figure(page, 'orders')).toBe('1');
+    // Arabic-Indic digits, as the widget writes them in Arabic (issue 45)
+    expect(await figure(page, 'views')).toBe('٣');
+    expect(await figure(page, 'starts')).toBe('٢');
+    expect(await figure(page, 'completions')).toBe('١');
+    expect(await figure(page, 'clicks')).toBe('١');
+    expect(await figure(page, 'orders')).toBe('١');
     const arRevenue = (await figure(page, 'revenue')) ?? '';
-    expect(arRevenue).toContain('145.00');
+    expect(arRevenue).toContain('١٤٥٫٠٠');
     expect(arRevenue).toContain('ر.س');
     // the language link, then the period form: the same figures in English
     await Promise.all([page.waitForURL(/lang=en/, WAIT), page.locator('.who a[hreflang=en]').click()]);
@@ -245,6 +246,97 @@ describe.skipIf(!CHROMIUM)('the merchant console in Chromium', () => {
     expect(await figure(page, 'views')).toBe('0');
     await done();
   }, 90_000);
+
+  it('draws the day-by-day chart with round dots, a scale and dates, and says each day’s figures on hover and from the keyboard', async () => {
+    const s = await shop('chart-shop');
+    await syncProducts(app.db, app.catalog.current(), s.merchant.id, [
+      { merchant_product_id: 'C1', name: 'Khamrah EDP 100ml', house: 'Lattafa', price: 145 },
+    ]);
+    const DAY = 86_400_000;
+    const dayOf = (ago: number) => new Date(Date.now() - ago * DAY).toISOString().slice(0, 10);
+    // three quizzes and an order two days ago, one quiz yesterday
+    for (const [ago, quizzes, orders] of [
+      [2, 3, 1],
+      [1, 1, 0],
+    ] as const) {
+      for (let i = 0; i < quizzes; i++) {
+        const session = await scoredSession(app, s.key, SHOP_ORIGIN);
+        const at = new Date(Date.now() - ago * DAY).toISOString();
+        await sendEvents(s.key, session, [
+          { type: 'quiz_completed', occurred_at: at },
+          { type: 'recommendation_clicked', merchant_product_id: 'C1', position: 1, occurred_at: at },
+          ...(i < orders
+            ? [
+                {
+                  type: 'purchase_completed',
+                  order_id: `o-${randomUUID()}`,
+                  total: 145,
+                  currency: 'SAR',
+                  items: [{ merchant_product_id: 'C1', quantity: 1, price: 145 }],
+                  occurred_at: at,
+                },
+              ]
+            : []),
+        ]);
+      }
+    }
+    for (const [lang, width] of [
+      ['ar', 390],
+      ['en', 1280],
+    ] as const) {
+      const { page, done } = await open({ width });
+      await signIn(page, s.email);
+      await page.goto(`${base}${s.home}/?lang=${lang}`);
+      // a dot is a circle on the screen, whatever the chart's width
+      const dot = await page.locator('.plot circle.dot').first().boundingBox();
+      expect(dot, lang).not.toBeNull();
+      expect(Math.abs((dot?.width ?? 0) - (dot?.height ?? 1)), `${lang}: ${JSON.stringify(dot)}`).toBeLessThan(0.5);
+      expect(dot?.width).toBeGreaterThanOrEqual(7);
+      // a scale and dates, in the page's digits
+      const scale = await page.locator('.plot text.scale').allTextContents();
+      expect(scale).toEqual(lang === 'ar' ? ['٠', '٢', '٤'] : ['0', '2', '4']);
+      expect(await page.locator('.plot text.date').count()).toBeGreaterThanOrEqual(5);
+      // hover over the day two days ago: its date and figures appear
+      const day = page.locator(`.plot .day[data-day="${dayOf(2)}"]`);
+      const tip = day.locator('text.tip');
+      expect(await tip.isVisible()).toBe(false);
+      await day.locator('rect.bar').hover();
+      expect(await tip.isVisible()).toBe(true);
+      expect(await tip.textContent()).toBe(
+        `${formatDay(lang, dayOf(2))}${t(lang, 'completions')}: ${lang === 'ar' ? '٣' : '3'} · ${t(lang, 'purchases')}: ${lang === 'ar' ? '١' : '1'}`,
+      );
+      expect(await day.getAttribute('aria-label')).toBe(
+        t(lang, 'chartDay', { d: formatDay(lang, dayOf(2)), q: 3, o: 1 }),
+      );
+      // from the keyboard: the last day is in the tab order, the arrow towards the past moves to the day before
+      await page.mouse.move(0, 0);
+      const last = page.locator(`.plot .day[data-day="${dayOf(0)}"]`);
+      await last.focus();
+      expect(await last.locator('text.tip').isVisible()).toBe(true);
+      await page.keyboard.press(lang === 'ar' ? 'ArrowRight' : 'ArrowLeft');
+      const yesterday = page.locator(`.plot .day[data-day="${dayOf(1)}"]`);
+      expect(
+        await yesterday.evaluate(
+          (el) => el === (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement,
+        ),
+      ).toBe(true);
+      expect(await yesterday.locator('text.tip').isVisible()).toBe(true);
+      expect(await yesterday.getAttribute('tabindex')).toBe('0');
+      expect(await last.getAttribute('tabindex')).toBe('-1');
+      expect(await last.locator('text.tip').isVisible()).toBe(false);
+      await page.keyboard.press('Home');
+      expect(await page.locator('.plot .day').first().getAttribute('tabindex')).toBe('0');
+      // the revenue stays on one line with its currency, on a phone too
+      const revenue = page.locator('[data-figure="revenue"] .amount');
+      // (an inline box is one rectangle per run of one direction: all of them on one line)
+      const lines = await revenue.evaluate((el) => {
+        const rects = (el as unknown as { getClientRects(): ArrayLike<{ top: number }> }).getClientRects();
+        return new Set(Array.from(rects, (r) => Math.round(r.top))).size;
+      });
+      expect(lines).toBe(1);
+      await done();
+    }
+  }, 120_000);
 
   it('pins an unrecognised product to a perfume found by an Arabic search; the next score recommends it as that perfume', async () => {
     const s = await shop('shelf-shop');

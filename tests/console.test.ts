@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../db/client.ts';
-import { consoleSessions, leads } from '../schema/index.ts';
+import { consoleSessions, consoleUsers, leads } from '../schema/index.ts';
 import { createConsoleUser, purgeConsoleSessions } from '../services/console-users.ts';
 import { createMerchant } from '../services/merchants.ts';
 import { syncProducts } from '../services/products.ts';
@@ -30,6 +30,32 @@ beforeAll(async () => {
 afterAll(async () => closeTestApp(app));
 
 const figure = (body: string, id: string) => new RegExp(`data-figure="${id}">([^<]*)<`).exec(body)?.[1];
+
+/**
+ * What a reader sees of a page's main part: its text, without tags, and without what is written left
+ * to right on purpose (emails, origins, key prefixes, the script tag: codes, not words), nor the
+ * start of a key a sentence names (random letters and digits).
+ */
+function mainText(body: string): string {
+  const main = body.slice(body.indexOf('<main'), body.indexOf('</main>'));
+  return main
+    .replace(/<(\w+)[^>]*\bdir="ltr"[^>]*>[\s\S]*?<\/\1>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&[a-z#0-9]+;/g, ' ')
+    .replace(/pk_(live|test)_\w+/g, ' ');
+}
+/** text as read: the marks that only steer its direction left out, a no-break space as a space */
+const plain = (text: string | undefined) => (text ?? '').replace(/[\u200e\u200f\u061c]/g, '').replace(/\u00a0/g, ' ');
+/** the reason a product's page gives */
+const reasonOn = (page: string) => /<dd data-reason>([\s\S]*?)<\/dd>/.exec(page)?.[1];
+/** the text of the elements of a page that carry an attribute, by its value */
+const textsOf = (body: string, attribute: string) =>
+  Object.fromEntries(
+    [...body.matchAll(new RegExp(`<(\\w+)[^>]*\\b${attribute}="([^"]*)"[^>]*>([\\s\\S]*?)</\\1>`, 'g'))].map((m) => [
+      m[2],
+      (m[3] ?? '').replace(/<[^>]+>/g, '').trim(),
+    ]),
+  );
 
 async function shop(slug: string) {
   const merchant = await createMerchant(app.db, { name: `Shop ${slug}`, slug });
@@ -237,12 +263,13 @@ describe('the overview', () => {
     }
     const b = new Browser(app, '10.0.8.1');
     await b.signIn('owner@figures-shop.example');
+    // Arabic-Indic digits on an Arabic page, as the widget writes them (issue 45)
     const page = await b.get('/console/m/figures-shop/');
-    expect(figure(page.body, 'views')).toBe('3');
-    expect(figure(page.body, 'starts')).toBe('3');
-    expect(figure(page.body, 'completions')).toBe('2');
+    expect(figure(page.body, 'views')).toBe('٣');
+    expect(figure(page.body, 'starts')).toBe('٣');
+    expect(figure(page.body, 'completions')).toBe('٢');
     const test = await b.get('/console/m/figures-shop/?traffic=test');
-    expect(figure(test.body, 'views')).toBe('0');
+    expect(figure(test.body, 'views')).toBe('٠');
     // a shop with only a test key (the demo's) is shown its test traffic by default
     const { merchant: trial, key: trialKey } = await createMerchantWithKey(app, { slug: 'trial-shop', mode: 'test' });
     await createConsoleUser(app.db, {
@@ -260,7 +287,7 @@ describe('the overview', () => {
     expect(sent.statusCode).toBe(202);
     const t = new Browser(app, '10.0.8.2');
     await t.signIn('owner@trial-shop.example');
-    const trialPage = await t.get('/console/m/trial-shop/');
+    const trialPage = await t.get('/console/m/trial-shop/?lang=en');
     expect(figure(trialPage.body, 'views')).toBe('1');
     expect(trialPage.body).toMatch(/<option value="test" selected>/);
     const en = await b.get('/console/m/figures-shop/?lang=en');
@@ -518,5 +545,324 @@ describe('leads', () => {
     const rows = await app.db.select().from(leads).where(eq(leads.merchantId, merchant.id));
     expect(rows).toHaveLength(1);
     expect((await b.get('/console/m/leads-shop/leads')).body).not.toContain('noura@example.com');
+  });
+});
+
+describe('one rule for digits, and every word in the page’s language (issue 45)', () => {
+  it('writes every number of an Arabic page in Arabic-Indic digits, and of an English page in Latin ones', async () => {
+    const { merchant, key } = await createMerchantWithKey(app, { slug: 'digits-shop' });
+    await createConsoleUser(app.db, {
+      email: 'owner@digits-shop.example',
+      password: PASSWORD,
+      role: 'owner',
+      merchant: merchant.id,
+    });
+    await syncProducts(app.db, app.catalog.current(), merchant.id, [
+      // a name without digits: a name is the merchant's own text, written as the merchant wrote it
+      { merchant_product_id: 'D1', name: 'Khamrah Eau de Parfum', house: 'Lattafa', price: 145 },
+    ]);
+    const session = await scoredSession(app, key);
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/api/widget/event',
+      payload: {
+        api_key: key,
+        session_id: session,
+        events: [
+          { type: 'widget_loaded' },
+          { type: 'quiz_started' },
+          { type: 'quiz_completed' },
+          { type: 'recommendation_clicked', merchant_product_id: 'D1', position: 1 },
+          {
+            type: 'purchase_completed',
+            order_id: 'o-digits-1',
+            total: 1450,
+            currency: 'SAR',
+            items: [{ merchant_product_id: 'D1', quantity: 10, price: 145 }],
+          },
+        ],
+      },
+      headers: { origin: ORIGIN },
+    });
+    expect(sent.statusCode).toBe(202);
+    const b = new Browser(app, '10.0.15.1');
+    await b.signIn('owner@digits-shop.example');
+    const ar = (await b.get('/console/m/digits-shop/?lang=ar')).body;
+    // the revenue with its currency, the funnel's shares, the days, the chart's scale: not one Latin digit
+    expect(plain(textsOf(ar, 'data-figure').revenue)).toBe('١٬٤٥٠٫٠٠ ر.س.');
+    expect(ar).toMatch(/<dd data-figure="revenue"><span class="amount">[^<]+<\/span><\/dd>/);
+    expect(ar).toContain('<td>١٠٠٫٠٪');
+    expect(mainText(ar)).toMatch(/[٠-٩]/);
+    expect(mainText(ar)).not.toMatch(/[0-9]/);
+    for (const path of ['asks', 'shelf', 'shelf/product?id=D1&q=khamrah', 'install', 'team']) {
+      const page = (await b.get(`/console/m/digits-shop/${path}`)).body;
+      expect(mainText(page), path).not.toMatch(/[0-9]/);
+    }
+    const en = (await b.get('/console/m/digits-shop/?lang=en')).body;
+    expect(plain(textsOf(en, 'data-figure').revenue)).toBe('SAR 1,450.00');
+    expect(en).toContain('<td>100.0%');
+    expect(mainText(en)).not.toMatch(/[٠-٩]/);
+    // the day table names each day as the language writes a date
+    const today = new Date().toISOString().slice(0, 10);
+    const [y, m, d] = today.split('-').map(Number) as [number, number, number];
+    const enDay = new Date(Date.UTC(y, m - 1, d)).toLocaleDateString('en-GB', {
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      timeZone: 'UTC',
+    });
+    expect(en).toContain(`<th scope="row">${enDay}</th>`);
+  });
+
+  it('gives the shelf’s and a product’s reason in the page’s language, from the matcher’s decision', async () => {
+    const m = await shop('reasons-shop');
+    await syncProducts(app.db, app.catalog.current(), m.id, [
+      { merchant_product_id: 'R1', name: 'Khamrah EDP 100ml', house: 'Lattafa', price: 145 },
+      { merchant_product_id: 'R2', name: 'Khamrah', house: 'Lattafa', price: 145 },
+      { merchant_product_id: 'R3', name: 'Khamrah Body Lotion 200ml', house: 'Lattafa', price: 60 },
+      { merchant_product_id: 'R4', name: 'Qwzxv Jpqrt 100ml', house: 'Lattafa', price: 60 },
+    ]);
+    const b = new Browser(app, '10.0.16.1');
+    await b.signIn('owner@reasons-shop.example');
+    const reasons = (body: string) => {
+      const out: Record<string, string> = {};
+      for (const row of body.matchAll(/<tr data-product="([^"]+)">([\s\S]*?)<\/tr>/g)) {
+        out[row[1] as string] = (/<td class="why">([\s\S]*?)<\/td>/.exec(row[2] as string)?.[1] ?? '').trim();
+      }
+      return out;
+    };
+    const ar = reasons((await b.get('/console/m/reasons-shop/shelf?lang=ar')).body);
+    expect(ar).toEqual({
+      R1: 'طابقناه مع خمرة (أو دو بارفان) من لطافة.',
+      R2: 'طابقناه مع خمرة (أو دو بارفان) من لطافة. لم يُذكر التركيز: اعتمدنا الإصدار الأصلي من السلسلة.',
+      R3: 'ليس عطرًا: منتج للعناية بالجسم.',
+      R4: 'لا يحمل أي عطر من لطافة هذا الاسم.',
+    });
+    for (const [id, reason] of Object.entries(ar)) expect(reason, id).not.toMatch(/[A-Za-z]/);
+    const en = reasons((await b.get('/console/m/reasons-shop/shelf?lang=en')).body);
+    expect(en).toEqual({
+      R1: 'Matched to Khamrah (Eau de Parfum) by Lattafa.',
+      R2: 'Matched to Khamrah (Eau de Parfum) by Lattafa. No concentration is listed: the line’s original.',
+      R3: 'Not a perfume: a body care product.',
+      R4: 'No perfume of Lattafa has this name.',
+    });
+    for (const [id, reason] of Object.entries(en)) expect(reason, id).not.toMatch(/[\u0600-\u06ff]/);
+    // the product page says the same, with the perfume, the house read and the concentration in words
+    const product = (await b.get('/console/m/reasons-shop/shelf/product?id=R1&lang=ar')).body;
+    expect(reasonOn(product)).toBe(ar.R1);
+    expect(product).toContain('<dd data-perfume="lattafa-khamrah-edp">خمرة (أو دو بارفان) من لطافة');
+    expect(product).toMatch(/<dt>التركيز<\/dt><dd>أو دو بارفان<\/dd>/);
+    expect(product).toMatch(/<dt>الدار<\/dt><dd>لطافة<\/dd>/);
+    // a search in English, answered in Arabic: the catalog's names, the concentration as a word
+    const found = (await b.get('/console/m/reasons-shop/shelf/product?id=R4&q=khamrah&lang=ar')).body;
+    const khamrah = /<li><span>خمرة<\/span> <span class="muted">([^<]*)<\/span>/.exec(found)?.[1];
+    expect(khamrah).toBe('لطافة · أو دو بارفان · ٢٠٢٢');
+    // pinned by hand: the confirmation and the reason name the perfume in Arabic, "edp" nowhere
+    await b.post('/console/m/reasons-shop/shelf/pin', { product: 'R4', perfume: 'lattafa-khamrah-edp' });
+    const pinned = (await b.get('/console/m/reasons-shop/shelf/product?id=R4&done=pinned&lang=ar')).body;
+    expect(pinned).toContain('ثُبّت على خمرة (أو دو بارفان) من لطافة. تستخدمه التوصيات التالية.');
+    expect(reasonOn(pinned)).toBe('ثُبّت يدويًا على خمرة (أو دو بارفان) من لطافة.');
+    // (the house "Lattafa" shown is the merchant's own field, as the merchant wrote it)
+    expect(mainText(pinned)).not.toMatch(/\bedp\b|Khamrah/i);
+  });
+
+  it('names loved perfumes in Arabic on the asks page, and says why its count differs from the overview’s', async () => {
+    const { merchant, key } = await createMerchantWithKey(app, { slug: 'loved-shop' });
+    await createConsoleUser(app.db, {
+      email: 'owner@loved-shop.example',
+      password: PASSWORD,
+      role: 'owner',
+      merchant: merchant.id,
+    });
+    await syncProducts(app.db, app.catalog.current(), merchant.id, [
+      { merchant_product_id: 'L1', name: 'Khamrah EDP 100ml', house: 'Lattafa', price: 145 },
+    ]);
+    // two quizzes scored through the API, one completion event from the widget
+    for (let i = 0; i < 2; i++) {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/api/widget/score',
+        payload: { api_key: key, quiz: { loved_perfumes: ['lattafa-khamrah-edp'] } },
+        headers: { origin: ORIGIN },
+      });
+      expect(r.statusCode).toBe(200);
+    }
+    await app.sessions.flush();
+    await app.inject({
+      method: 'POST',
+      url: '/api/widget/event',
+      payload: { api_key: key, session_id: randomUUID(), type: 'quiz_completed' },
+      headers: { origin: ORIGIN },
+    });
+    const b = new Browser(app, '10.0.17.1');
+    await b.signIn('owner@loved-shop.example');
+    const ar = (await b.get('/console/m/loved-shop/asks?lang=ar')).body;
+    expect(ar).toContain('<td>خمرة (أو دو بارفان) من لطافة</td><td>٢</td>');
+    expect(figure(ar, 'scored')).toBe('٢');
+    expect(textsOf(ar, 'data-note').scored).toContain('(١)');
+    const en = (await b.get('/console/m/loved-shop/asks?lang=en')).body;
+    expect(en).toContain('<td>Khamrah (Eau de Parfum) by Lattafa</td><td>2</td>');
+    expect(textsOf(en, 'data-note').scored).toBe(
+      'Counted from the answers the service scored: 2 in this period, through the widget or the API (a headless storefront, a shopper who changes an answer). The overview’s “Quizzes completed” (1) counts the widget’s completion events only, so the two can differ.',
+    );
+    expect(figure((await b.get('/console/m/loved-shop/?lang=en')).body, 'completions')).toBe('1');
+  });
+
+  it('names the install check’s outcomes and events in words, and lists a widget version once however it was named', async () => {
+    const { merchant, key } = await createMerchantWithKey(app, { slug: 'words-shop', origins: [ORIGIN] });
+    await createConsoleUser(app.db, {
+      email: 'owner@words-shop.example',
+      password: PASSWORD,
+      role: 'owner',
+      merchant: merchant.id,
+    });
+    // the same widget, once naming its version and once not
+    for (const headers of [{ origin: ORIGIN }, { origin: ORIGIN, 'x-widget-version': 'v1' }]) {
+      const r = await app.inject({ method: 'POST', url: '/api/widget/verify', payload: { api_key: key }, headers });
+      expect(r.statusCode).toBe(200);
+    }
+    await app.inject({
+      method: 'POST',
+      url: '/api/widget/verify',
+      payload: { api_key: key },
+      headers: { origin: 'https://elsewhere.example' },
+    });
+    await app.keyStore.flush();
+    const session = await scoredSession(app, key);
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/api/widget/event',
+      payload: {
+        api_key: key,
+        session_id: session,
+        events: [
+          { type: 'widget_loaded' },
+          {
+            type: 'purchase_completed',
+            order_id: 'o-words-1',
+            total: 10,
+            currency: 'SAR',
+            items: [{ merchant_product_id: 'W1', quantity: 1, price: 10 }],
+          },
+        ],
+      },
+      headers: { origin: ORIGIN },
+    });
+    expect(sent.statusCode, sent.body).toBe(202);
+    const b = new Browser(app, '10.0.18.1');
+    await b.signIn('owner@words-shop.example');
+    const ar = (await b.get('/console/m/words-shop/install?lang=ar')).body;
+    const seen = [...ar.matchAll(/<tr><td dir="ltr">https:\/\/shop\.example<\/td>[\s\S]*?<\/tr>/g)].map((m) => m[0]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toContain('<td dir="ltr">v1</td>');
+    expect(seen[0]).toContain('<td data-outcome="ok">مقبول</td><td>٢</td>');
+    expect(textsOf(ar, 'data-outcome').origin_not_allowed).toBe('مرفوض: النطاق غير مسموح به');
+    expect(textsOf(ar, 'data-event')).toMatchObject({ purchase_completed: 'عملية شراء', widget_loaded: 'ظهرت الأداة' });
+    expect(mainText(ar)).not.toMatch(/purchase_completed|widget_loaded|origin_not_allowed|\bok\b/);
+    const en = (await b.get('/console/m/words-shop/install?lang=en')).body;
+    expect(textsOf(en, 'data-event').purchase_completed).toBe('Purchase');
+    expect(textsOf(en, 'data-outcome').ok).toBe('Let in');
+    // the revoke asks its question with the language's own question mark
+    expect(ar).toMatch(/data-confirm="إلغاء المفتاح pk_live_\w{4}…؟"/);
+  });
+
+  it('writes a list with the comma of the page’s language', async () => {
+    const { merchant, key } = await createMerchantWithKey(app, { slug: 'comma-shop' });
+    await createConsoleUser(app.db, {
+      email: 'owner@comma-shop.example',
+      password: PASSWORD,
+      role: 'owner',
+      merchant: merchant.id,
+    });
+    await syncProducts(app.db, app.catalog.current(), merchant.id, [
+      { merchant_product_id: 'C1', name: 'Khamrah EDP 100ml', house: 'Lattafa', price: 145 },
+      { merchant_product_id: 'C2', name: 'Yara EDP 100ml', house: 'Lattafa', price: 120 },
+    ]);
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/widget/event',
+      payload: {
+        api_key: key,
+        session_id: await scoredSession(app, key),
+        type: 'lead_submitted',
+        email: 'huda@example.com',
+        consent: true,
+        consent_version: 'v1',
+      },
+      headers: { origin: ORIGIN },
+    });
+    expect(r.statusCode).toBe(202);
+    const b = new Browser(app, '10.0.19.1');
+    await b.signIn('owner@comma-shop.example');
+    for (const path of ['leads', 'shelf/product?id=C1']) {
+      const en = (await b.get(`/console/m/comma-shop/${path}${path.includes('?') ? '&' : '?'}lang=en`)).body;
+      expect(mainText(en), path).not.toContain('،');
+      expect(mainText(en), path).toMatch(/\w, \w/);
+      const ar = (await b.get(`/console/m/comma-shop/${path}${path.includes('?') ? '&' : '?'}lang=ar`)).body;
+      expect(mainText(ar), path).toContain('، ');
+    }
+  });
+});
+
+describe('the team page', () => {
+  it('offers no Remove on your own row, and answers a removal of yourself with the team page and why', async () => {
+    const m = await shop('team-shop');
+    const b = new Browser(app, '10.0.20.1');
+    await b.signIn('owner@team-shop.example');
+    const page = (await b.get('/console/m/team-shop/team?lang=ar')).body;
+    const rows = [...page.matchAll(/<tr><td dir="ltr">([^<]+)<\/td>([\s\S]*?)<\/tr>/g)];
+    const removable = rows.filter((r) => (r[2] as string).includes('team/remove')).map((r) => r[1]);
+    expect(removable).toEqual(['staff@team-shop.example']);
+    expect(page).toContain('data-confirm="إزالة staff@team-shop.example؟"');
+    const [me] = await app.db
+      .select({ id: consoleUsers.id })
+      .from(consoleUsers)
+      .where(eq(consoleUsers.email, 'owner@team-shop.example'));
+    const refused = await b.post('/console/m/team-shop/team/remove', { user: me?.id as string });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers['content-type']).toContain('text/html');
+    expect(refused.body).toContain('<p class="flash error" role="alert">لا يمكنك إزالة نفسك');
+    // the page to go on from: the team and the console's navigation
+    expect(refused.body).toContain('staff@team-shop.example');
+    expect(refused.body).toContain(`href="/console/m/team-shop/"`);
+    const users = await app.db.select().from(consoleUsers).where(eq(consoleUsers.merchantId, m.id));
+    expect(users).toHaveLength(2);
+    // a script is answered in JSON, as every console error is
+    const json = await app.inject({
+      method: 'POST',
+      url: '/console/m/team-shop/team/remove',
+      payload: new URLSearchParams({ _csrf: b.csrf, user: me?.id as string }).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
+      remoteAddress: '10.0.20.1',
+    });
+    expect(json.statusCode).toBe(400);
+    expect(json.json()).toMatchObject({ code: 'cannot_remove_self' });
+  });
+});
+
+describe('the console’s own pieces', () => {
+  it('serves its icon from its own origin, linked from every page', async () => {
+    const icon = await app.inject({ method: 'GET', url: '/console/assets/favicon.svg' });
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    expect(icon.body).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    const b = new Browser(app, '10.0.21.1');
+    const page = await b.get('/console/sign-in');
+    expect(page.body).toContain('<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">');
+    // the pages' policy lets it in: images of the console's own origin
+    expect(page.headers['content-security-policy']).toContain("img-src 'self'");
+  });
+
+  it('says what is not found once, with its status and the way back', async () => {
+    const b = new Browser(app, '10.0.22.1');
+    const missing = await b.get('/console/nothing-here?lang=ar');
+    expect(missing.statusCode).toBe(404);
+    const text = mainText(missing.body);
+    expect(text.split('لا يوجد شيء هنا.').length - 1).toBe(1);
+    expect(missing.body).toContain('<p class="muted">٤٠٤</p>');
+    expect(missing.body).toContain('<a href="/console">العودة إلى اللوحة</a>');
   });
 });

@@ -23,7 +23,7 @@ const GROUPS: Record<string, string[]> = {
   guesses: ['auth/admin-token.ts', 'auth/key-guesses.ts'],
   'rate limits': ['lib/shared-counter.ts'],
   'sign-in guards': ['auth/sign-in-throttle.ts', 'auth/salla-dashboard-gate.ts'],
-  console: ['console/install-check.ts'],
+  console: ['console/install-check.ts', 'console/names.ts'],
   'feeds and platforms': [
     'feeds/google.ts',
     'feeds/generic.ts',

@@ -19,3 +19,24 @@ document.addEventListener('submit', (event) => {
   const question = form.getAttribute('data-confirm');
   if (question && !window.confirm(question)) event.preventDefault();
 });
+// The day-by-day chart: one day is in the tab order; the arrow keys move to the day beside it on the
+// screen (the next one is to the left in Arabic), Home and End to the first and the last.
+document.addEventListener('keydown', (event) => {
+  const day = event.target instanceof Element ? event.target.closest('.plot .day') : null;
+  if (!day) return;
+  const days = [...day.parentNode.querySelectorAll('.day')];
+  const rtl = getComputedStyle(day.closest('.plot')).direction === 'rtl';
+  const at = days.indexOf(day);
+  const moves = {
+    ArrowRight: rtl ? at - 1 : at + 1,
+    ArrowLeft: rtl ? at + 1 : at - 1,
+    Home: 0,
+    End: days.length - 1,
+  };
+  if (!(event.key in moves)) return;
+  const next = days[Math.min(days.length - 1, Math.max(0, moves[event.key]))];
+  event.preventDefault();
+  day.setAttribute('tabindex', '-1');
+  next.setAttribute('tabindex', '0');
+  next.focus();
+});

@@ -35,6 +35,7 @@ const ASSETS_DIR = join(import.meta.dirname, '..', '..', 'console', 'assets');
 const ASSETS = {
   css: readFileSync(join(ASSETS_DIR, 'console.css'), 'utf8'),
   js: readFileSync(join(ASSETS_DIR, 'console.js'), 'utf8'),
+  icon: readFileSync(join(ASSETS_DIR, 'favicon.svg'), 'utf8'),
 };
 
 /**
@@ -148,6 +149,8 @@ const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       .send(body);
   app.get('/assets/console.css', { schema: { hide: true } }, asset('text/css; charset=utf-8', ASSETS.css));
   app.get('/assets/console.js', { schema: { hide: true } }, asset('text/javascript; charset=utf-8', ASSETS.js));
+  // the tab's icon: an SVG of our own origin, which the pages' CSP (img-src 'self') lets in
+  app.get('/assets/favicon.svg', { schema: { hide: true } }, asset('image/svg+xml', ASSETS.icon));
 
   // a console address that does not exist: the console's own not-found page (or JSON), in its language
   app.setNotFoundHandler(async (request) => {

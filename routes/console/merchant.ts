@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { search } from '../../catalog/search.ts';
-import type { CatalogSnapshot } from '../../catalog/store.ts';
-import { type MessageKey, platformName, t } from '../../console/i18n.ts';
-import { installProblems } from '../../console/install-check.ts';
+import { type Lang, type MessageKey, platformName, t } from '../../console/i18n.ts';
+import { installProblems, sightingsByVersion } from '../../console/install-check.ts';
+import { type CatalogNames, catalogNames, houseName, matchReason, perfumeLabel } from '../../console/names.ts';
 import {
   asksPage,
   base,
@@ -14,6 +14,7 @@ import {
   type MerchantRef,
   mayOpen,
   overviewPage,
+  type PageContext,
   productPage,
   pullWords,
   type Section,
@@ -93,6 +94,7 @@ const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /** The period a page shows: whole UTC days, `to` included; the last 30 days by default. */
 function periodOf(
+  lang: Lang,
   merchantId: string,
   q: { from?: string; to?: string; traffic?: 'live' | 'test' },
 ): Period & {
@@ -104,12 +106,9 @@ function periodOf(
   const toEnd = new Date(`${toDay}T00:00:00Z`).getTime() + DAY;
   const fromDay = q.from ?? isoDay(new Date(toEnd - 30 * DAY));
   const from = new Date(`${fromDay}T00:00:00Z`);
-  if (Number.isNaN(from.getTime()) || Number.isNaN(toEnd))
-    throw badRequest('invalid_period', 'Give dates as YYYY-MM-DD');
-  if (from.getTime() >= toEnd) throw badRequest('invalid_period', 'from must be before to');
-  if (toEnd - from.getTime() > MAX_PERIOD_DAYS * DAY) {
-    throw badRequest('invalid_period', `A period is at most ${MAX_PERIOD_DAYS} days`);
-  }
+  const refused = () => badRequest('invalid_period', t(lang, 'badPeriod', { n: MAX_PERIOD_DAYS }));
+  if (Number.isNaN(from.getTime()) || Number.isNaN(toEnd)) throw refused();
+  if (from.getTime() >= toEnd || toEnd - from.getTime() > MAX_PERIOD_DAYS * DAY) throw refused();
   return { merchantId, from, to: new Date(toEnd), test: q.traffic === 'test', fromDay, toDay };
 }
 
@@ -147,15 +146,25 @@ function ctxFor(request: FastifyRequest, reply: FastifyReply, section: Section, 
 function suggestionOf(view: ReturnType<typeof productView>) {
   if (view.pinned || view.quality === 'full') return null;
   const c = view.explanation.candidates[0];
-  return c && c.sillage_perfume_id !== view.sillage_perfume_id
-    ? { id: c.sillage_perfume_id, name: c.concentration ? `${c.name} (${c.concentration})` : c.name, score: c.score }
-    : null;
+  return c && c.sillage_perfume_id !== view.sillage_perfume_id ? { id: c.sillage_perfume_id, score: c.score } : null;
 }
 
-const perfumeLabel = (snapshot: CatalogSnapshot, id: string) => {
-  const p = snapshot.byId.get(id);
-  return p ? `${p.name} — ${p.house}` : id;
+/** A perfume of our catalog by id, named in the page's language (an id the catalog no longer has, as it is). */
+const labelOf = (lang: Lang, names: CatalogNames, id: string) => {
+  const p = names.perfume(id);
+  return p ? perfumeLabel(lang, p) : id;
 };
+
+/** Why a product is matched as it is, in the page's language (console/names.ts). */
+const reasonOf = (lang: Lang, names: CatalogNames, v: ReturnType<typeof productView>) =>
+  matchReason(lang, names, {
+    status: v.status,
+    pinned: v.pinned,
+    perfumeId: v.sillage_perfume_id,
+    reason: v.reason,
+    previousPerfumeId: v.match_change?.previous_perfume_id ?? null,
+    matcher: v.explanation.matcher,
+  });
 
 /**
  * A merchant's console pages. The viewer must be signed in and may see this merchant (an operator
@@ -197,7 +206,10 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
   // ---------- overview ----------
   app.get('/', { schema: { hide: true, params: Params, querystring: PeriodQuery } }, async (request, reply) => {
     const m = merchantOf(request);
-    const p = periodOf(m.id, { ...request.query, traffic: await trafficOf(m.id, request.query.traffic) });
+    const p = periodOf(request.consoleLang, m.id, {
+      ...request.query,
+      traffic: await trafficOf(m.id, request.query.traffic),
+    });
     const [a, leads, days] = await Promise.all([
       merchantAnalytics(app.db, m.id, { ...p, attributionWindowDays: app.config.attributionWindowDays }),
       leadCount(app.db, p),
@@ -232,7 +244,10 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/asks', { schema: { hide: true, params: Params, querystring: PeriodQuery } }, async (request, reply) => {
     const m = merchantOf(request);
     const lang = request.consoleLang;
-    const p = periodOf(m.id, { ...request.query, traffic: await trafficOf(m.id, request.query.traffic) });
+    const p = periodOf(request.consoleLang, m.id, {
+      ...request.query,
+      traffic: await trafficOf(m.id, request.query.traffic),
+    });
     const [a, asked] = await Promise.all([
       merchantAnalytics(app.db, m.id, { ...p, attributionWindowDays: app.config.attributionWindowDays }),
       askedFor(app.db, p),
@@ -243,7 +258,7 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       ...asked.bought.map((r) => r.merchant_product_id),
     ]);
     const name = (id: string) => names.get(id) ?? id;
-    const snapshot = app.catalog.current();
+    const catalog = catalogNames(app.catalog.current());
     /** vocabulary slugs counted by quizzes, in the page's language */
     const terms = (kind: VocabularyKind, rows: { value: string; sessions: number }[]): Counted[] =>
       rows.map((r) => ({ label: term(lang, kind, r.value), n: r.sessions }));
@@ -267,9 +282,11 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
         seasons: terms('season', asked.seasons),
         occasions: terms('occasion', asked.occasions),
         lovedPerfumes: a.loved_perfumes.map((r) => ({
-          label: perfumeLabel(snapshot, r.sillage_perfume_id),
+          label: labelOf(lang, catalog, r.sillage_perfume_id),
           n: r.sessions,
         })),
+        scored: a.scored_sessions,
+        completed: a.funnel.quiz_completed,
         recommended: products(a.top_recommended, (r) => r.times),
         clicked: products(a.top_clicked, (r) => r.clicks),
         bought: products(asked.bought, (r) => r.quantity),
@@ -298,27 +315,30 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       offset: (page - 1) * SHELF_PAGE_SIZE,
     });
     const snapshot = app.catalog.current();
+    const names = catalogNames(snapshot);
+    const lang = request.consoleLang;
     // the page's listings explained on the matcher's worker thread, never on the event loop
     const explained = await app.inlineMatcher.explain(m.id, rows);
     const shelfRows: ShelfRow[] = rows.map((row, i) => {
       const v = productView(row, snapshot, explained[i]);
+      const suggestion = suggestionOf(v);
       return {
         id: v.merchant_product_id,
         name: v.name,
         house: v.house,
         status: v.status,
         quality: v.quality,
-        perfume: v.matched_perfume ? `${v.matched_perfume.name} — ${v.matched_perfume.house}` : null,
+        perfume: v.sillage_perfume_id ? labelOf(lang, names, v.sillage_perfume_id) : null,
         confidence: v.confidence,
-        reason: v.reason,
+        reason: reasonOf(lang, names, v),
         pinned: v.pinned,
-        suggestion: suggestionOf(v),
+        suggestion: suggestion && { ...suggestion, name: labelOf(lang, names, suggestion.id) },
       };
     });
     return sendPage(
       reply,
       shelfPage(
-        ctxFor(request, reply, 'shelf', { flash: flashOf(request, { n: request.query.n ?? 0 }) }),
+        ctxFor(request, reply, 'shelf', { flash: flashOf(request, { n: Number(request.query.n ?? 0) }) }),
         merchantRef(m),
         { filter, q, counts, rows: shelfRows, page, pages: Math.max(1, Math.ceil(counts[filter] / SHELF_PAGE_SIZE)) },
       ),
@@ -339,11 +359,14 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       const row = await findProductRow(app.db, m.id, request.query.id);
       if (!row) throw notFound('product_not_found', t(request.consoleLang, 'notFound'));
       const snapshot = app.catalog.current();
+      const names = catalogNames(snapshot);
+      const lang = request.consoleLang;
       const v = productView(row, snapshot);
       const q = (request.query.q ?? '').trim();
       const hits = q ? search(snapshot.index, q, { limit: 10 }) : [];
       const perfume = v.sillage_perfume_id ? snapshot.byId.get(v.sillage_perfume_id) : undefined;
-      const flash = flashOf(request, { p: perfume ? `${perfume.name} — ${perfume.house}` : '' });
+      const flash = flashOf(request, { p: perfume ? perfumeLabel(lang, perfume) : '' });
+      const readHouse = v.explanation.house.name;
       return sendPage(
         reply,
         productPage(ctxFor(request, reply, 'shelf', { flash }), merchantRef(m), {
@@ -352,18 +375,18 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
           house: v.house,
           status: v.status,
           quality: v.quality,
-          perfume: perfume ? { id: perfume.id, name: perfume.name, house: perfume.house } : null,
+          perfume: perfume ? { id: perfume.id, label: perfumeLabel(lang, perfume) } : null,
           confidence: v.confidence,
-          reason: v.reason,
+          reason: reasonOf(lang, names, v),
           pinned: v.pinned,
           parsed: {
             words: v.explanation.parsed.words,
             concentration: v.explanation.parsed.concentration,
-            house: v.explanation.house.name,
+            house: readHouse && houseName(lang, { house: readHouse, houseAr: names.houseAr(readHouse) }),
           },
           candidates: v.explanation.candidates.map((c) => ({
             id: c.sillage_perfume_id,
-            name: c.concentration ? `${c.name} (${c.concentration})` : c.name,
+            name: labelOf(lang, names, c.sillage_perfume_id),
             score: c.score,
           })),
           profile: v.profile ? { accords: v.profile.accords.map((a) => a.name), families: v.profile.families } : null,
@@ -375,6 +398,7 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
               name: p?.name ?? h.id,
               nameAr: p?.nameAr ?? null,
               house: p?.house ?? '',
+              houseAr: p?.houseAr ?? null,
               concentration: p?.concentration ?? null,
               year: p?.year ?? null,
             };
@@ -452,7 +476,7 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
     const [feeds, keys, sightings, events, products, platform] = await Promise.all([
       listSources(app.db, m.id),
       listKeys(app.db, m.id),
-      keySightingsOf(app.db, m.id),
+      keySightingsOf(app.db, m.id).then(sightingsByVersion),
       lastEvents(app.db, m.id),
       shelfHealth(app.db, m.id),
       installOfMerchant(app.db, m.id).then(
@@ -698,6 +722,25 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
 
   // ---------- team ----------
   const teamOnly = only('team');
+  /** The team page, with a confirmation or a refusal above it. */
+  const teamView = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    flash: PageContext['flash'],
+    status = 200,
+  ): Promise<FastifyReply> => {
+    const m = merchantOf(request);
+    const users = await listMerchantUsers(app.db, m.id);
+    return sendPage(
+      reply,
+      teamPage(ctxFor(request, reply, 'team', { flash }), merchantRef(m), {
+        users: users.map((u) => ({ id: u.id, email: u.email, role: u.role, lastSignInAt: u.lastSignInAt })),
+        manage: true,
+        self: request.consoleUser?.id ?? null,
+      }),
+      status,
+    );
+  };
   app.get(
     '/team',
     {
@@ -711,17 +754,7 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: teamOnly,
     },
-    async (request, reply) => {
-      const m = merchantOf(request);
-      const users = await listMerchantUsers(app.db, m.id);
-      return sendPage(
-        reply,
-        teamPage(ctxFor(request, reply, 'team', { flash: flashOf(request) }), merchantRef(m), {
-          users: users.map((u) => ({ id: u.id, email: u.email, role: u.role, lastSignInAt: u.lastSignInAt })),
-          manage: true,
-        }),
-      );
-    },
+    async (request, reply) => teamView(request, reply, flashOf(request)),
   );
 
   const TeamBody = Type.Object({
@@ -744,15 +777,7 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
         });
       } catch (err) {
         if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
-        const users = await listMerchantUsers(app.db, m.id);
-        return sendPage(
-          reply,
-          teamPage(ctxFor(request, reply, 'team', { flash: { kind: 'error', text: err.message } }), merchantRef(m), {
-            users: users.map((u) => ({ id: u.id, email: u.email, role: u.role, lastSignInAt: u.lastSignInAt })),
-            manage: true,
-          }),
-          err.statusCode,
-        );
+        return teamView(request, reply, { kind: 'error', text: err.message }, err.statusCode);
       }
       return back(request, reply, 'team', 'added');
     },
@@ -764,7 +789,10 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { hide: true, params: Params, body: RemoveBody }, preHandler: [teamOnly, app.csrfProtection] },
     async (request, reply) => {
       if (request.body.user === request.consoleUser?.id) {
-        throw new AppError(400, 'cannot_remove_self', t(request.consoleLang, 'forbidden'));
+        const text = t(request.consoleLang, 'cannotRemoveSelf');
+        // a browser gets the team page, with why and the rest of the team; a script the usual JSON
+        if (!/text\/html/.test(request.headers.accept ?? '')) throw new AppError(400, 'cannot_remove_self', text);
+        return teamView(request, reply, { kind: 'error', text }, 400);
       }
       await removeMerchantUser(app.db, merchantOf(request).id, request.body.user);
       return back(request, reply, 'team', 'removed');
