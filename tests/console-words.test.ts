@@ -28,7 +28,7 @@ import { NOT_PERFUME_KINDS } from '../matching/parse.ts';
 import { type MatchWhy, type ReasonPerfume, reasonText } from '../matching/reason.ts';
 
 /**
- * The console's words beside the widget's rule for digits (issue 45): every number as the page's
+ * The console's words beside the widget's rule for digits: every number as the page's
  * language writes it, every word of a page in that language — the matcher's reasons written from
  * its decision with the catalog's Arabic names, events and outcomes as words — and the chart.
  */
