@@ -12,6 +12,7 @@ export default {
     'scoring/affinities.ts',
     'scoring/products.ts',
     'matching/matcher.ts',
+    'matching/reason.ts',
     'catalog/search.ts',
     'catalog/alike.ts',
     'catalog/bundled.ts',

@@ -228,7 +228,7 @@ describe.skipIf(!CHROMIUM)('the merchant console in Chromium', () => {
     expect(new URL(page.url()).pathname).toBe(`${s.home}/`);
     expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
     expect(await page.locator('h1').textContent()).toBe(t('ar', 'overview'));
-    // Arabic-Indic digits, as the widget writes them in Arabic (issue 45)
+    // Arabic-Indic digits, as the widget writes them in Arabic
     expect(await figure(page, 'views')).toBe('٣');
     expect(await figure(page, 'starts')).toBe('٢');
     expect(await figure(page, 'completions')).toBe('١');

@@ -25,10 +25,10 @@ import { overviewPage, type PageContext, scaleTop } from '../console/views.ts';
 import { MatchWhySchema } from '../contracts/admin.ts';
 import { EVENT_TYPES } from '../events/validate.ts';
 import { NOT_PERFUME_KINDS } from '../matching/parse.ts';
-import type { MatchWhy, ReasonPerfume } from '../matching/reason.ts';
+import { type MatchWhy, type ReasonPerfume, reasonText } from '../matching/reason.ts';
 
 /**
- * The console's words beside the widget's rule for digits (issue 45): every number as the page's
+ * The console's words beside the widget's rule for digits: every number as the page's
  * language writes it, every word of a page in that language — the matcher's reasons written from
  * its decision with the catalog's Arabic names, events and outcomes as words — and the chart.
  */
@@ -168,6 +168,12 @@ describe('the matcher’s reasons', () => {
       siblingOf: null,
     };
     expect(whyText('en', names, plainMatch)).toBe('Matched to Yara (Eau de Parfum) by Lattafa.');
+  });
+
+  it('in English, as the admin API gives them, name every concentration a line holds', () => {
+    expect(
+      reasonText({ kind: 'concentration_missing', perfume: ref('yara'), held: ['edt', 'edp'], stated: 'elixir' }),
+    ).toBe('Yara by Lattafa exists as edt, edp, not elixir');
   });
 
   it('are each of a shape the admin API declares', () => {

@@ -263,7 +263,7 @@ describe('the overview', () => {
     }
     const b = new Browser(app, '10.0.8.1');
     await b.signIn('owner@figures-shop.example');
-    // Arabic-Indic digits on an Arabic page, as the widget writes them (issue 45)
+    // Arabic-Indic digits on an Arabic page, as the widget writes them
     const page = await b.get('/console/m/figures-shop/');
     expect(figure(page.body, 'views')).toBe('٣');
     expect(figure(page.body, 'starts')).toBe('٣');
@@ -548,7 +548,7 @@ describe('leads', () => {
   });
 });
 
-describe('one rule for digits, and every word in the page’s language (issue 45)', () => {
+describe('one rule for digits, and every word in the page’s language', () => {
   it('writes every number of an Arabic page in Arabic-Indic digits, and of an English page in Latin ones', async () => {
     const { merchant, key } = await createMerchantWithKey(app, { slug: 'digits-shop' });
     await createConsoleUser(app.db, {

@@ -85,7 +85,7 @@ describe("the app's page in Salla's dashboard", () => {
     expect(page.body).toContain('data-embedded="ok"');
     expect(page.body).toContain('owner-5001@store.sim.example');
     // the shelf in a line: 3 imported, the two catalogue perfumes matched, none profiled from its listing
-    // alone, in the Arabic-Indic digits of every Arabic page (issue 45)
+    // alone, in the Arabic-Indic digits of every Arabic page
     expect(page.body).toMatch(/من منتجاتك البالغة ٣: طابقنا ٢ مع عطور نعرفها، وقرأنا رائحة ٠ أخرى/);
     expect(page.body).toContain('<script src="/console/salla/dashboard.js" defer></script>');
     expect(page.body).toContain('target="_blank"');
