@@ -205,16 +205,22 @@ export function createKeyStore(opts: {
   async function resolve(hash: string): Promise<ResolvedKey | null> {
     const hit = cached(hash);
     if (hit !== undefined) return hit;
+    const running = inflight.get(hash);
     const pending = lookup(hash);
     // a key never read before has nothing to fall back on: its request waits, but not for ever
     if (!lastKnown.has(hash)) return withDeadline(pending, timeoutMs, () => databaseTimeout('The key check'));
     const stale = lastKnown.get(hash) ?? null;
+    // a lookup this request joined was started earlier (a background re-read): its failure, which may
+    // come at any moment of this request (a frozen database's timeout), is answered with the key as
+    // last read, as its hanging would be; a lookup this request started that fails is an outage (503)
+    const joined = running !== undefined && inflight.get(hash) === running;
+    const answer = joined ? pending.catch(() => stale) : pending;
     let timer: NodeJS.Timeout | undefined;
     const fallback = new Promise<ResolvedKey | null>((resolveStale) => {
       timer = setTimeout(() => resolveStale(stale), staleAfterMs);
     });
     // a lookup that fails outright (database down) is answered as before; one that hangs, stale
-    return Promise.race([pending, fallback]).finally(() => clearTimeout(timer));
+    return Promise.race([answer, fallback]).finally(() => clearTimeout(timer));
   }
 
   /** Drops the key here and tells the other instances to drop it too. */

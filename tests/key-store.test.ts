@@ -293,6 +293,41 @@ describe('no request waits for a key already known (issue 44)', () => {
 });
 
 describe('a frozen database', () => {
+  it('a background re-read that times out while a request waits on it: the request gets the key as last read, not a 503', async () => {
+    let now = 7_000_000;
+    let mode: 'answer' | 'slow-fail' = 'answer';
+    const { key } = await createMerchantWithKey(app);
+    const real = await createKeyStore({ db: app.db, redis: null, log: app.log }).resolve(hashOf(key));
+    let failLookup: (err: Error) => void = () => {};
+    const store = createKeyStore({
+      db: app.db,
+      redis: null,
+      log: app.log,
+      now: () => now,
+      staleAfterMs: 10_000,
+      timeoutMs: 300,
+      sharedDatabase: true,
+      find: async () => {
+        if (mode === 'slow-fail')
+          return new Promise((_resolve, reject) => {
+            failLookup = reject;
+          });
+        return real;
+      },
+    });
+    expect(await store.resolve(hashOf(key))).toEqual(real);
+    // in use past half its lifetime: read again in the background, and the database has frozen
+    now += KEY_REFRESH_AFTER_MS + 1;
+    mode = 'slow-fail';
+    expect(store.cached(hashOf(key))).toEqual(real);
+    // the entry ends; a request joins the re-read under way, which then times out
+    now += KEY_CACHE_TTL_MS;
+    const pending = store.resolve(hashOf(key));
+    failLookup(Object.assign(new Error('The key check timed out'), { statusCode: 503, code: 'database_unavailable' }));
+    expect(await pending).toEqual(real);
+    await store.close();
+  });
+
   it('a key lookup that hangs is answered with the key as last read, after KEY_STALE_AFTER_MS; one that fails is not', async () => {
     let now = 5_000_000;
     let mode: 'answer' | 'hang' | 'fail' = 'answer';
