@@ -36,7 +36,7 @@ export function benchQuizzes(n: number, seed = 5): Quiz[] {
 }
 
 export function engineProducts(count: number) {
-  const { perfumes } = loadBundledCatalog();
+  const { profiled: perfumes } = loadBundledCatalog();
   return Array.from({ length: count }, (_, i) => {
     const p = perfumes[i % perfumes.length] as (typeof perfumes)[number];
     return {
@@ -53,7 +53,7 @@ export function engineProducts(count: number) {
 
 /** `n` sets of `k` loved perfumes of the shipped catalog, drawn with a fixed seed. */
 export function benchLoved(n: number, k: number, seed = 11): ReferencePerfume[][] {
-  const { perfumes } = loadBundledCatalog();
+  const { profiled: perfumes } = loadBundledCatalog();
   const r = rng(seed);
   return Array.from({ length: n }, () =>
     Array.from({ length: k }, () => {

@@ -3,7 +3,7 @@
  * made-up names and houses built from word lists, valid against the catalog
  * schema and vocabulary, deterministic for a given seed. Never shipped.
  */
-import type { PerfumeRecord } from '../catalog/schema.ts';
+import type { ProfiledRecord } from '../catalog/schema.ts';
 import { ACCORDS, FAMILIES, OCCASIONS, SEASONS } from '../vocabulary/index.ts';
 
 export function rng(seed: number) {
@@ -186,10 +186,10 @@ export function syntheticPerfumes(
   count: number,
   seed = 42,
   houseCount = Math.max(10, Math.round(count / 40)),
-): PerfumeRecord[] {
+): ProfiledRecord[] {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)] as T;
-  const out: PerfumeRecord[] = [];
+  const out: ProfiledRecord[] = [];
   for (let i = 0; i < count; i++) {
     const n = 1 + Math.floor(r() * 3);
     const idx = Array.from({ length: n }, () => Math.floor(r() * WORDS.length));
@@ -210,6 +210,7 @@ export function syntheticPerfumes(
       concentration: pick(CONC),
       year: 1990 + Math.floor(r() * 36),
       gender: pick(['men', 'women', 'unisex']),
+      grade: 'referenced',
       families: [pick(FAMILIES).slug],
       accords: Object.fromEntries(weights),
       notes: { top: ['bergamot'], heart: ['rose'], base: ['musk'] },

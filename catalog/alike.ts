@@ -47,7 +47,7 @@ type Notes = Pick<PerfumeRecord, 'id' | 'house' | 'name' | 'notes'>;
 export function noteSet(p: Notes, resolve: (name: string) => string | null = defaultResolve): Set<string> {
   const set = new Set<string>();
   for (const tier of ['top', 'heart', 'base'] as const) {
-    for (const name of p.notes[tier] ?? []) set.add(resolve(name) ?? normalizeText(name));
+    for (const name of p.notes?.[tier] ?? []) set.add(resolve(name) ?? normalizeText(name));
   }
   return set;
 }

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AlikeResolution } from './alike.ts';
-import type { HouseRecord, PerfumeRecord } from './schema.ts';
+import { isLegacyFile } from './evidence.ts';
+import { type HouseRecord, hasProfile, type PerfumeRecord, type ProfiledRecord } from './schema.ts';
 
 export const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), 'data');
 
@@ -35,13 +36,27 @@ export function loadAlikeResolutions(): AlikeResolution[] {
   return JSON.parse(readFileSync(join(DATA_DIR, 'alike.json'), 'utf8')) as AlikeResolution[];
 }
 
+export interface BundledCatalog {
+  houses: HouseRecord[];
+  perfumes: PerfumeRecord[];
+  /** the records with a scent profile */
+  profiled: ProfiledRecord[];
+  /** ids of the records of the older grouped files, not yet reviewed house by house */
+  legacy: Set<string>;
+}
+
 /** The catalog shipped in the repository: houses and every perfume file, in file-name order. */
-export function loadBundledCatalog(): { houses: HouseRecord[]; perfumes: PerfumeRecord[] } {
+export function loadBundledCatalog(): BundledCatalog {
   const houses = JSON.parse(readFileSync(join(DATA_DIR, 'houses.json'), 'utf8')) as HouseRecord[];
   const dir = join(DATA_DIR, 'perfumes');
+  const legacy = new Set<string>();
   const perfumes = readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
-    .flatMap((f) => readPerfumeFile(join(dir, f)));
-  return { houses, perfumes };
+    .flatMap((f) => {
+      const records = readPerfumeFile(join(dir, f));
+      if (isLegacyFile(f)) for (const r of records) legacy.add(r.id);
+      return records;
+    });
+  return { houses, perfumes, profiled: perfumes.filter(hasProfile), legacy };
 }

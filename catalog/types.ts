@@ -16,7 +16,14 @@ export interface NotePyramid {
   base?: string[];
 }
 
-/** A perfume of our catalog as the service holds it in memory. */
+/** How sure a record's scent profile is (docs/catalog.md "Evidence"); null: an identity without a profile. */
+export type ProfileGrade = 'confirmed' | 'referenced' | 'unreviewed';
+
+/**
+ * A perfume of our catalog as the service holds it in memory. A record with
+ * `grade` null is an identity without a profile: its families, accords,
+ * notes, seasons, times and occasions are empty.
+ */
 export interface CatalogPerfume {
   id: string;
   name: string;
@@ -34,6 +41,10 @@ export interface CatalogPerfume {
   occasions: string[];
   aliases: string[];
   imageUrl: string | null;
+  grade: ProfileGrade | null;
+  /** the perfume it is sold as the answer to, where its sources say so */
+  inspiredBy: string | null;
+  barcodes: string[];
 }
 
 export interface CatalogHouse {

@@ -72,8 +72,8 @@ export interface CheckedPerfume {
 export function checkedPerfumeOf(r: PerfumeRecord): CheckedPerfume {
   return {
     id: r.id,
-    accords: Object.entries(r.accords).map(([name, w]) => ({ name, weight: w / 100 })),
-    notes: r.notes,
+    accords: Object.entries(r.accords ?? {}).map(([name, w]) => ({ name, weight: w / 100 })),
+    notes: r.notes ?? {},
   };
 }
 

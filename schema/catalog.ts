@@ -14,6 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { Evidence } from '../catalog/schema.ts';
 import type { AccordWeight, NotePyramid, ProductProfile } from '../catalog/types.ts';
 import type { ProductSize } from '../matching/listing.ts';
 import { merchants } from './merchants.ts';
@@ -67,6 +68,13 @@ export const perfumes = pgTable(
     occasions: text('occasions').array().notNull().default(sql`'{}'::text[]`),
     aliases: text('aliases').array().notNull().default(sql`'{}'::text[]`),
     imageUrl: text('image_url'),
+    /** how sure the scent profile is (confirmed, referenced, unreviewed); null: an identity without a profile */
+    grade: text('grade'),
+    /** the perfume this one is sold as the answer to, with its evidence */
+    inspiredBy: text('inspired_by'),
+    barcodes: text('barcodes').array().notNull().default(sql`'{}'::text[]`),
+    /** the sources of the record's facts (catalog/schema.ts EvidenceSchema); read by the admin view, never by scoring */
+    evidence: jsonb('evidence').$type<Evidence[]>().notNull().default([]),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

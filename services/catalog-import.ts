@@ -1,7 +1,7 @@
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
-import type { PerfumeRecord } from '../catalog/schema.ts';
+import { type PerfumeRecord, PROFILE_FIELDS } from '../catalog/schema.ts';
 import type { CatalogHouse } from '../catalog/types.ts';
 import { checkPerfume } from '../catalog/validate.ts';
 import type { Db } from '../db/client.ts';
@@ -94,9 +94,37 @@ export function csvRecord(row: Record<string, string>): unknown {
     occasions: list(row.occasions),
     aliases: list(row.aliases),
     image_url: opt(row.image_url),
+    grade: opt(row.grade),
+    inspired_by: opt(row.inspired_by),
+    barcodes: list(row.barcodes),
   };
-  for (const k of Object.keys(record)) if (record[k] === undefined) delete record[k];
+  const notes = record.notes as Record<string, string[]>;
+  const noProfile =
+    !record.grade &&
+    Object.keys(accords).length === 0 &&
+    ['families', 'seasons', 'times', 'occasions'].every((k) => !(record[k] as string[] | undefined)?.length) &&
+    Object.values(notes).every((n) => n.length === 0);
+  // a row whose profile columns are all empty is an identity without a profile
+  if (noProfile) for (const k of PROFILE_FIELDS) delete record[k];
+  for (const k of Object.keys(record)) {
+    if (
+      record[k] === undefined ||
+      (Array.isArray(record[k]) && (record[k] as unknown[]).length === 0 && k !== 'families')
+    ) {
+      delete record[k];
+    }
+  }
   return record;
+}
+
+/**
+ * An imported record with a profile and no grade is `referenced`: the
+ * operator imports a licensed dataset and vouches for it (docs/catalog.md).
+ */
+export function withImportGrade(record: unknown): unknown {
+  if (!record || typeof record !== 'object' || Array.isArray(record)) return record;
+  const r = record as Record<string, unknown>;
+  return r.grade === undefined && r.families !== undefined ? { ...r, grade: 'referenced' } : r;
 }
 
 export type ImportFormat = 'json' | 'jsonl' | 'csv';
@@ -191,12 +219,13 @@ export async function importCatalog(
       reject(String((record as { __invalid: string }).__invalid));
       continue;
     }
-    const problems = checkPerfume(record, null);
+    const graded = withImportGrade(record);
+    const problems = checkPerfume(graded, null);
     if (problems.length) {
       reject(problems.join('; '));
       continue;
     }
-    const r = record as PerfumeRecord;
+    const r = graded as PerfumeRecord;
     const firstRow = seenIds.get(r.id);
     if (firstRow !== undefined) {
       reject(`duplicate id in this file (first at row ${firstRow})`);

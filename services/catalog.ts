@@ -5,7 +5,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { DATA_DIR, loadBundledCatalog, loadWithdrawn } from '../catalog/bundled.ts';
 import type { HouseRecord, PerfumeRecord } from '../catalog/schema.ts';
 import { buildSnapshot } from '../catalog/store.ts';
-import type { CatalogHouse, CatalogPerfume } from '../catalog/types.ts';
+import type { CatalogHouse, CatalogPerfume, ProfileGrade } from '../catalog/types.ts';
 import { checkPerfume } from '../catalog/validate.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { catalogState, houses, merchantProducts, perfumes } from '../schema/index.ts';
@@ -23,14 +23,18 @@ export function perfumeRow(r: PerfumeRecord, houseAr: string | null): PerfumeIns
     concentration: r.concentration,
     year: r.year ?? null,
     gender: r.gender,
-    families: r.families,
-    accords: Object.entries(r.accords).map(([name, weight]) => ({ name, weight: weight / 100 })),
-    notes: r.notes,
-    seasons: r.seasons,
-    times: r.times,
-    occasions: r.occasions,
+    families: r.families ?? [],
+    accords: Object.entries(r.accords ?? {}).map(([name, weight]) => ({ name, weight: weight / 100 })),
+    notes: r.notes ?? {},
+    seasons: r.seasons ?? [],
+    times: r.times ?? [],
+    occasions: r.occasions ?? [],
     aliases: r.aliases ?? [],
     imageUrl: r.image_url ?? null,
+    grade: r.grade ?? null,
+    inspiredBy: r.inspired_by ?? null,
+    barcodes: r.barcodes ?? [],
+    evidence: r.evidence ?? [],
   };
 }
 
@@ -63,6 +67,10 @@ export async function upsertPerfumes(db: DbOrTx, rows: PerfumeInsert[]): Promise
           occasions: sql`excluded.occasions`,
           aliases: sql`excluded.aliases`,
           imageUrl: sql`excluded.image_url`,
+          grade: sql`excluded.grade`,
+          inspiredBy: sql`excluded.inspired_by`,
+          barcodes: sql`excluded.barcodes`,
+          evidence: sql`excluded.evidence`,
           updatedAt: sql`now()`,
         },
       })
@@ -234,6 +242,11 @@ export async function loadSnapshot(db: Db) {
   return buildSnapshot(version, p, h);
 }
 
+const GRADES: ReadonlySet<string> = new Set<ProfileGrade>(['confirmed', 'referenced', 'unreviewed']);
+function gradeOf(value: string | null): ProfileGrade | null {
+  return value !== null && GRADES.has(value) ? (value as ProfileGrade) : null;
+}
+
 export async function loadCatalog(db: DbOrTx): Promise<{ perfumes: CatalogPerfume[]; houses: CatalogHouse[] }> {
   const [perfumeRows, houseRows] = await Promise.all([
     db.select().from(perfumes).orderBy(perfumes.id),
@@ -257,6 +270,9 @@ export async function loadCatalog(db: DbOrTx): Promise<{ perfumes: CatalogPerfum
       occasions: p.occasions,
       aliases: p.aliases,
       imageUrl: p.imageUrl,
+      grade: gradeOf(p.grade),
+      inspiredBy: p.inspiredBy,
+      barcodes: p.barcodes,
     })),
     houses: houseRows.map((h) => ({
       name: h.name,

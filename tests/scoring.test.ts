@@ -150,7 +150,7 @@ describe('scoring properties (for all quizzes and products)', () => {
 // whole numbers and often equal, so a scenario reads equal scores in id order and names its leaders only down to a
 // drop in score: the names hold however ties are broken. They come from the shipped catalog; when it or the weights
 // change on purpose, check the accord assertions against the new lists before updating the names.
-const { perfumes } = loadBundledCatalog();
+const { profiled: perfumes } = loadBundledCatalog();
 const shopProducts: ScoringProduct[] = perfumes.map((p) => ({
   merchantProductId: p.id,
   perfumeId: p.id,
