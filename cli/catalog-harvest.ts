@@ -2,7 +2,7 @@
  * Harvests perfume identities from real shops' public catalogs
  * (docs/catalog.md "Harvesting identities"): offline, never on a request.
  *
- *   npm run catalog:harvest -- [--files DIR] [--out DIR] [--apply-known]
+ *   npm run catalog:harvest -- [--files DIR] [--out DIR] [--apply-known [--apply-to legacy|all]]
  *
  * Sources are listed in catalog/harvest/sources.json, each with its
  * repository, path and commit. Their files are read from
@@ -12,12 +12,14 @@
  *   proposals.json       identities the catalog lacks, with their shops' listings as evidence
  *   known-evidence.json  shops' listings of records the catalog has, by record id
  * --apply-known adds the shops' listings to the records of the house files
- * (catalog/data/perfumes), each at most once; it never changes another fact.
+ * (catalog/data/perfumes; with --apply-to legacy, only those of the older
+ * grouped files), each at most once; it never changes another fact.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATA_DIR, loadBundledCatalog, readPerfumeFile } from '../catalog/bundled.ts';
+import { isLegacyFile } from '../catalog/evidence.ts';
 import { type HarvestedListing, harvest } from '../catalog/harvest/harvest.ts';
 import { extractListings, type HarvestSource } from '../catalog/harvest/sources.ts';
 import type { Evidence, PerfumeRecord } from '../catalog/schema.ts';
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     files: { type: 'string', default: '.harvest/files' },
     out: { type: 'string', default: '.harvest/out' },
     'apply-known': { type: 'boolean', default: false },
+    'apply-to': { type: 'string', default: 'all' },
   },
 });
 const filesDir = values.files as string;
@@ -37,6 +40,7 @@ const outDir = values.out as string;
 
 const sources = JSON.parse(readFileSync(join(DATA_DIR, '..', 'harvest', 'sources.json'), 'utf8')) as HarvestSource[];
 const listings: HarvestedListing[] = [];
+const bySource = new Map<string, HarvestedListing[]>();
 for (const source of sources) {
   if (source.kind !== 'shop' || source.excluded) continue;
   const file = join(filesDir, source.repo.replace('/', '+'), source.path);
@@ -45,11 +49,30 @@ for (const source of sources) {
     continue;
   }
   try {
-    const found = extractListings(readFileSync(file, 'utf8'), source.extract);
-    for (const l of found) listings.push({ source, title: l.title, houseField: l.house });
+    const found = extractListings(readFileSync(file, 'utf8'), source.extract, { rows: true });
+    const read = found.map((l) => ({ source, title: l.title, houseField: l.house }));
+    bySource.set(source.id, read);
+    listings.push(...read.filter((l) => l.title !== ''));
   } catch (err) {
     process.stderr.write(`${source.id}: ${(err as Error).message}; skipped\n`);
   }
+}
+
+// a shop's catalog in the other script, row by row: each listing knows its twin
+for (const source of sources) {
+  const mine = bySource.get(source.id);
+  const theirs = source.twin_of ? bySource.get(source.twin_of) : undefined;
+  if (!mine || !theirs) continue;
+  if (mine.length !== theirs.length) {
+    process.stderr.write(`${source.id}: ${mine.length} listings, its twin ${theirs.length}; not paired\n`);
+    continue;
+  }
+  mine.forEach((l, i) => {
+    const twin = theirs[i] as HarvestedListing;
+    if (l.title === '' || twin.title === '') return;
+    l.twin = twin;
+    twin.twin = l;
+  });
 }
 
 const bundled = loadBundledCatalog();
@@ -71,7 +94,8 @@ writeFileSync(
 if (values['apply-known']) {
   const dir = join(DATA_DIR, 'perfumes');
   let added = 0;
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+  const only = values['apply-to'] === 'legacy' ? isLegacyFile : () => true;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json') && only(f))) {
     const records = readPerfumeFile(join(dir, file));
     let changed = false;
     for (const r of records) {

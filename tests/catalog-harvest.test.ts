@@ -125,3 +125,33 @@ describe('harvesting identities from shops', () => {
     expect(p?.name.toLowerCase()).toBe('velvet dusk');
   });
 });
+
+describe("a shop's catalog in two scripts", () => {
+  const snapshot = bundledSnapshot();
+  const en = source('shop-a.com');
+  const ar = source('shop-a.com', 2);
+  const b = source('shop-b.com');
+
+  it("lends a proposal the Arabic name the same shop gives it, by which another shop's Arabic listing is found", () => {
+    const latin: HarvestedListing = listing(en, 'Lattafa Qimmah Eau de Parfum 100ml');
+    const arabic: HarvestedListing = listing(ar, 'لطافة قمة أو دو برفيوم 100 مل');
+    latin.twin = arabic;
+    arabic.twin = latin;
+    const other = listing(b, 'عطر لطافة قمة او دو بارفان 100 مل');
+    const result = harvest(snapshot, [latin, arabic, other]);
+    const qimmah = result.proposals.find((p) => p.name.toLowerCase() === 'qimmah');
+    expect(qimmah?.nameAr).toBe('قمه');
+    expect(qimmah?.shops).toBe(2);
+    expect(qimmah?.evidence.some((e) => e.owner === 'shop-b.com' && e.supports.includes('name_ar'))).toBe(true);
+  });
+
+  it('without the twin, an Arabic listing alone proposes nothing and lends no name', () => {
+    const result = harvest(snapshot, [
+      listing(en, 'Lattafa Qimmah Eau de Parfum 100ml'),
+      listing(b, 'عطر لطافة قمة او دو بارفان 100 مل'),
+    ]);
+    const qimmah = result.proposals.find((p) => p.name.toLowerCase() === 'qimmah');
+    expect(qimmah?.shops).toBe(1);
+    expect(qimmah?.nameAr).toBeNull();
+  });
+});

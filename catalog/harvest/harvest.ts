@@ -38,6 +38,8 @@ export interface HarvestedListing {
   source: HarvestSource;
   title: string;
   houseField: string;
+  /** the same product as the same shop lists it in the other script */
+  twin?: HarvestedListing;
 }
 
 export interface Proposal {
@@ -84,6 +86,8 @@ interface Cluster {
   siblingOf: string | null;
   /** original spellings of each folded word, counted */
   spellings: Map<string, Map<string, number>>;
+  /** the Arabic titles the same shops give the cluster's listings */
+  arabicTwins: { title: string; owner: string }[];
 }
 
 function houseWords(snapshot: CatalogSnapshot, house: string): Set<string> {
@@ -204,6 +208,13 @@ function evidenceOf(listings: readonly HarvestedListing[], facts: { gender: stri
   return kept;
 }
 
+/** A product's listings with their twins in the other script, each once. */
+function withTwins(list: readonly HarvestedListing[]): HarvestedListing[] {
+  const all = new Set<HarvestedListing>(list);
+  for (const l of list) if (l.twin) all.add(l.twin);
+  return [...all];
+}
+
 /** The Arabic name of a perfume as Arabic listings give it: the words they share beyond the house and the seller's words. */
 function arabicName(titles: readonly { title: string; owner: string }[], house: Set<string>): string | null {
   const counts = new Map<string, Set<string>>();
@@ -276,10 +287,12 @@ export function harvest(snapshot: CatalogSnapshot, listings: readonly HarvestedL
         lineWords,
         siblingOf,
         spellings: new Map(),
+        arabicTwins: [],
       };
       clusters.set(key, cluster);
     }
     addSpellings(cluster, l.title);
+    if (l.twin && ARABIC.test(l.twin.title)) cluster.arabicTwins.push({ title: l.twin.title, owner: l.source.owner });
   }
 
   // 2. the clusters as identities beside the catalog's records, and every listing matched again
@@ -298,7 +311,8 @@ export function harvest(snapshot: CatalogSnapshot, listings: readonly HarvestedL
   const temp: CatalogPerfume[] = [...clusters.values()].map((c) => ({
     id: `proposal:${c.key}`,
     name: displayName(c),
-    nameAr: null,
+    // the Arabic name the same shop gives it, so that other shops' Arabic listings find it
+    nameAr: arabicName(c.arabicTwins, houseWords(snapshot, c.house)),
     house: c.house,
     houseAr: null,
     concentration: c.concentration,
@@ -354,14 +368,16 @@ export function harvest(snapshot: CatalogSnapshot, listings: readonly HarvestedL
     const perfume = joint.byId.get(id) as CatalogPerfume;
     const house = houseWords(joint, perfume.house);
     if (!id.startsWith('proposal:')) {
-      known.set(id, evidenceOf(list, { gender: perfume.gender, nameAr: perfume.nameAr }));
+      known.set(id, evidenceOf(withTwins(list), { gender: perfume.gender, nameAr: perfume.nameAr }));
       continue;
     }
     const cluster = clusters.get(id.slice('proposal:'.length)) as Cluster;
     const genders = new Set(list.map((l) => genderOfTitle(l.title)).filter((g) => g !== null));
     const gender = genders.size === 1 ? ([...genders][0] as 'men' | 'women' | 'unisex') : null;
     const nameAr = arabicName(
-      list.filter((l) => ARABIC.test(l.title)).map((l) => ({ title: l.title, owner: l.source.owner })),
+      [...list, ...list.flatMap((l) => (l.twin ? [l.twin] : []))]
+        .filter((l) => ARABIC.test(l.title))
+        .map((l) => ({ title: l.title, owner: l.source.owner })),
       house,
     );
     const byKey = new Map(list.map((l) => [ownerKey(l.source.owner), l.source.owner]));
@@ -378,7 +394,7 @@ export function harvest(snapshot: CatalogSnapshot, listings: readonly HarvestedL
       shops: owners.length,
       owners,
       listings: list.length,
-      evidence: evidenceOf(list, { gender, nameAr }),
+      evidence: evidenceOf(withTwins(list), { gender, nameAr }),
     });
   }
   proposals.sort((a, b) => b.shops - a.shops || b.listings - a.listings || a.key.localeCompare(b.key));

@@ -44,6 +44,12 @@ export interface HarvestSource {
   listings: number;
   /** set when the source may not be used, with why (a copy of a test fixture's origin) */
   excluded?: string;
+  /**
+   * the id of a source of the same shop listing the same products in the
+   * other script, row by row (a shop's Arabic and English catalogs): its
+   * listing i is this one's listing i, used only when both read as many
+   */
+  twin_of?: string;
 }
 
 export interface SourceListing {
@@ -79,11 +85,15 @@ function titleOf(fields: readonly string[], get: (field: string) => unknown): st
     .trim();
 }
 
-/** The listings of one source file, read by its extract rule. */
-export function extractListings(content: string, rule: ExtractRule): SourceListing[] {
+/**
+ * The listings of one source file, read by its extract rule. `rows` keeps a
+ * row with no title as an empty listing, so that a catalog's rows stay
+ * aligned with its twin's in the other script.
+ */
+export function extractListings(content: string, rule: ExtractRule, opts: { rows?: boolean } = {}): SourceListing[] {
   const out: SourceListing[] = [];
   const push = (title: string, house: string) => {
-    if (title && out.length < MAX_LISTINGS_PER_SOURCE) out.push({ title, house: house.trim() });
+    if ((title || opts.rows) && out.length < MAX_LISTINGS_PER_SOURCE) out.push({ title, house: house.trim() });
   };
   if (rule.format === 'json') {
     const items = at(JSON.parse(content.replace(/^\uFEFF/, '')), rule.items);
