@@ -155,3 +155,16 @@ describe("a shop's catalog in two scripts", () => {
     expect(qimmah?.nameAr).toBeNull();
   });
 });
+
+describe("a concentration word in a perfume's name", () => {
+  it('proposes "Salvo Elixir" sold as an EDP, not an Elixir named Salvo', () => {
+    const snapshot = bundledSnapshot();
+    const result = harvest(snapshot, [
+      listing(source('shop-a.com'), 'Maison Alhambra Salvo Elixir EDP 100ml'),
+      listing(source('shop-b.com'), 'MAISON ALHAMBRA SALVO ELIXIR EAU DE PARFUM 100 ML'),
+    ]);
+    const salvo = result.proposals.find((p) => p.name.toLowerCase().startsWith('salvo'));
+    expect(salvo).toMatchObject({ concentration: 'edp', shops: 2 });
+    expect(salvo?.name.toLowerCase()).toBe('salvo elixir');
+  });
+});

@@ -247,6 +247,12 @@ export function harvest(snapshot: CatalogSnapshot, listings: readonly HarvestedL
     }
     perfumeListings.push(l);
     if (ARABIC.test(l.title) || !parsed.concentration) continue;
+    // "Salvo Elixir EDP": a concentration word in the name of a perfume sold as another concentration
+    const named = parsed.namePartConcentrations.map((c) => c.slug);
+    const soldAs = parsed.concentrations.find((c) => !named.includes(c));
+    const concentration = named.length > 0 && soldAs ? soldAs : parsed.concentration;
+    const nameWords =
+      concentration === parsed.concentration ? [] : parsed.namePartConcentrations.flatMap((c) => c.tokens);
     const match = explainMatch(snapshot, { name: l.title, house: l.houseField });
     const perfume = match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined;
     if (perfume && match.confidence >= MIN_CONFIDENCE && !match.sibling) continue;
@@ -273,17 +279,20 @@ export function harvest(snapshot: CatalogSnapshot, listings: readonly HarvestedL
         house = latin.replace(/\s+/g, ' ').trim();
         houseKnown = false;
       } else continue;
-      lineWords = lineWordsOf(parsed.words, houseWords(snapshot, house), conc).filter((w) => !/^\d+$/.test(w));
+      lineWords = [
+        ...lineWordsOf(parsed.words, houseWords(snapshot, house), conc).filter((w) => !/^\d+$/.test(w)),
+        ...nameWords,
+      ];
     }
     if (lineWords.length === 0 || lineWords.length > 6) continue;
-    const key = `${normalizeText(house)}|${lineWords.join(' ')}|${parsed.concentration}`;
+    const key = `${normalizeText(house)}|${lineWords.join(' ')}|${concentration}`;
     let cluster = clusters.get(key);
     if (!cluster) {
       cluster = {
         key,
         house,
         houseKnown,
-        concentration: parsed.concentration,
+        concentration,
         lineWords,
         siblingOf,
         spellings: new Map(),
