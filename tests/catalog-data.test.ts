@@ -39,6 +39,19 @@ describe('the shipped perfume catalog', () => {
     }
   });
 
+  it("cites a shop's listing from a repository only from a registered shop's catalog, at the commit read", () => {
+    const sources = JSON.parse(
+      readFileSync(join(DATA_DIR, '..', 'harvest', 'sources.json'), 'utf8'),
+    ) as HarvestSource[];
+    const shops = new Set(sources.filter((s) => s.kind === 'shop' && !s.excluded).map((s) => sourceRef(s)));
+    for (const p of perfumes) {
+      for (const e of p.evidence ?? []) {
+        if (e.kind === 'shop' && e.source.startsWith('github:'))
+          expect(shops.has(e.source), `${p.id}: ${e.source}`).toBe(true);
+      }
+    }
+  });
+
   it('has at least 600 perfumes from 80 houses, 150 of them from Middle-Eastern houses', () => {
     const region = new Map(houses.map((h) => [h.name, h.region]));
     expect(perfumes.length).toBeGreaterThanOrEqual(600);
