@@ -48,6 +48,8 @@ export interface Proposal {
   house: string;
   /** the house is one of the catalog's houses */
   houseKnown: boolean;
+  /** for a house the catalog lacks: the Arabic house names its shops' Arabic listings give, most shops first */
+  houseAr: string[];
   name: string;
   concentration: string;
   /** the gender the listings state, when they agree; null when none states one or they disagree */
@@ -206,6 +208,20 @@ function evidenceOf(listings: readonly HarvestedListing[], facts: { gender: stri
     kept.push(listingEvidence(l, facts));
   }
   return kept;
+}
+
+/** The Arabic house fields of listings, by how many owners give each, most first. */
+function arabicHouseFields(list: readonly HarvestedListing[]): string[] {
+  const owners = new Map<string, Set<string>>();
+  for (const l of list) {
+    for (const field of l.houseField.split('|').map((f) => f.trim())) {
+      if (!ARABIC.test(field)) continue;
+      const set = owners.get(field) ?? new Set<string>();
+      set.add(ownerKey(l.source.owner));
+      owners.set(field, set);
+    }
+  }
+  return [...owners].sort((a, b) => b[1].size - a[1].size || a[0].localeCompare(b[0])).map(([f]) => f);
 }
 
 /** A product's listings with their twins in the other script, each once. */
@@ -395,6 +411,7 @@ export function harvest(snapshot: CatalogSnapshot, listings: readonly HarvestedL
       key: cluster.key,
       house: perfume.house,
       houseKnown: cluster.houseKnown,
+      houseAr: cluster.houseKnown ? [] : arabicHouseFields(withTwins(list)),
       name: perfume.name,
       concentration: cluster.concentration,
       gender,
