@@ -20,7 +20,7 @@ const restsOn = (p: (typeof perfumes)[number]) => {
 };
 
 const out: string[] = [];
-out.push('| region | houses | perfumes | ' + grades.join(' | ') + ' |');
+out.push(`| region | houses | perfumes | ${grades.join(' | ')} |`);
 out.push(`|---|---|---|${grades.map(() => '---|').join('')}`);
 for (const r of [...regions, 'all'] as const) {
   const rows = perfumes.filter((p) => r === 'all' || region.get(p.house) === r);
