@@ -56,10 +56,20 @@ export interface CatalogHouse {
   country: string | null;
 }
 
-/** The scent profile a product is recommended by: its perfume's (matched) or built from the merchant's hints (partial). */
+/**
+ * What a product's scent profile rests on (docs/widget-api.md "quality"), most certain first:
+ * full, its perfume's own confirmed or referenced profile; unreviewed, its perfume's own profile
+ * from the files not yet reviewed house by house; sibling, the profile of a close version of its
+ * line; described, its perfume has no profile and the shop's own words give one; partial, not
+ * matched and the shop's own words give one; inspired, the profile of the perfume it is sold as
+ * the answer to; guessed, the note and family words of its name alone.
+ */
+export type ProfileQuality = 'full' | 'unreviewed' | 'sibling' | 'described' | 'partial' | 'inspired' | 'guessed';
+
 /** What a partial profile was built from, most trusted first. */
 export type ProfileBasis = 'accords' | 'notes' | 'description' | 'name';
 
+/** The scent profile a product is recommended by: a perfume's of our catalog, or built from the merchant's words. */
 export interface ProductProfile {
   source: 'catalog' | 'merchant';
   /** for a merchant's (partial) profile: the sources it was built from */

@@ -302,6 +302,7 @@ export async function run(argv: string[], config: Config, database?: Database): 
             'name',
             'house',
             'status',
+            'quality',
             'sillage_perfume_id',
             'confidence',
             'pinned',

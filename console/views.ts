@@ -1,7 +1,9 @@
+import type { ProfileGrade, ProfileQuality } from '../catalog/types.ts';
 import { type Html, html } from '../lib/html.ts';
 import { labelOf, type VocabularyKind } from '../vocabulary/index.ts';
 import {
   eventName,
+  evidenceWord,
   feedKindName,
   formatDateTime,
   formatDay,
@@ -192,7 +194,7 @@ export type DashboardView =
   | {
       state: 'ok';
       store: string;
-      /** products, those matched to a catalogue perfume, and those profiled from their listing alone */
+      /** products, those matched to a catalogue perfume with a scent profile, and those profiled from their listing alone */
       shelf: { total: number; matched: number; partial: number };
       /** the one-time link into the console and whom it signs in, or why there is none */
       enter: { href: string; email: string } | { refused: 'not_installer' | 'no_account' };
@@ -492,10 +494,11 @@ ${countedTable(lang, 'topBought', 'product', 'quantity', d.bought)}
 
 // ---------- the shelf ----------
 
-export type ShelfFilter = 'all' | 'unmatched' | 'partial' | 'sibling' | 'low' | 'pinned';
+export type ShelfFilter = 'all' | 'unmatched' | 'no_profile' | 'partial' | 'sibling' | 'low' | 'pinned';
 export const SHELF_FILTERS: { id: ShelfFilter; label: MessageKey }[] = [
   { id: 'all', label: 'allProducts' },
   { id: 'unmatched', label: 'unmatched' },
+  { id: 'no_profile', label: 'noProfile' },
   { id: 'partial', label: 'partial' },
   { id: 'sibling', label: 'sibling' },
   { id: 'low', label: 'lowConfidence' },
@@ -507,7 +510,8 @@ export interface ShelfRow {
   name: string;
   house: string;
   status: string;
-  quality: 'full' | 'sibling' | 'partial' | null;
+  /** what its profile rests on; null: none (a matched one is then recognised, not recommended) */
+  quality: ProfileQuality | null;
   perfume: string | null;
   confidence: number | null;
   reason: string | null;
@@ -525,14 +529,24 @@ export interface ShelfData {
   pages: number;
 }
 
-const qualityLabel = (lang: Lang, q: ShelfRow['quality']) =>
-  q === 'full'
-    ? t(lang, 'qualityFull')
-    : q === 'sibling'
-      ? t(lang, 'qualitySibling')
-      : q === 'partial'
-        ? t(lang, 'qualityPartial')
-        : t(lang, 'none');
+const QUALITY_WORDS: Record<ProfileQuality, MessageKey> = {
+  full: 'qualityFull',
+  unreviewed: 'qualityUnreviewed',
+  sibling: 'qualitySibling',
+  described: 'qualityDescribed',
+  partial: 'qualityPartial',
+  inspired: 'qualityInspired',
+  guessed: 'qualityGuessed',
+};
+/** What a product's profile rests on, in words; a product recognised without one says it is not recommended. */
+export const qualityLabel = (lang: Lang, q: ShelfRow['quality'], status: string) =>
+  t(lang, q ? QUALITY_WORDS[q] : status === 'matched' ? 'qualityNone' : 'none');
+
+const GRADE_WORDS: Record<ProfileGrade, MessageKey> = {
+  confirmed: 'gradeConfirmed',
+  referenced: 'gradeReferenced',
+  unreviewed: 'gradeUnreviewed',
+};
 
 const pct = (lang: Lang, x: number | null) => (x === null ? '—' : formatPercent(lang, x));
 
@@ -577,7 +591,7 @@ ${csrfField(ctx)}
           : ''
       }<td><a href="${href}">${r.name}</a><br><span class="muted">${r.house}</span></td>
 <td>${r.perfume ?? html`<span class="muted">${t(lang, 'none')}</span>`}${r.pinned ? html` <span class="badge">${t(lang, 'pinned')}</span>` : ''}</td>
-<td>${qualityLabel(lang, r.quality)}</td><td>${pct(lang, r.confidence)}</td><td class="why">${r.reason ?? ''}</td>
+<td>${qualityLabel(lang, r.quality, r.status)}</td><td>${pct(lang, r.confidence)}</td><td class="why">${r.reason ?? ''}</td>
 <td>${offer ? html`${offer.name} <span class="muted">${pct(lang, offer.score)}</span>` : ''} <a href="${href}">${t(lang, 'fix')}</a></td></tr>`;
     })}</tbody></table></div>
 ${suggestions.length > 0 ? html`<button type="submit">${t(lang, 'acceptSelected')}</button>` : ''}
@@ -606,6 +620,16 @@ export interface ProductData {
   parsed: { words: string[]; concentration: string | null; house: string | null };
   candidates: { id: string; name: string; score: number }[];
   profile: { accords: string[]; families: string[] } | null;
+  /** the matched perfume's record: its profile's grade, the perfume it is inspired by and its sources */
+  record: {
+    grade: ProfileGrade | null;
+    inspiredBy: string | null;
+    sources: { source: string; kind: string; gave: string; supports: string[] }[];
+  } | null;
+  /** for quality inspired: the perfume whose profile it takes, named in the page's language */
+  inspiredBy: string | null;
+  /** with no profile: what would give it one (services/products.ts toRecommend) */
+  toRecommend: ('description' | 'inspired_by' | 'match')[] | null;
   q: string;
   results: (PerfumeNames & { id: string; year: number | null })[];
 }
@@ -621,11 +645,29 @@ export function productPage(ctx: PageContext, m: MerchantRef, d: ProductData): H
 <dl class="facts">
 <dt>${t(lang, 'house')}</dt><dd>${d.house}</dd>
 <dt>${t(lang, 'perfume')}</dt><dd data-perfume="${d.perfume?.id ?? ''}">${d.perfume ? d.perfume.label : t(lang, 'none')}${d.pinned ? html` <span class="badge">${t(lang, 'pinned')}</span>` : ''}</dd>
-<dt>${t(lang, 'quality')}</dt><dd>${qualityLabel(lang, d.quality)}</dd>
+<dt>${t(lang, 'quality')}</dt><dd data-quality="${d.quality ?? ''}">${qualityLabel(lang, d.quality, d.status)}${d.inspiredBy ? html` (${d.inspiredBy})` : ''}</dd>
 <dt>${t(lang, 'confidence')}</dt><dd>${pct(lang, d.confidence)}</dd>
 <dt>${t(lang, 'why')}</dt><dd data-reason>${d.reason ?? '—'}</dd>
 ${d.profile ? html`<dt>${t(lang, 'profile')}</dt><dd>${d.profile.accords.map((a) => term(lang, 'accord', a)).join(listSeparator(lang))}</dd>` : ''}
+${d.record ? html`<dt>${t(lang, 'grade')}</dt><dd data-grade="${d.record.grade ?? ''}">${t(lang, d.record.grade ? GRADE_WORDS[d.record.grade] : 'gradeNone')}</dd>` : ''}
+${d.record?.inspiredBy ? html`<dt>${t(lang, 'inspiredBy')}</dt><dd>${d.record.inspiredBy}</dd>` : ''}
 </dl>
+${
+  d.toRecommend
+    ? html`<section class="card" data-to-recommend><p>${t(lang, 'toRecommend')}</p><ul class="list">${d.toRecommend.map(
+        (k) =>
+          html`<li>${t(lang, k === 'description' ? 'toRecommendDescription' : k === 'inspired_by' ? 'toRecommendInspired' : 'toRecommendMatch')}</li>`,
+      )}</ul></section>`
+    : ''
+}
+${
+  d.record && d.record.sources.length > 0
+    ? html`<section class="card"><h2>${t(lang, 'sources')}</h2><ul class="list sources">${d.record.sources.map(
+        (e) =>
+          html`<li><span>${evidenceWord(lang, e.kind)}</span>: <bdi dir="auto">${e.gave}</bdi> <span class="muted">${t(lang, 'sourceSupports', { f: e.supports.map((f) => evidenceWord(lang, f)).join(listSeparator(lang)) })}</span><br><span class="muted source" dir="ltr">${e.source}</span></li>`,
+      )}</ul></section>`
+    : ''
+}
 ${d.pinned ? html`<form method="post" action="${base(m)}/shelf/unpin">${csrfField(ctx)}<input type="hidden" name="product" value="${d.id}"><button type="submit">${t(lang, 'unpin')}</button></form>` : ''}
 <section class="card"><h2>${t(lang, 'readAs')}</h2>
 <dl class="facts"><dt>${t(lang, 'words')}</dt><dd dir="auto">${d.parsed.words.join(' ')}</dd>

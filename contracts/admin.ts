@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { EVIDENCE_FACTS, EVIDENCE_KINDS, PROFILE_GRADES } from '../catalog/schema.ts';
 import { IsoDateTime, Nullable } from './common.ts';
 import { KeyModeSchema, MerchantProductInputSchema, QualitySchema } from './widget.ts';
 
@@ -78,14 +79,20 @@ export const SyncProductsBodyDocument = Type.Object(
   { additionalProperties: false },
 );
 
+const WithoutProfileCount = Type.Integer({
+  description:
+    'Of matched: recognised, but with no scent profile from any evidence yet, so never recommended until one comes (see `to_recommend` in the product list)',
+});
+
 export const SyncSummarySchema = Type.Object({
   merchant_id: Type.String(),
   received: Type.Integer(),
   upserted: Type.Integer(),
   removed: Type.Integer(),
-  matched: Type.Integer(),
-  partial: Type.Integer(),
+  matched: Type.Integer({ description: 'Matched to a perfume of our catalog (recognised), with a profile or not' }),
+  partial: Type.Integer({ description: "Not matched, with a profile from the shop's own words" }),
   unmatched: Type.Integer(),
+  without_profile: WithoutProfileCount,
   rejected: Type.Integer(),
   rejections: Type.Array(
     Type.Object({ index: Type.Integer(), merchant_product_id: Type.Optional(Type.String()), reason: Type.String() }),
@@ -266,7 +273,7 @@ export const AdminProductSchema = Type.Object({
           ]),
           {
             description:
-              "What the profile was built from: the matched perfume (catalog), or the merchant's accords, notes, description and product name, most trusted first",
+              "What the profile was built from: a perfume of our catalog (catalog: the matched one's own, or for quality inspired the original's, named in `inspired_by`), or the merchant's accords, notes, description and product name, most trusted first",
           },
         ),
         accords: Type.Array(Type.Object({ name: Type.String(), weight: Type.Number({ minimum: 0, maximum: 1 }) })),
@@ -275,6 +282,18 @@ export const AdminProductSchema = Type.Object({
       { description: 'The scent profile the product is recommended by; null when it is not recommended' },
     ),
   ),
+  inspired_by: Nullable(
+    Type.Object(
+      { sillage_perfume_id: Type.String(), name: Type.String(), house: Type.String() },
+      { description: 'For quality inspired: the perfume whose profile the product takes; null otherwise' },
+    ),
+  ),
+  to_recommend: Nullable(
+    Type.Array(Type.Union([Type.Literal('description'), Type.Literal('inspired_by'), Type.Literal('match')]), {
+      description:
+        "For a product with no scent profile (never recommended): what would give it one. description: the shop's description, accords or notes naming its notes; inspired_by: the matched perfume's catalog record naming, with its evidence, the perfume it is inspired by (one with a profile); match: pinning it to the perfume of our catalog it is. null when it has a profile",
+    }),
+  ),
   sillage_perfume_id: Nullable(Type.String()),
   matched_perfume: Nullable(
     Type.Object({
@@ -282,6 +301,16 @@ export const AdminProductSchema = Type.Object({
       name_ar: Nullable(Type.String()),
       house: Type.String(),
       concentration: Nullable(Type.String()),
+      grade: Nullable(
+        Type.Union(
+          PROFILE_GRADES.map((g) => Type.Literal(g)),
+          {
+            description:
+              'How sure its own scent profile is (confirmed, referenced, unreviewed: docs/catalog.md); null: an identity without a profile',
+          },
+        ),
+      ),
+      inspired_by: Nullable(Type.String({ description: 'The id of the perfume it is sold as the answer to' })),
     }),
   ),
   confidence: Nullable(Type.Number()),
@@ -317,9 +346,65 @@ export const PinMatchBodySchema = Type.Object(
 export const RematchSummarySchema = Type.Object({
   merchant_id: Type.String(),
   checked: Type.Integer({ description: 'Products not pinned by hand, matched again' }),
-  changed: Type.Integer({ description: 'Products whose match changed' }),
+  changed: Type.Integer({ description: 'Products whose match or profile changed' }),
   matched: Type.Integer(),
   partial: Type.Integer(),
   unmatched: Type.Integer(),
+  without_profile: WithoutProfileCount,
   catalog_version: Type.Integer(),
 });
+
+export const PerfumeIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 120 }) });
+
+export const AdminPerfumeSchema = Type.Object(
+  {
+    sillage_perfume_id: Type.String(),
+    name: Type.String(),
+    name_ar: Nullable(Type.String()),
+    house: Type.String(),
+    house_ar: Nullable(Type.String()),
+    concentration: Nullable(Type.String()),
+    year: Nullable(Type.Integer()),
+    gender: Nullable(Type.String()),
+    aliases: Type.Array(Type.String()),
+    barcodes: Type.Array(Type.String()),
+    grade: Nullable(
+      Type.Union(
+        PROFILE_GRADES.map((g) => Type.Literal(g)),
+        {
+          description:
+            'How sure its scent profile is; null: an identity without a profile (docs/catalog.md "Evidence")',
+        },
+      ),
+    ),
+    inspired_by: Nullable(
+      Type.Object(
+        {
+          sillage_perfume_id: Type.String(),
+          name: Nullable(Type.String({ description: 'null when the catalog no longer holds it' })),
+          house: Nullable(Type.String()),
+          has_profile: Type.Boolean({ description: 'Whether it has a profile of its own to lend' }),
+        },
+        { description: 'The perfume it is sold as the answer to, where its sources say so' },
+      ),
+    ),
+    families: Type.Array(Type.String()),
+    accords: Type.Array(Type.Object({ name: Type.String(), weight: Type.Number({ minimum: 0, maximum: 1 }) })),
+    notes: Type.Object({
+      top: Type.Array(Type.String()),
+      heart: Type.Array(Type.String()),
+      base: Type.Array(Type.String()),
+    }),
+    evidence: Type.Array(
+      Type.Object({
+        source: Type.String({ description: 'A URL, or github:owner/repo/path@commit' }),
+        kind: Type.Union(EVIDENCE_KINDS.map((k) => Type.Literal(k))),
+        owner: Type.String({ description: 'Who publishes it (a shop counts once, however many listings)' }),
+        gave: Type.String({ description: 'What the source gave, as it gave it' }),
+        supports: Type.Array(Type.Union(EVIDENCE_FACTS.map((f) => Type.Literal(f)))),
+      }),
+      { description: "The record's sources, each with the facts it backs, as the catalog stores them" },
+    ),
+  },
+  { description: 'A perfume of our catalog as an operator checks it: its identity, its grade and its sources' },
+);

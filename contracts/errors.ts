@@ -84,7 +84,7 @@ export const ERRORS = {
   merchant_not_found: { status: 404, when: 'admin: no merchant with this id' },
   key_not_found: { status: 404, when: 'admin: no key with this id' },
   product_not_found: { status: 404, when: 'admin: the merchant has no product with this id' },
-  perfume_not_found: { status: 404, when: 'admin: no perfume of the catalog with this id (a pin)' },
+  perfume_not_found: { status: 404, when: 'admin: no perfume of the catalog with this id (a pin, a read)' },
   demo_disabled: { status: 404, when: 'the demo storefront, on an instance that serves no demo' },
   feed_not_found: { status: 404, when: 'admin: no feed source with this id' },
   platform_not_configured: { status: 404, when: "platforms: the platform's app is not set up on this service" },

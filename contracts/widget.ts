@@ -13,11 +13,20 @@ export const VerifyRequestSchema = Type.Object(
 export const CatalogReadinessSchema = Type.Object(
   {
     total: Type.Integer({ description: 'Products synced for the merchant' }),
-    matched: Type.Integer({ description: 'Matched to a perfume of our catalog (quality full)' }),
-    partial: Type.Integer({ description: 'Unmatched but with merchant accord/note hints (quality partial)' }),
+    matched: Type.Integer({
+      description:
+        'Matched to a perfume of our catalog (recognised), with a scent profile or not (see without_profile)',
+    }),
+    partial: Type.Integer({
+      description: "Not matched, with a profile from the shop's own words (quality partial, or guessed from the name)",
+    }),
+    without_profile: Type.Integer({
+      description:
+        'Of matched (an extension of the interface): recognised, but no scent profile from any evidence yet, so not recommended until one comes (a description with its notes, or the perfume it is inspired by)',
+    }),
     unmatched: Type.Integer({ description: 'Neither: never recommended' }),
     pending: Type.Integer({ description: 'Stored but not yet matched' }),
-    ready: Type.Boolean({ description: 'At least one product can be recommended' }),
+    ready: Type.Boolean({ description: 'At least one product has a scent profile, so it can be recommended' }),
     last_synced_at: Nullable(IsoDateTime),
   },
   {
@@ -328,10 +337,16 @@ export const ScoreRequestDocument = Type.Object(
   { additionalProperties: false },
 );
 
-export const QualitySchema = Type.Union([Type.Literal('full'), Type.Literal('sibling'), Type.Literal('partial')], {
-  description:
-    "What the product's scent profile is known from. full: the product is a perfume of our catalog. sibling: the listing names a concentration of a line the catalog lacks (e.g. an EDP of a line we hold as EDT); the profile is the nearest concentration's, a close version, not the product itself. partial: not matched; the profile comes from the merchant's own accord and note hints.",
-});
+/** The values of `quality`, most certain first (catalog/types.ts ProfileQuality). */
+export const QUALITIES = ['full', 'unreviewed', 'sibling', 'described', 'partial', 'inspired', 'guessed'] as const;
+
+export const QualitySchema = Type.Union(
+  QUALITIES.map((q) => Type.Literal(q)),
+  {
+    description:
+      "What the product's scent profile rests on, most certain first. full: the product is a perfume of our catalog, scored by its own profile, confirmed or referenced. unreviewed: the product is a perfume of our catalog, scored by its own profile from the records not yet reviewed house by house. sibling: the listing names a concentration of a line the catalog lacks; the profile is the nearest concentration's, a close version, not the product itself. described: the product is a perfume of our catalog that has no profile; it is scored by what the shop says of it (its accords, notes, description). partial: not matched; scored by what the shop says of it. inspired: the product is a perfume of our catalog sold as the answer to another (`inspired_by`), and is scored by that one's profile: the notes are the original's, not its own. guessed: scored by the note and family words of the product's name alone. Only full and unreviewed profiles are the product's own notes; a product with no profile is never recommended.",
+  },
+);
 
 export const NamedPerfumeSchema = Type.Object(
   { sillage_perfume_id: Type.String(), name: Type.String(), house: Type.String() },
@@ -370,12 +385,12 @@ export const RecommendationSchema = Type.Object(
     sillage_perfume_id: Nullable(
       Type.String({
         description:
-          'The perfume of our catalog whose profile the product is scored by (for quality sibling, the close version); null for quality partial',
+          'The perfume of our catalog the product is matched to (for quality sibling, the close version it is scored as; for quality inspired, the product itself, not the original); null when not matched (quality partial, or guessed for an unmatched product)',
       }),
     ),
     name: Type.String({
       description:
-        "The product's name as the merchant lists it; for a product matched in full whose listing is written in the other language than `locale`, our perfume's name in the shopper's language where the catalog has it",
+        "The product's name as the merchant lists it; for a product matched to a perfume of our catalog (not a sibling), whose listing is written in the other language than `locale`, our perfume's name in the shopper's language where the catalog has it",
     }),
     house: Type.String({ description: 'The house, named as `name` is' }),
     match_score: Type.Integer({ minimum: 0, maximum: 100 }),
@@ -401,6 +416,19 @@ export const RecommendationSchema = Type.Object(
       }),
     ),
     similar_to: Type.Optional(Type.Ref(SimilarToSchema)),
+    inspired_by: Type.Optional(
+      Type.Object(
+        {
+          sillage_perfume_id: Type.String(),
+          name: Type.String({ description: "The original's name in the shopper's language where the catalog has it" }),
+          house: Type.String({ description: 'Its house, named as `name` is' }),
+        },
+        {
+          description:
+            'With quality inspired (an extension of the interface): the perfume this product is sold as the answer to, whose profile it is scored by ("inspired by Aventus")',
+        },
+      ),
+    ),
   },
   { $id: 'Recommendation', title: 'Recommendation', description: "A merchant's product, scored for the shopper" },
 );

@@ -7,7 +7,7 @@
  */
 
 import type { CatalogSnapshot } from '../catalog/store.ts';
-import type { CatalogPerfume, ProductProfile } from '../catalog/types.ts';
+import type { CatalogPerfume, ProductProfile, ProfileQuality } from '../catalog/types.ts';
 import { Cache } from '../lib/cache.ts';
 import { lineOf, type ScoringProduct } from '../scoring/products.ts';
 import { type ProductInput, validateProductInput } from './listing.ts';
@@ -32,16 +32,22 @@ export interface StoredDecision {
 /** A listing as the service understands it. */
 export interface RecognisedProduct {
   listing: ProductInput;
-  /** matched: the perfume is ours; partial: a profile from the merchant's hints; unmatched: never recommended */
+  /**
+   * matched: the perfume is ours (recognised, whether or not a profile was found for it); partial: not
+   * ours, with a profile from the merchant's words; unmatched: neither, never recommended
+   */
   status: RecognisedStatus;
   /** the perfume is a concentration sibling of the product, not the product (never when pinned by hand) */
   sibling: boolean;
   match: MatchResult;
   pinned: boolean;
   perfume: CatalogPerfume | null;
+  /** the profile it is recommended by, from the best evidence there is (`profileOf`); null: never recommended */
   profile: ProductProfile | null;
-  /** full: our perfume's profile; sibling: the profile of a close version of the line; partial: the merchant's hints */
-  quality: 'full' | 'sibling' | 'partial' | null;
+  /** what the profile rests on (catalog/types.ts ProfileQuality); null with no profile */
+  quality: ProfileQuality | null;
+  /** for quality inspired: the perfume it is sold as the answer to, whose profile it takes */
+  inspiredBy: CatalogPerfume | null;
   /** the merchant's own image wins; the perfume's is the fallback */
   imageUrl: string | null;
   /** perfume line (house + name) for diversity; the listing's own when unmatched */
@@ -91,10 +97,50 @@ function matchOf(snapshot: CatalogSnapshot, listing: Pick<ProductInput, 'name' |
   return hit;
 }
 
+/** A profile and what it rests on; the original, when it is borrowed from the perfume it is inspired by. */
+interface FoundProfile {
+  profile: ProductProfile | null;
+  quality: ProfileQuality | null;
+  inspiredBy: CatalogPerfume | null;
+}
+
+const NO_PROFILE: FoundProfile = { profile: null, quality: null, inspiredBy: null };
+
+/** Whether a merchant's profile rests on more than the words of the product's name. */
+const describedBeyondName = (p: ProductProfile) => (p.basis ?? []).some((b) => b !== 'name');
+
+/**
+ * A product's scent profile from the best evidence there is, in order: its perfume's own profile
+ * (full for a confirmed or referenced one, unreviewed for the older grouped files, sibling for a
+ * close version's); the merchant's own accords, notes and description (described when the perfume
+ * is ours, partial when it is not); the profile of the perfume ours is inspired by, when that one
+ * has its own (inspired); the note and family words of the product's name alone (guessed);
+ * otherwise none: recognised, or not, but never recommended.
+ */
+export function profileOf(
+  listing: ProductInput,
+  perfume: CatalogPerfume | null,
+  sibling: boolean,
+  snapshot: Pick<CatalogSnapshot, 'byId'>,
+): FoundProfile {
+  if (perfume?.grade) {
+    const quality = sibling ? 'sibling' : perfume.grade === 'unreviewed' ? 'unreviewed' : 'full';
+    return { profile: catalogProfile(perfume), quality, inspiredBy: null };
+  }
+  const own = partialOf(listing);
+  if (own && describedBeyondName(own))
+    return { profile: own, quality: perfume ? 'described' : 'partial', inspiredBy: null };
+  // one step only: the original lends its own profile, never one it borrows in turn
+  const original = perfume?.inspiredBy ? snapshot.byId.get(perfume.inspiredBy) : undefined;
+  if (original?.grade) return { profile: catalogProfile(original), quality: 'inspired', inspiredBy: original };
+  return own ? { profile: own, quality: 'guessed', inspiredBy: null } : NO_PROFILE;
+}
+
 /**
  * What a listing is: matched to a perfume of ours (by the matcher, or by the
  * stored decision when one is given: a pin, or the match made at sync), else
- * profiled from the merchant's hints, else unmatched.
+ * profiled from the merchant's hints, else unmatched. Its profile comes from
+ * the best evidence there is (`profileOf`).
  */
 export function recogniseProduct(
   listing: ProductInput,
@@ -111,9 +157,9 @@ export function recogniseProduct(
     : matchOf(snapshot, listing);
   // a perfume that has left the catalog since the decision was stored cannot lend its profile
   const perfume = (match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined) ?? null;
-  const profile = perfume ? catalogProfile(perfume) : partialOf(listing);
-  const status: RecognisedStatus = perfume ? 'matched' : profile ? 'partial' : 'unmatched';
   const sibling = perfume !== null && match.sibling === true && !stored?.pinned;
+  const found = profileOf(listing, perfume, sibling, snapshot);
+  const status: RecognisedStatus = perfume ? 'matched' : found.profile ? 'partial' : 'unmatched';
   return {
     listing,
     status,
@@ -121,8 +167,7 @@ export function recogniseProduct(
     match,
     pinned: stored?.pinned ?? false,
     perfume,
-    profile,
-    quality: status === 'matched' ? (sibling ? 'sibling' : 'full') : status === 'partial' ? 'partial' : null,
+    ...found,
     imageUrl: listing.imageUrl ?? perfume?.imageUrl ?? null,
     line: perfume ? lineOf(perfume.house, perfume.name) : `merchant|${lineOf(listing.house, listing.name)}`,
     lineHouse: perfume?.house ?? listing.house,
@@ -148,16 +193,16 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     profile: r.profile,
     line: r.line,
     lineHouse: r.lineHouse,
-    ...(r.quality === 'full' && r.perfume
-      ? {
-          names: {
-            en: { name: r.perfume.name, house: r.perfume.house },
-            ar: { name: r.perfume.nameAr, house: r.perfume.houseAr },
-          },
-        }
-      : {}),
+    // the product is our perfume, whatever its profile rests on: our names for it (never a sibling's)
+    ...(r.perfume && !r.sibling ? { names: namesOf(r.perfume) } : {}),
+    ...(r.inspiredBy ? { inspiredBy: { id: r.inspiredBy.id, ...namesOf(r.inspiredBy) } } : {}),
   };
 }
+
+const namesOf = (p: CatalogPerfume) => ({
+  en: { name: p.name, house: p.house },
+  ar: { name: p.nameAr, house: p.houseAr },
+});
 
 /** For whom a product is: our perfume's gender, else the listing's own words ("for men", "نسائي"), else not known. */
 function genderOf(r: RecognisedProduct): 'men' | 'women' | 'unisex' | null {

@@ -4,7 +4,7 @@
  * version is answered without scoring again.
  */
 
-import type { CatalogPerfume, ProductProfile } from '../catalog/types.ts';
+import type { CatalogPerfume, ProductProfile, ProfileQuality } from '../catalog/types.ts';
 import type { AlsoExplore, Recommendation } from '../contracts/widget.ts';
 import { Cache } from '../lib/cache.ts';
 import { normalizeText } from '../lib/text.ts';
@@ -38,7 +38,8 @@ export interface ScoringProduct {
   currency: string;
   productUrl: string | null;
   imageUrl: string | null;
-  quality: 'full' | 'sibling' | 'partial';
+  /** what its profile rests on (catalog/types.ts ProfileQuality) */
+  quality: ProfileQuality;
   /** for whom it is made: our perfume's, else what the listing says ("for men", "نسائي"); null when not known */
   gender?: 'men' | 'women' | 'unisex' | null;
   profile: ProductProfile;
@@ -46,10 +47,19 @@ export interface ScoringProduct {
   line: string;
   lineHouse: string;
   /**
-   * Matched in full: our perfume's name and house in each language (null where the catalog has none).
-   * A shopper reading the other language than the listing's sees these (CompiledProducts.inLocale).
+   * The product is a perfume of ours (matched, not a sibling, whatever its profile rests on): our
+   * perfume's name and house in each language (null where the catalog has none). A shopper reading
+   * the other language than the listing's sees these (CompiledProducts.inLocale).
    */
-  names?: { en: { name: string; house: string }; ar: { name: string | null; house: string | null } };
+  names?: PerfumeNames;
+  /** quality inspired: the perfume whose profile it takes, by id and its names in each language */
+  inspiredBy?: { id: string } & PerfumeNames;
+}
+
+/** A perfume's name and house in each language (null where the catalog has none in Arabic). */
+export interface PerfumeNames {
+  en: { name: string; house: string };
+  ar: { name: string | null; house: string | null };
 }
 
 /** Whether a listing is written in Arabic script (Arabic, its supplement and extended-A letters). */
@@ -146,7 +156,10 @@ export class CompiledProducts {
         notes: notesOf(p.profile.notes),
       })),
     );
-    for (const p of this.products) this.namesOf.set(p.merchantProductId, p.names);
+    for (const p of this.products) {
+      this.namesOf.set(p.merchantProductId, p.names);
+      if (p.inspiredBy) this.inspiredOf.set(p.merchantProductId, p.inspiredBy);
+    }
     // products matched to our catalog, by their perfume's house: where a loved perfume's versions are
     this.products.forEach((p, i) => {
       if (!p.perfumeId) return;
@@ -162,28 +175,47 @@ export class CompiledProducts {
   }
 
   /**
-   * A product as a shopper of `locale` reads it: a listing written in the other script, matched in
-   * full to our perfume, is named as the catalog names it in the shopper's language ("خمرة من لطافة
-   * 100 مل" is "Khamrah", "Lattafa" in English); the merchant's own name where the catalog has none,
-   * or where the listing is already in the shopper's script (it may say more: a size, an edition).
+   * A product as a shopper of `locale` reads it: a listing written in the other script, matched to
+   * our perfume (not a sibling), is named as the catalog names it in the shopper's language ("خمرة من
+   * لطافة 100 مل" is "Khamrah", "Lattafa" in English); the merchant's own name where the catalog has
+   * none, or where the listing is already in the shopper's script (it may say more: a size, an
+   * edition). The perfume it is inspired by is named in the shopper's language too.
    */
   inLocale<T extends Recommendation>(r: T, locale: 'ar' | 'en'): T {
+    // the perfume it is inspired by, named in the shopper's language where the catalog can
+    const inspired = locale === 'ar' && r.inspired_by ? this.inspiredInArabic(r) : r;
     const names = this.namesOf.get(r.merchant_product_id);
-    if (!names || inArabic(r.name) === (locale === 'ar')) return r;
+    if (!names || inArabic(r.name) === (locale === 'ar')) return inspired;
     const own = names[locale];
-    if (!own.name) return r;
-    return { ...r, name: own.name, house: own.house ?? r.house };
+    if (!own.name) return inspired;
+    return { ...inspired, name: own.name, house: own.house ?? r.house };
+  }
+
+  /** `r` with its `inspired_by` named in Arabic (the English names where the catalog has none) */
+  private inspiredInArabic<T extends Recommendation>(r: T): T {
+    const original = this.inspiredOf.get(r.merchant_product_id) as NonNullable<ScoringProduct['inspiredBy']>;
+    const { name, house } = original.ar;
+    return {
+      ...r,
+      inspired_by: {
+        sillage_perfume_id: original.id,
+        name: name ?? original.en.name,
+        house: house ?? original.en.house,
+      },
+    };
   }
 
   private readonly namesOf = new Map<string, ScoringProduct['names']>();
+  private readonly inspiredOf = new Map<string, ScoringProduct['inspiredBy']>();
   private readonly byHouse = new Map<string, number[]>();
   private readonly lineName: string[] = [];
   private readonly mainCurrency: string;
 
   /**
    * How each product stands to the perfumes the quiz names: the loved perfume
-   * itself (matched in full), a version of it (a sibling listing, another
-   * concentration or a flanker), or a disliked one; and the prices to beat.
+   * itself (matched to it, whatever its profile rests on), a version of it (a
+   * sibling listing, another concentration or a flanker), or a disliked one;
+   * and the prices to beat.
    */
   private relationsOf(quiz: Quiz, refs: QuizReferences): Relations | undefined {
     if (!refs.loved.length && !refs.disliked.length) return undefined;
@@ -198,7 +230,8 @@ export class CompiledProducts {
         if (disliked) rel.relation[i] = REL_DISLIKED;
         // the loved are marked before the disliked: a product the loved perfume itself stays so
         else if (rel.relation[i] !== REL_SAME) {
-          rel.relation[i] = same && p.quality === 'full' ? REL_SAME : REL_VERSION;
+          // a sibling listing names another concentration than the perfume it is scored as
+          rel.relation[i] = same && p.quality !== 'sibling' ? REL_SAME : REL_VERSION;
           rel.of[i] = k;
         }
       }
@@ -254,6 +287,15 @@ export class CompiledProducts {
             ? `${this.imageBase}/widget/v1/scent.svg?${scentImageQuery({ accords: p.profile.accords, house: p.house, name: p.name })}`
             : null),
         ...(similar ? { similar_to: similar } : {}),
+        ...(p.inspiredBy
+          ? {
+              inspired_by: {
+                sillage_perfume_id: p.inspiredBy.id,
+                name: p.inspiredBy.en.name,
+                house: p.inspiredBy.en.house,
+              },
+            }
+          : {}),
       };
     };
     const answer: ScoredAnswer = {

@@ -284,3 +284,45 @@ export async function loadCatalog(db: DbOrTx): Promise<{ perfumes: CatalogPerfum
     })),
   };
 }
+
+/**
+ * A perfume of our catalog as an operator checks it (GET /api/admin/perfumes/:id, the console's
+ * product page): its identity, its profile's grade, the perfume it is inspired by, and its sources
+ * as stored (the `evidence` column, which scoring never reads). Null when the catalog lacks it.
+ */
+export async function perfumeRecord(db: DbOrTx, id: string) {
+  const [p] = await db.select().from(perfumes).where(eq(perfumes.id, id)).limit(1);
+  if (!p) return null;
+  const [original] = p.inspiredBy
+    ? await db
+        .select({ id: perfumes.id, name: perfumes.name, house: perfumes.house, grade: perfumes.grade })
+        .from(perfumes)
+        .where(eq(perfumes.id, p.inspiredBy))
+        .limit(1)
+    : [];
+  return {
+    sillage_perfume_id: p.id,
+    name: p.name,
+    name_ar: p.nameAr,
+    house: p.house,
+    house_ar: p.houseAr,
+    concentration: p.concentration,
+    year: p.year,
+    gender: p.gender,
+    aliases: p.aliases,
+    barcodes: p.barcodes,
+    grade: gradeOf(p.grade),
+    inspired_by: p.inspiredBy
+      ? {
+          sillage_perfume_id: p.inspiredBy,
+          name: original?.name ?? null,
+          house: original?.house ?? null,
+          has_profile: gradeOf(original?.grade ?? null) !== null,
+        }
+      : null,
+    families: p.families,
+    accords: p.accords,
+    notes: { top: p.notes.top ?? [], heart: p.notes.heart ?? [], base: p.notes.base ?? [] },
+    evidence: p.evidence,
+  };
+}

@@ -285,6 +285,8 @@ const shelfWhere = (filter: ShelfFilter) => {
   switch (filter) {
     case 'unmatched':
       return sql`${merchantProducts.matchStatus} = 'unmatched'`;
+    case 'no_profile':
+      return sql`${merchantProducts.matchStatus} = 'matched' and ${merchantProducts.profile} is null`;
     case 'partial':
       return sql`${merchantProducts.matchStatus} = 'partial'`;
     case 'sibling':
@@ -321,6 +323,7 @@ export async function shelfProducts(
     db.execute(sql`
       select count(*) as all,
         count(*) filter (where ${shelfWhere('unmatched')}) as unmatched,
+        count(*) filter (where ${shelfWhere('no_profile')}) as no_profile,
         count(*) filter (where ${shelfWhere('partial')}) as partial,
         count(*) filter (where ${shelfWhere('sibling')}) as sibling,
         count(*) filter (where ${shelfWhere('low')}) as low,
@@ -329,7 +332,7 @@ export async function shelfProducts(
   ]);
   const c = rowsOf<Record<ShelfFilter, unknown>>(counts)[0];
   const tally = Object.fromEntries(
-    (['all', 'unmatched', 'partial', 'sibling', 'low', 'pinned'] as const).map((f) => [f, num(c?.[f])]),
+    (['all', 'unmatched', 'no_profile', 'partial', 'sibling', 'low', 'pinned'] as const).map((f) => [f, num(c?.[f])]),
   ) as Record<ShelfFilter, number>;
   return { rows, counts: tally };
 }

@@ -44,6 +44,8 @@ export interface SyncSummary {
   matched: number;
   partial: number;
   unmatched: number;
+  /** of matched: recognised, with no scent profile from any evidence yet (never recommended) */
+  without_profile: number;
   rejected: number;
   /** the first 1,000 rejected rows, with their position in the feed and the reason */
   rejections: SyncRejection[];
@@ -215,7 +217,7 @@ export async function syncProducts(
   } = {},
 ): Promise<SyncSummary> {
   const merchant = await getMerchant(db, merchantIdOrSlug);
-  const counts = { matched: 0, partial: 0, unmatched: 0 };
+  const counts = { matched: 0, partial: 0, unmatched: 0, without_profile: 0 };
   const syncId = randomUUID();
 
   const { recognised, problems } =
@@ -277,12 +279,17 @@ export async function syncProducts(
       }
     }
     // counts as stored: pinned products count as matched whatever the matcher said this time
+    const profiled = sql<boolean>`${merchantProducts.profile} is not null`;
     const stored = await tx
-      .select({ status: merchantProducts.matchStatus, n: count() })
+      .select({ status: merchantProducts.matchStatus, profiled, n: count() })
       .from(merchantProducts)
       .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.syncId, syncId)))
-      .groupBy(merchantProducts.matchStatus);
-    for (const s of stored) if (s.status in counts) counts[s.status as keyof typeof counts] = Number(s.n);
+      .groupBy(merchantProducts.matchStatus, profiled);
+    for (const s of stored) {
+      if (s.status === 'pending') continue;
+      counts[s.status] += Number(s.n);
+      if (s.status === 'matched' && !s.profiled) counts.without_profile += Number(s.n);
+    }
     const version = await touchMerchantCatalog(tx, merchant.id, true);
     return {
       merchant_id: merchant.id,
@@ -359,12 +366,16 @@ export function productView(
     explanation,
     profile: r.profile
       ? {
-          // what the profile was built from: the perfume we matched, or the merchant's own words
+          // what the profile was built from: a perfume of ours (the matched one, or the original it is inspired by), or the merchant's own words
           basis: r.profile.source === 'catalog' ? ['catalog' as const] : (r.profile.basis ?? []),
           accords: r.profile.accords.slice(0, 8),
           families: r.profile.families,
         }
       : null,
+    inspired_by: r.inspiredBy
+      ? { sillage_perfume_id: r.inspiredBy.id, name: r.inspiredBy.name, house: r.inspiredBy.house }
+      : null,
+    to_recommend: toRecommend(r, explanation),
     sillage_perfume_id: r.perfume?.id ?? null,
     matched_perfume: r.perfume
       ? {
@@ -372,6 +383,8 @@ export function productView(
           name_ar: r.perfume.nameAr,
           house: r.perfume.house,
           concentration: r.perfume.concentration,
+          grade: r.perfume.grade,
+          inspired_by: r.perfume.inspiredBy,
         }
       : null,
     confidence: p.matchConfidence,
@@ -383,6 +396,21 @@ export function productView(
       : null,
     updated_at: p.updatedAt.toISOString(),
   };
+}
+
+/**
+ * What would give a product with no scent profile one (never recommended until then): the shop's
+ * description naming its notes (never for a listing that is not a perfume); for a product matched
+ * to an identity of ours, that record naming the perfume it is inspired by; for one not matched, a
+ * pin to the perfume it is. Null when it has a profile.
+ */
+export function toRecommend(
+  r: Pick<RecognisedProduct, 'profile' | 'perfume'>,
+  explanation: Pick<ListingExplanation, 'parsed'>,
+): ('description' | 'inspired_by' | 'match')[] | null {
+  if (r.profile) return null;
+  const describe = explanation.parsed.not_perfume === null ? (['description'] as const) : [];
+  return r.perfume ? [...describe, 'inspired_by'] : ['match', ...describe];
 }
 
 /** A merchant's products the engine can score, with the version of the merchant's products they were read at. */
@@ -531,6 +559,8 @@ export interface RematchSummary {
   matched: number;
   partial: number;
   unmatched: number;
+  /** of matched: recognised, with no scent profile from any evidence yet (never recommended) */
+  without_profile: number;
   catalog_version: number;
 }
 
@@ -551,13 +581,14 @@ export async function rematchProducts(
     .select()
     .from(merchantProducts)
     .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.matchPinned, false)));
-  const counts = { matched: 0, partial: 0, unmatched: 0 };
+  const counts = { matched: 0, partial: 0, unmatched: 0, without_profile: 0 };
   const changes: { id: string; r: RecognisedProduct; previous: string | null; read: Date }[] = [];
   const recognised = await match.products(merchant.id, rows.map(listingOf));
   for (const [i, row] of rows.entries()) {
     await turnAt(i);
     const r = recognised[i] as RecognisedProduct;
     counts[r.status]++;
+    if (r.status === 'matched' && !r.profile) counts.without_profile++;
     const same =
       r.status === row.matchStatus &&
       r.match.perfumeId === row.sillagePerfumeId &&

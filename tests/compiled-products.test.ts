@@ -143,6 +143,60 @@ describe('a product in the shopper’s language', () => {
   });
 });
 
+describe('a product inspired by another perfume', () => {
+  const AVENTUS = {
+    id: 'creed-aventus-edp',
+    en: { name: 'Aventus', house: 'Creed' },
+    ar: { name: 'أفينتوس', house: 'كريد' },
+  };
+  const shop = () =>
+    new CompiledProducts(1, [
+      product('answer', {
+        perfumeId: 'h-answer-edp',
+        name: 'Club de Nuit Intense',
+        house: 'Armaf',
+        quality: 'inspired',
+        inspiredBy: AVENTUS,
+      }),
+      product('no-arabic', {
+        perfumeId: 'h-other-edp',
+        quality: 'inspired',
+        inspiredBy: { id: 'x-edp', en: { name: 'Original', house: 'House' }, ar: { name: null, house: null } },
+      }),
+      product('own', { perfumeId: 'h-own-edp', quality: 'full' }),
+    ]);
+
+  it('names the original in the answer, in English from the engine and in Arabic for an Arabic shopper', () => {
+    const s = shop();
+    const all = [...s.score(quiz, 24).recommendations, ...s.score(quiz, 24).also_explore];
+    const by = Object.fromEntries(all.map((r) => [r.merchant_product_id, r]));
+    expect(by.answer?.inspired_by).toEqual({
+      sillage_perfume_id: 'creed-aventus-edp',
+      name: 'Aventus',
+      house: 'Creed',
+    });
+    expect(by.own?.inspired_by).toBeUndefined();
+    const answer = by.answer as Recommendation;
+    expect(s.inLocale(answer, 'en')).toBe(answer);
+    expect(s.inLocale(answer, 'ar').inspired_by).toEqual({
+      sillage_perfume_id: 'creed-aventus-edp',
+      name: 'أفينتوس',
+      house: 'كريد',
+    });
+    // the product's own name is left as the merchant wrote it (it has no names of ours here)
+    expect(s.inLocale(answer, 'ar')).toMatchObject({ name: 'Club de Nuit Intense', house: 'Armaf' });
+    // no Arabic name in the catalog: the English one
+    const other = by['no-arabic'] as Recommendation;
+    expect(s.inLocale(other, 'ar').inspired_by).toEqual({
+      sillage_perfume_id: 'x-edp',
+      name: 'Original',
+      house: 'House',
+    });
+    const own = by.own as Recommendation;
+    expect(s.inLocale(own, 'ar')).toBe(own);
+  });
+});
+
 describe('notes of a profile', () => {
   it('every tier, canonical, each once; a missing tier is none', () => {
     expect(notesOf({ heart: ['Rose'] })).toEqual(['rose']);

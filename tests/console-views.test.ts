@@ -2,7 +2,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MESSAGES, platformName, t } from '../console/i18n.ts';
 import { type InstallFacts, installProblems } from '../console/install-check.ts';
-import { type InstallData, installPage, layout, mayOpen, type PageContext, signInPage } from '../console/views.ts';
+import {
+  type InstallData,
+  installPage,
+  layout,
+  mayOpen,
+  type PageContext,
+  type ProductData,
+  productPage,
+  qualityLabel,
+  signInPage,
+} from '../console/views.ts';
 import { html } from '../lib/html.ts';
 
 const NOW = new Date('2026-11-27T12:00:00Z');
@@ -226,5 +236,105 @@ describe('the install page of a store that installed a platform app', () => {
     expect(installProblems('ar', { ...healthy, sightings: [], lastEventAt: null, platform })).toEqual([
       t('ar', 'notSeenPlatform', { p: 'زد' }),
     ]);
+  });
+});
+
+describe('what a product’s profile rests on, in the shelf and on its page', () => {
+  const ctx = (lang: 'ar' | 'en'): PageContext => ({
+    lang,
+    path: '/console/m/x/shelf/product',
+    csrf: 'c',
+    viewer: null,
+  });
+  const product = (over: Partial<ProductData> = {}): ProductData => ({
+    id: 'P1',
+    name: 'Sahara Plain EDP',
+    house: 'Qtest House',
+    status: 'matched',
+    quality: null,
+    perfume: { id: 'qtest-sahara-plain-edp', label: 'Sahara Plain' },
+    confidence: 1,
+    reason: 'matched',
+    pinned: false,
+    parsed: { words: ['sahara', 'plain'], concentration: 'edp', house: 'Qtest House' },
+    candidates: [],
+    profile: null,
+    record: { grade: null, inspiredBy: null, sources: [] },
+    inspiredBy: null,
+    toRecommend: ['description', 'inspired_by'],
+    q: '',
+    results: [],
+    ...over,
+  });
+  const page = (lang: 'ar' | 'en', d: ProductData) => productPage(ctx(lang), { slug: 'x', name: 'Shop' }, d).value;
+
+  it('a word for every quality in both languages, and for a recognised product with none', () => {
+    const qualities = ['full', 'unreviewed', 'sibling', 'described', 'partial', 'inspired', 'guessed'] as const;
+    for (const lang of ['ar', 'en'] as const) {
+      const words = qualities.map((q) => qualityLabel(lang, q, 'matched'));
+      expect(new Set(words).size).toBe(qualities.length);
+      expect(qualityLabel(lang, null, 'matched')).toBe(t(lang, 'qualityNone'));
+      expect(qualityLabel(lang, null, 'unmatched')).toBe(t(lang, 'none'));
+      expect(words).not.toContain(t(lang, 'qualityNone'));
+    }
+  });
+
+  it('a recognised product with no profile says so, and what would give it one', () => {
+    const en = page('en', product());
+    expect(en).toContain(t('en', 'qualityNone'));
+    expect(en).toContain(t('en', 'gradeNone'));
+    expect(en).toContain(t('en', 'toRecommend'));
+    expect(en).toContain(t('en', 'toRecommendDescription'));
+    expect(en).toContain(t('en', 'toRecommendInspired'));
+    expect(en).not.toContain(t('en', 'toRecommendMatch'));
+    const ar = page(
+      'ar',
+      product({ toRecommend: ['match', 'description'], perfume: null, record: null, status: 'unmatched' }),
+    );
+    expect(ar).toContain(t('ar', 'toRecommendMatch'));
+    expect(ar).not.toContain(t('ar', 'grade'));
+    // with a profile: no advice
+    expect(page('en', product({ quality: 'described', toRecommend: null }))).not.toContain(t('en', 'toRecommend'));
+  });
+
+  it('the record’s grade, the perfume it is inspired by and its sources, each in the page’s language', () => {
+    const d = product({
+      quality: 'inspired',
+      inspiredBy: 'Aventus',
+      toRecommend: null,
+      record: {
+        grade: 'referenced',
+        inspiredBy: 'Aventus',
+        sources: [
+          {
+            source: 'https://shop-one.example/p/1',
+            kind: 'shop',
+            gave: 'Sahara <b>Answer</b>',
+            supports: ['identity', 'inspired_by'],
+          },
+        ],
+      },
+    });
+    const ar = page('ar', d);
+    expect(ar).toContain(t('ar', 'qualityInspired'));
+    expect(ar).toContain(t('ar', 'gradeReferenced'));
+    expect(ar).toContain(t('ar', 'sources'));
+    expect(ar).toContain('https://shop-one.example/p/1');
+    expect(ar).toContain('الدار والاسم والتركيز، مستوحى من');
+    // what a source gave is escaped
+    expect(ar).toContain('Sahara &lt;b&gt;Answer&lt;/b&gt;');
+    const en = page('en', {
+      ...d,
+      record: { ...(d.record as NonNullable<ProductData['record']>), grade: 'confirmed' },
+    });
+    expect(en).toContain(t('en', 'gradeConfirmed'));
+    expect(en).toContain('a shop');
+    expect(
+      page('en', { ...d, record: { ...(d.record as NonNullable<ProductData['record']>), grade: 'unreviewed' } }),
+    ).toContain(t('en', 'gradeUnreviewed'));
+    // no sources: no section
+    expect(page('en', product({ record: { grade: null, inspiredBy: null, sources: [] } }))).not.toContain(
+      `<h2>${t('en', 'sources')}</h2>`,
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogPerfume } from '../catalog/types.ts';
+import { QUALITIES } from '../contracts/widget.ts';
 import type { ReferencePerfume } from '../scoring/engine.ts';
 import { CompiledProducts, lineOf, notesOf, referenceOf, type ScoringProduct } from '../scoring/products.ts';
 import { normalizeQuiz, type QuizInput } from '../scoring/quiz.ts';
@@ -94,6 +95,14 @@ describe('the loved perfume, its versions, and the rest', () => {
     expect(versions.map((id) => r[id])).toEqual(versions.map(() => 'version:dior-sauvage-edt'));
     // another perfume whose name only begins or ends alike, or the same name at another house: like it, not a version
     for (const id of ['eau', 'sauvageon', 'other-house', 'clone']) expect(r[id], id).toBe('similar:dior-sauvage-edt');
+  });
+
+  it('the loved perfume itself is "same" whatever its profile rests on; a sibling listing of it is a version', () => {
+    for (const quality of QUALITIES) {
+      const s = new CompiledProducts(1, [product('it', at('dior-sauvage-edt', 'Sauvage'), { quality })]);
+      const r = relations(ask(s, { loved_perfumes: ['dior-sauvage-edt'] }, [loved]));
+      expect(r.it, quality).toBe(quality === 'sibling' ? 'version:dior-sauvage-edt' : 'same:dior-sauvage-edt');
+    }
   });
 
   it('a flanker loved: the base perfume is a version of it', () => {

@@ -49,7 +49,8 @@ describe('PUT /api/admin/merchants/:id/products — sync', () => {
     );
     expect(by.p1).toMatchObject({
       status: 'matched',
-      quality: 'full',
+      // the record's own profile, from the files not yet reviewed house by house
+      quality: 'unreviewed',
       sillage_perfume_id: 'dior-sauvage-edp',
       currency: 'SAR',
       pinned: false,
@@ -260,7 +261,7 @@ describe('versions of a line we lack, and why each product is read as it is', ()
       },
     });
     expect(by['hawas-edt'].reason).toMatch(/listed as edt, which the catalog lacks/);
-    expect(by['hawas-edp']).toMatchObject({ quality: 'full', explanation: { matcher: { sibling: false } } });
+    expect(by['hawas-edp']).toMatchObject({ quality: 'unreviewed', explanation: { matcher: { sibling: false } } });
     // a refusal names what it refused and the closest candidates, for an operator to pin
     expect(by['y-elixir']).toMatchObject({
       status: 'unmatched',
@@ -279,7 +280,7 @@ describe('versions of a line we lack, and why each product is read as it is', ()
       Object.fromEntries(
         shown.map((r: { merchant_product_id: string; quality: string }) => [r.merchant_product_id, r.quality]),
       ),
-    ).toEqual({ 'hawas-edp': 'full', 'hawas-edt': 'sibling' });
+    ).toEqual({ 'hawas-edp': 'unreviewed', 'hawas-edt': 'sibling' });
   });
 
   it('a pinned product is the product: never a sibling', async () => {
@@ -290,7 +291,7 @@ describe('versions of a line we lack, and why each product is read as it is', ()
     const pinned = await admin('PUT', `/merchants/${merchant.id}/products/h/match`, {
       sillage_perfume_id: 'rasasi-hawas-for-him-edp',
     });
-    expect(pinned.json()).toMatchObject({ quality: 'full', pinned: true });
+    expect(pinned.json()).toMatchObject({ quality: 'unreviewed', pinned: true });
   });
 });
 

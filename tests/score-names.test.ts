@@ -33,7 +33,8 @@ describe('product names in the shopper’s language (issue 45)', () => {
     const khamrah = (await score('en', 'lattafa-khamrah-edp')).find(
       (p) => p.sillage_perfume_id === 'lattafa-khamrah-edp',
     );
-    expect(khamrah).toMatchObject({ name: 'Khamrah', house: 'Lattafa', quality: 'full' });
+    // our perfume, with its own profile from the files not yet reviewed house by house
+    expect(khamrah).toMatchObject({ name: 'Khamrah', house: 'Lattafa', quality: 'unreviewed' });
   });
 
   it('an Arabic shopper sees the same listing as the merchant wrote it, and an English listing in Arabic where the catalog has it', async () => {
@@ -45,7 +46,8 @@ describe('product names in the shopper’s language (issue 45)', () => {
     expect(qahwa?.name).toMatch(ARABIC);
   });
 
-  it('in English, no full match keeps an Arabic name', async () => {
+  it('in English, no product that is our perfume keeps an Arabic name', async () => {
+    // a product that is our perfume, whatever its profile rests on (a sibling is a version, not the product)
     for (const loved of [
       'lattafa-khamrah-edp',
       'chanel-bleu-de-chanel-edp',
@@ -53,6 +55,7 @@ describe('product names in the shopper’s language (issue 45)', () => {
       'tom-ford-tobacco-vanille-edp',
     ])
       for (const p of await score('en', loved))
-        if (p.quality === 'full') expect(`${p.name} ${p.house}`, p.merchant_product_id).not.toMatch(ARABIC);
+        if (p.sillage_perfume_id && p.quality !== 'sibling')
+          expect(`${p.name} ${p.house}`, p.merchant_product_id).not.toMatch(ARABIC);
   });
 });

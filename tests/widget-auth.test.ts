@@ -97,7 +97,7 @@ describe('POST /api/widget/verify — keys', () => {
 });
 
 describe('POST /api/widget/verify — catalog readiness', () => {
-  it('counts the merchant products by match status and is ready with one recommendable product', async () => {
+  it('counts the merchant products by match status, and those recognised without a profile, and is ready with one recommendable product', async () => {
     const { merchant, key } = await createMerchantWithKey(app);
     let res = await verify(app, { api_key: key });
     expect(res.json().catalog).toEqual({
@@ -106,6 +106,7 @@ describe('POST /api/widget/verify — catalog readiness', () => {
       partial: 0,
       unmatched: 0,
       pending: 0,
+      without_profile: 0,
       ready: false,
       last_synced_at: null,
     });
@@ -121,7 +122,11 @@ describe('POST /api/widget/verify — catalog readiness', () => {
     expect(res.json().catalog).toMatchObject({ total: 2, unmatched: 2, ready: false });
     // rows written directly, not by a sync: no sync time (tests/products.test.ts covers a real sync)
     expect(res.json().catalog.last_synced_at).toBeNull();
-    await app.db.insert(merchantProducts).values([row('c', 'matched'), row('d', 'partial')]);
+    // a product recognised without a profile (none stored) is matched, not recommendable
+    await app.db.insert(merchantProducts).values([row('c', 'matched')]);
+    res = await verify(app, { api_key: key });
+    expect(res.json().catalog).toMatchObject({ total: 3, matched: 1, without_profile: 1, ready: false });
+    await app.db.insert(merchantProducts).values([row('d', 'partial')]);
     res = await verify(app, { api_key: key });
     expect(res.json().catalog).toMatchObject({ total: 4, matched: 1, partial: 1, unmatched: 2, ready: true });
   });
@@ -136,7 +141,8 @@ describe('POST /api/widget/verify — catalog readiness', () => {
       merchantProductId: 'm1',
       name: 'P m1',
       house: 'House',
-      matchStatus: 'matched',
+      // profiled from the shop's words: recommendable
+      matchStatus: 'partial',
     });
     const after = await verify(app, { api_key: key });
     expect(after.json().catalog.ready).toBe(true);

@@ -470,7 +470,11 @@ describe('headless client against the real service', () => {
     expect(s.ok).toBe(true);
     if (s.ok) {
       expect(s.data.session_id).toBe(client.sessionId);
-      expect(s.data.recommendations[0]).toMatchObject({ merchant_product_id: 'a', currency: 'SAR', quality: 'full' });
+      expect(s.data.recommendations[0]).toMatchObject({
+        merchant_product_id: 'a',
+        currency: 'SAR',
+        quality: 'unreviewed',
+      });
     }
 
     const order = {

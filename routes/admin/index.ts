@@ -6,6 +6,7 @@ import consoleUsers from './console-users.ts';
 import feeds from './feeds.ts';
 import keys from './keys.ts';
 import merchants from './merchants.ts';
+import perfumes from './perfumes.ts';
 import products from './products.ts';
 
 /**
@@ -66,6 +67,7 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(merchants);
   await app.register(keys);
   await app.register(products);
+  await app.register(perfumes);
   await app.register(activity);
   await app.register(consoleUsers);
   await app.register(feeds);

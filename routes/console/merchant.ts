@@ -28,6 +28,7 @@ import {
 import { AppError, badRequest, notFound } from '../../lib/errors.ts';
 import { activationLink } from '../../platforms/shopify.ts';
 import { merchantAnalytics } from '../../services/analytics.ts';
+import { perfumeRecord } from '../../services/catalog.ts';
 import {
   askedFor,
   dailyActivity,
@@ -144,7 +145,7 @@ function ctxFor(request: FastifyRequest, reply: FastifyReply, section: Section, 
 
 /** The matcher's closest candidate for a product not matched in full: what "accept" pins it to. */
 function suggestionOf(view: ReturnType<typeof productView>) {
-  if (view.pinned || view.quality === 'full') return null;
+  if (view.pinned || (view.status === 'matched' && !view.explanation.matcher.sibling)) return null;
   const c = view.explanation.candidates[0];
   return c && c.sillage_perfume_id !== view.sillage_perfume_id ? { id: c.sillage_perfume_id, score: c.score } : null;
 }
@@ -367,6 +368,9 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       const perfume = v.sillage_perfume_id ? snapshot.byId.get(v.sillage_perfume_id) : undefined;
       const flash = flashOf(request, { p: perfume ? perfumeLabel(lang, perfume) : '' });
       const readHouse = v.explanation.house.name;
+      // the matched record's sources, as the catalog stores them (one row by its key)
+      const record = perfume ? await perfumeRecord(app.db, perfume.id) : null;
+      const original = perfume?.inspiredBy ? snapshot.byId.get(perfume.inspiredBy) : undefined;
       return sendPage(
         reply,
         productPage(ctxFor(request, reply, 'shelf', { flash }), merchantRef(m), {
@@ -390,6 +394,15 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
             score: c.score,
           })),
           profile: v.profile ? { accords: v.profile.accords.map((a) => a.name), families: v.profile.families } : null,
+          record: perfume
+            ? {
+                grade: perfume.grade,
+                inspiredBy: perfume.inspiredBy ? (original ? perfumeLabel(lang, original) : perfume.inspiredBy) : null,
+                sources: record?.evidence ?? [],
+              }
+            : null,
+          inspiredBy: v.inspired_by ? labelOf(lang, names, v.inspired_by.sillage_perfume_id) : null,
+          toRecommend: v.to_recommend,
           q,
           results: hits.map((h) => {
             const p = snapshot.perfumes[h.doc];

@@ -184,7 +184,8 @@ const sallaConsole: FastifyPluginAsyncTypebox = async (app) => {
       return page(reply, lang, {
         state: 'ok',
         store: merchant.name,
-        shelf: { total: shelf.total, matched: shelf.matched, partial: shelf.partial },
+        // matched and with a profile: a perfume recognised without one is not recommended
+        shelf: { total: shelf.total, matched: shelf.matched - shelf.without_profile, partial: shelf.partial },
         // a ticket only for a page a person sees
         enter: owner
           ? {

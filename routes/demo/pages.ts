@@ -28,6 +28,7 @@ const TEXT = {
     knownTitle: 'ما تعرفه سيلاج عن هذا العطر',
     matchedTo: 'طابقناه في كتالوجنا مع',
     matchedUse: 'تعتمد التوصيات على هذا الوصف العطري، لا على اسم المنتج وحده.',
+    matchedNoProfile: 'نعرف هذا العطر لكننا لا نعرف نفحاته بعد: تستعمل التوصيات ما يذكره المتجر عنه، أو لا تعرضه.',
     concentration: 'التركيز',
     accords: 'الطابع العطري الرئيسي',
     notes: 'المكوّنات',
@@ -63,6 +64,8 @@ const TEXT = {
     knownTitle: 'What Sillage knows about this perfume',
     matchedTo: 'Matched in our catalog to',
     matchedUse: 'Recommendations use this scent profile, not just the product name.',
+    matchedNoProfile:
+      'We know this perfume but not yet its notes: recommendations use what the store says of it, or leave it out.',
     concentration: 'Concentration',
     accords: 'Main accords',
     notes: 'Notes',
@@ -221,7 +224,7 @@ function perfumeSection(lang: Lang, row: ProductRow, perfume: CatalogPerfume | u
     .filter((x) => x.notes.length > 0);
   return html`<section class="profile" aria-labelledby="profile-title">
 <h2 id="profile-title">${t.knownTitle}</h2>
-<p>${t.matchedTo} <strong><bdi>${name}</bdi></strong> — <bdi>${house}</bdi>${concentration ? html` · ${concentration}` : ''}. ${t.matchedUse}</p>
+<p>${t.matchedTo} <strong><bdi>${name}</bdi></strong> — <bdi>${house}</bdi>${concentration ? html` · ${concentration}` : ''}. ${perfume.grade ? t.matchedUse : t.matchedNoProfile}</p>
 ${
   accords.length
     ? html`<h3>${t.accords}</h3>
