@@ -10,12 +10,14 @@
  * - Gender as sold, an Arabic name, a barcode: any source that gives it (the
  *   name or barcode in what it gave).
  * - "Inspired by": the house, or two independent sources of any kind.
+ * - Each note of a graded profile: in what a counted source gave.
  * - The profile's grade: `confirmed` needs the house's notes and a second
  *   source's from another owner; `referenced` one counted non-shop source
  *   (house, reference, launch report, review); `unreviewed` is the grade of
  *   the older grouped files only, until they are reviewed house by house.
  */
 import { normalizeText } from '../lib/text.ts';
+import { resolveNote } from '../vocabulary/notes.ts';
 import type { Evidence, EvidenceFact, EvidenceKind, PerfumeRecord } from './schema.ts';
 
 /** The kinds of source that count for a launch year. */
@@ -62,6 +64,8 @@ export interface EvidenceReading {
   inspiredBy: boolean;
   /** the record's barcodes no source gives */
   unbackedBarcodes: string[];
+  /** the record's notes that no counted source's text gives */
+  unbackedNotes: string[];
 }
 
 export function readEvidence(r: PerfumeRecord): EvidenceReading {
@@ -85,6 +89,11 @@ export function readEvidence(r: PerfumeRecord): EvidenceReading {
     .map((e) => e.gave)
     .join('\n');
   const inspired = backing(evidence, 'inspired_by');
+  const countedNotes = notes
+    .filter((e) => COUNTED_KINDS.has(e.kind))
+    .map((e) => normalizeText(e.gave))
+    .join('\n');
+  const countedSlugs = noteSlugsIn(countedNotes);
 
   return {
     identity: houseText || shops >= SHOPS_FOR_IDENTITY,
@@ -96,7 +105,37 @@ export function readEvidence(r: PerfumeRecord): EvidenceReading {
     nameAr: arabic !== '' && gave('name_ar').includes(arabic),
     inspiredBy: inspired.some((e) => e.kind === 'house') || owners(inspired).size >= SOURCES_FOR_INSPIRED,
     unbackedBarcodes: (r.barcodes ?? []).filter((b) => !barcodeText.includes(b)),
+    unbackedNotes: notesOf(r).filter((n) => !givesNote(countedNotes, countedSlugs, n)),
   };
+}
+
+/** Longest run of words a note's name is read from in a source's text. */
+const NOTE_WORDS = 4;
+
+/** The notes knowledge base's slugs of every run of up to NOTE_WORDS words of a text. */
+function noteSlugsIn(text: string): Set<string> {
+  const slugs = new Set<string>();
+  for (const line of text.split(/[\n,;:.()/]+/)) {
+    const words = line.split(' ').filter(Boolean);
+    for (let i = 0; i < words.length; i++) {
+      for (let k = 1; k <= NOTE_WORDS && i + k <= words.length; k++) {
+        const slug = resolveNote(words.slice(i, i + k).join(' '))?.slug;
+        if (slug) slugs.add(slug);
+      }
+    }
+  }
+  return slugs;
+}
+
+/** A note is given by a text that names it, as written or by another name of the same note ("mandarin orange", "mandarin"). */
+function givesNote(text: string, slugs: ReadonlySet<string>, note: string): boolean {
+  if (text.includes(normalizeText(note))) return true;
+  const slug = resolveNote(note)?.slug;
+  return slug !== undefined && slugs.has(slug);
+}
+
+function notesOf(r: PerfumeRecord): string[] {
+  return [...(r.notes?.top ?? []), ...(r.notes?.heart ?? []), ...(r.notes?.base ?? [])];
 }
 
 const GRADE_RANK = { confirmed: 2, referenced: 1 } as const;
@@ -134,6 +173,8 @@ export function evidenceProblems(r: PerfumeRecord, legacy: boolean): { problems:
         `grade: "${r.grade}" needs ${r.grade === 'confirmed' ? "the house's notes and a second source's" : 'a counted non-shop source for the notes'}; its sources allow ${allowed ?? 'no profile'}`,
       );
     }
+    // every note of a graded profile is in a counted source's words, as it gave them
+    for (const n of read.unbackedNotes) problems.push(`notes: "${n}" is given by no counted source's text`);
   }
   return { problems, backlog };
 }

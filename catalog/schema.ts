@@ -34,11 +34,11 @@ export const EVIDENCE_FACTS = ['identity', 'gender', 'year', 'name_ar', 'notes',
 export type EvidenceFact = (typeof EVIDENCE_FACTS)[number];
 
 /** A source anyone can re-read: a URL, or a repository, path and commit. */
-export const SOURCE_PATTERN = '^(https://\\S+|github:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/\\S+@[0-9a-f]{40})$';
+export const SOURCE_PATTERN = '^(https?://\\S+|github:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/\\S+@[0-9a-f]{40})$';
 
 export const EvidenceSchema = Type.Object(
   {
-    /** "https://…" or "github:owner/repo/path@<40-hex commit>" */
+    /** "https://…" (or "http://…" for a page stored only so), or "github:owner/repo/path@<40-hex commit>" */
     source: Type.String({ pattern: SOURCE_PATTERN, maxLength: 600 }),
     kind: Type.Union(EVIDENCE_KINDS.map((k) => Type.Literal(k))),
     /** who publishes it: a shop's owner (its domain or business), so that two listings of one shop count once */

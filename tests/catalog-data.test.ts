@@ -1,15 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkAlike } from '../catalog/alike.ts';
-import { loadAlikeResolutions, loadBundledCatalog } from '../catalog/bundled.ts';
-import { checkCatalog } from '../catalog/validate.ts';
+import { DATA_DIR, loadAlikeResolutions, loadBundledCatalog } from '../catalog/bundled.ts';
+import { ownerKey } from '../catalog/evidence.ts';
+import { type HarvestSource, sourceRef } from '../catalog/harvest/sources.ts';
+import { checkCatalog, type Problem } from '../catalog/validate.ts';
 import { normalizeText } from '../lib/text.ts';
 
-const { houses, perfumes, profiled } = loadBundledCatalog();
+const { houses, perfumes, profiled, legacy } = loadBundledCatalog();
 
 describe('the shipped perfume catalog', () => {
   it('passes the schema and vocabulary checks, record by record', () => {
     const problems = checkCatalog(perfumes, houses);
     expect(problems.map((p) => `${p.id}: ${p.message}`)).toEqual([]);
+  });
+
+  it('cites a source for every fact of every record outside the older grouped files, and grades no profile above its sources', () => {
+    const backlog: Problem[] = [];
+    const problems = checkCatalog(perfumes, houses, { legacy, backlog });
+    expect(problems.map((p) => `${p.id}: ${p.message}`)).toEqual([]);
+    // the older grouped files say they are unreviewed, and nothing else may
+    for (const p of profiled) expect(p.grade === 'unreviewed', p.id).toBe(legacy.has(p.id));
+  });
+
+  it("rests no fact on a source excluded from harvesting (the labelled test listings' own origin)", () => {
+    const sources = JSON.parse(
+      readFileSync(join(DATA_DIR, '..', 'harvest', 'sources.json'), 'utf8'),
+    ) as HarvestSource[];
+    const excluded = sources.filter((s) => s.excluded).map((s) => sourceRef(s));
+    const excludedOwners = new Set(sources.filter((s) => s.excluded).map((s) => ownerKey(s.owner)));
+    expect(excluded.length).toBeGreaterThan(0);
+    for (const p of perfumes) {
+      for (const e of p.evidence ?? []) {
+        expect(excluded.includes(e.source), `${p.id} cites ${e.source}`).toBe(false);
+        expect(e.kind === 'shop' && excludedOwners.has(ownerKey(e.owner)), `${p.id} cites ${e.owner}`).toBe(false);
+      }
+    }
+  });
+
+  it("cites a shop's listing from a repository only from a registered shop's catalog, at the commit read", () => {
+    const sources = JSON.parse(
+      readFileSync(join(DATA_DIR, '..', 'harvest', 'sources.json'), 'utf8'),
+    ) as HarvestSource[];
+    const shops = new Set(sources.filter((s) => s.kind === 'shop' && !s.excluded).map((s) => sourceRef(s)));
+    for (const p of perfumes) {
+      for (const e of p.evidence ?? []) {
+        if (e.kind === 'shop' && e.source.startsWith('github:'))
+          expect(shops.has(e.source), `${p.id}: ${e.source}`).toBe(true);
+      }
+    }
   });
 
   it('has at least 600 perfumes from 80 houses, 150 of them from Middle-Eastern houses', () => {

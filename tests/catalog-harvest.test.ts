@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { evidenceProblems } from '../catalog/evidence.ts';
+import { type HarvestedListing, harvest, proposalId } from '../catalog/harvest/harvest.ts';
+import { extractListings, type HarvestSource, MAX_LISTINGS_PER_SOURCE, sourceRef } from '../catalog/harvest/sources.ts';
+import { bundledSnapshot } from './bundled-snapshot.ts';
+
+function source(owner: string, n = 1): HarvestSource {
+  return {
+    id: `${owner}-${n}`,
+    shop: owner,
+    owner,
+    country: 'SA',
+    kind: 'shop',
+    why: 'test',
+    repo: `${owner}/catalog`,
+    path: `products-${n}.json`,
+    commit: 'a'.repeat(40),
+    url: `https://github.com/${owner}/catalog`,
+    licence: 'none',
+    extract: { format: 'json', items: '', title: ['name'], house: 'brand' },
+    listings: 0,
+  };
+}
+
+const listing = (s: HarvestSource, title: string, houseField = ''): HarvestedListing => ({
+  source: s,
+  title,
+  houseField,
+});
+
+describe('reading listings out of a shop catalog', () => {
+  it('reads JSON items by a dot path, the title from several fields and the house from one', () => {
+    const json = JSON.stringify({ data: { products: [{ brand: 'Lattafa', name: 'Khamrah', type: 'EDP' }, {}] } });
+    expect(
+      extractListings(json, {
+        format: 'json',
+        items: 'data.products',
+        title: ['brand', 'name', 'type'],
+        house: 'brand',
+      }),
+    ).toEqual([{ title: 'Lattafa Khamrah EDP', house: 'Lattafa' }]);
+    expect(() => extractListings('{"a":1}', { format: 'json', items: 'b', title: ['name'] })).toThrow(/no array/);
+  });
+
+  it('reads CSV rows by column, quoted commas and a byte-order mark included', () => {
+    const csv = '\uFEFFname,brand,size\n"Club de Nuit, Intense",Armaf,105 ml\n';
+    expect(extractListings(csv, { format: 'csv', title: ['name', 'size'], house: 'brand' })).toEqual([
+      { title: 'Club de Nuit, Intense 105 ml', house: 'Armaf' },
+    ]);
+  });
+
+  it('reads source code by a pattern with named groups, escapes decoded', () => {
+    const code = `const p = [{ name: "Hawas \\u00e9t\\u00e9", brand: "Rasasi" }, { name: "Asad &amp; Co", brand: "Lattafa" }];`;
+    expect(
+      extractListings(code, { format: 'regex', pattern: 'name: "(?<title>[^"]+)", brand: "(?<house>[^"]+)"' }),
+    ).toEqual([
+      { title: 'Hawas été', house: 'Rasasi' },
+      { title: 'Asad & Co', house: 'Lattafa' },
+    ]);
+  });
+
+  it('reads at most MAX_LISTINGS_PER_SOURCE listings, however many the file holds', () => {
+    const many = JSON.stringify(Array.from({ length: MAX_LISTINGS_PER_SOURCE + 5 }, (_, i) => ({ name: `P ${i}` })));
+    expect(extractListings(many, { format: 'json', items: '', title: ['name'] })).toHaveLength(MAX_LISTINGS_PER_SOURCE);
+  });
+
+  it('names a listing by its repository, path and commit', () => {
+    expect(sourceRef(source('shop-a'))).toBe(`github:shop-a/catalog/products-1.json@${'a'.repeat(40)}`);
+  });
+});
+
+describe('harvesting identities from shops', () => {
+  const snapshot = bundledSnapshot();
+  const a = source('shop-a.com');
+  const a2 = source('shop-a.com', 2);
+  const b = source('shop-b.com');
+  const c = source('shop-c.com');
+
+  it('proposes a perfume the catalog lacks with the number of independent shops that list it', () => {
+    const result = harvest(snapshot, [
+      listing(a, 'Lattafa Qimmah Eau de Parfum 100ml for women'),
+      listing(a2, 'Lattafa Qimmah EDP 100 ml'),
+      listing(b, 'LATTAFA QIMMAH EDP 100ML WOMEN'),
+      listing(c, 'Lattafa Qimmah 100ml'),
+    ]);
+    const qimmah = result.proposals.find((p) => p.name.toLowerCase() === 'qimmah');
+    expect(qimmah).toMatchObject({ house: 'Lattafa', houseKnown: true, concentration: 'edp', gender: 'women' });
+    // two files of one owner are one shop; the listing that states no concentration names the line, not the EDP
+    expect(qimmah?.shops).toBe(2);
+    expect(qimmah?.owners).toEqual(['shop-a.com', 'shop-b.com']);
+    expect(qimmah?.evidence.every((e) => e.kind === 'shop' && e.supports.includes('identity'))).toBe(true);
+    expect(proposalId(qimmah as NonNullable<typeof qimmah>)).toBe('lattafa-qimmah-edp');
+  });
+
+  it("gives the catalog's own records their shops' listings as evidence, enough for an identity from two owners", () => {
+    const result = harvest(snapshot, [
+      listing(a, 'Lattafa Khamrah Eau de Parfum 100ml'),
+      listing(b, 'Khamrah EDP 100 ml', 'Lattafa Perfumes'),
+      listing(c, 'Lattafa Khamrah 100ml'),
+    ]);
+    const evidence = result.known.get('lattafa-khamrah-edp') ?? [];
+    expect(new Set(evidence.map((e) => e.owner))).toEqual(new Set(['shop-a.com', 'shop-b.com']));
+    const record = { id: 'x', name: 'Khamrah', house: 'Lattafa', concentration: 'edp', gender: 'unisex', evidence };
+    expect(evidenceProblems(record, false).problems.filter((p) => p.startsWith('identity'))).toEqual([]);
+    expect(result.proposals).toEqual([]);
+  });
+
+  it('never passes off a body spray or a gift set as the perfume', () => {
+    const result = harvest(snapshot, [
+      listing(a, 'Lattafa Qimmah Body Spray 250ml'),
+      listing(b, 'Lattafa Qimmah EDP Gift Set'),
+    ]);
+    expect(result.proposals).toEqual([]);
+    expect(result.stats.notPerfume).toBe(2);
+  });
+
+  it('proposes a house it does not know from the house field, and skips a placeholder house', () => {
+    const result = harvest(snapshot, [
+      listing(a, 'Velvet Dusk EDP 100 ml', 'Maison Inconnue'),
+      listing(b, 'Maison Inconnue Velvet Dusk Eau de Parfum'),
+      listing(c, 'Velvet Dusk EDP', 'AS SHOWN'),
+    ]);
+    const p = result.proposals.find((x) => x.house === 'Maison Inconnue');
+    expect(p).toMatchObject({ houseKnown: false, concentration: 'edp', shops: 2 });
+    expect(p?.name.toLowerCase()).toBe('velvet dusk');
+  });
+});
+
+describe("a shop's catalog in two scripts", () => {
+  const snapshot = bundledSnapshot();
+  const en = source('shop-a.com');
+  const ar = source('shop-a.com', 2);
+  const b = source('shop-b.com');
+
+  it("lends a proposal the Arabic name the same shop gives it, by which another shop's Arabic listing is found", () => {
+    const latin: HarvestedListing = listing(en, 'Lattafa Qimmah Eau de Parfum 100ml');
+    const arabic: HarvestedListing = listing(ar, 'لطافة قمة أو دو برفيوم 100 مل');
+    latin.twin = arabic;
+    arabic.twin = latin;
+    const other = listing(b, 'عطر لطافة قمة او دو بارفان 100 مل');
+    const result = harvest(snapshot, [latin, arabic, other]);
+    const qimmah = result.proposals.find((p) => p.name.toLowerCase() === 'qimmah');
+    expect(qimmah?.nameAr).toBe('قمه');
+    expect(qimmah?.shops).toBe(2);
+    expect(qimmah?.evidence.some((e) => e.owner === 'shop-b.com' && e.supports.includes('name_ar'))).toBe(true);
+  });
+
+  it('without the twin, an Arabic listing alone proposes nothing and lends no name', () => {
+    const result = harvest(snapshot, [
+      listing(en, 'Lattafa Qimmah Eau de Parfum 100ml'),
+      listing(b, 'عطر لطافة قمة او دو بارفان 100 مل'),
+    ]);
+    const qimmah = result.proposals.find((p) => p.name.toLowerCase() === 'qimmah');
+    expect(qimmah?.shops).toBe(1);
+    expect(qimmah?.nameAr).toBeNull();
+  });
+});
+
+describe("a concentration word in a perfume's name", () => {
+  it('proposes "Salvo Elixir" sold as an EDP, not an Elixir named Salvo', () => {
+    const snapshot = bundledSnapshot();
+    const result = harvest(snapshot, [
+      listing(source('shop-a.com'), 'Maison Alhambra Salvo Elixir EDP 100ml'),
+      listing(source('shop-b.com'), 'MAISON ALHAMBRA SALVO ELIXIR EAU DE PARFUM 100 ML'),
+    ]);
+    const salvo = result.proposals.find((p) => p.name.toLowerCase().startsWith('salvo'));
+    expect(salvo).toMatchObject({ concentration: 'edp', shops: 2 });
+    expect(salvo?.name.toLowerCase()).toBe('salvo elixir');
+  });
+});
