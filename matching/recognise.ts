@@ -189,6 +189,7 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     productUrl: r.listing.productUrl,
     imageUrl: r.imageUrl,
     quality: r.quality,
+    ...(r.sibling ? { sibling: true } : {}),
     gender: genderOf(r),
     profile: r.profile as ProductProfile,
     line: r.line,

@@ -559,3 +559,18 @@ describe('a list of listings', () => {
     expect(recogniseProduct(listing('Creed Aventus EDT 100ml', 'Creed'), snap).match).toEqual(sibling.match);
   });
 });
+
+describe('a sibling of an identity without a profile', () => {
+  it('says it is a sibling to the engine, whatever its profile rests on, and carries none of our names', () => {
+    const p = scoringProductOf(
+      recogniseProduct(
+        listing('Sahara', 'Armaf', { description: DESCRIBED }),
+        catalog(),
+        stored('armaf-cdni-edp', { sibling: true }),
+      ),
+    );
+    expect([p?.quality, p?.sibling, p?.names]).toEqual(['described', true, undefined]);
+    const own = scoringProductOf(recogniseProduct(listing('Sahara', 'Armaf'), catalog(), stored('armaf-cdni-edp')));
+    expect(own?.sibling).toBeUndefined();
+  });
+});
