@@ -13,6 +13,7 @@ export default {
     'scoring/products.ts',
     'matching/matcher.ts',
     'matching/reason.ts',
+    'matching/recognise.ts',
     'catalog/search.ts',
     'catalog/alike.ts',
     'catalog/bundled.ts',

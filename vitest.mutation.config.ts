@@ -23,6 +23,7 @@ export const MUTATION_TESTS = [
   'tests/engine-properties.test.ts',
   'tests/scoring.test.ts',
   'tests/compiled-products.test.ts',
+  'tests/recognise.test.ts',
   'tests/loved-engine.test.ts',
   'tests/loved-products.test.ts',
   'tests/loved-perfumes.test.ts',

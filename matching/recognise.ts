@@ -176,8 +176,8 @@ export function recogniseProduct(
 
 /** The engine's view of a recognised product; null when it cannot be recommended. */
 export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
-  // sold out: never recommended, whatever it fits
-  if (!r.profile || !r.quality || !r.listing.available) return null;
+  // no profile (its quality is then none): never recommended; sold out: neither, whatever it fits
+  if (!r.quality || !r.listing.available) return null;
   return {
     merchantProductId: r.listing.merchantProductId,
     perfumeId: r.perfume?.id ?? null,
@@ -189,8 +189,9 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     productUrl: r.listing.productUrl,
     imageUrl: r.imageUrl,
     quality: r.quality,
+    ...(r.sibling ? { sibling: true } : {}),
     gender: genderOf(r),
-    profile: r.profile,
+    profile: r.profile as ProductProfile,
     line: r.line,
     lineHouse: r.lineHouse,
     // the product is our perfume, whatever its profile rests on: our names for it (never a sibling's)

@@ -40,6 +40,11 @@ export interface ScoringProduct {
   imageUrl: string | null;
   /** what its profile rests on (catalog/types.ts ProfileQuality) */
   quality: ProfileQuality;
+  /**
+   * Matched as a concentration sibling of our perfume (the listing names a concentration the catalog
+   * lacks): a version of it, never the perfume itself, whatever its profile rests on.
+   */
+  sibling?: boolean;
   /** for whom it is made: our perfume's, else what the listing says ("for men", "نسائي"); null when not known */
   gender?: 'men' | 'women' | 'unisex' | null;
   profile: ProductProfile;
@@ -230,8 +235,8 @@ export class CompiledProducts {
         if (disliked) rel.relation[i] = REL_DISLIKED;
         // the loved are marked before the disliked: a product the loved perfume itself stays so
         else if (rel.relation[i] !== REL_SAME) {
-          // a sibling listing names another concentration than the perfume it is scored as
-          rel.relation[i] = same && p.quality !== 'sibling' ? REL_SAME : REL_VERSION;
+          // a sibling listing names another concentration than the perfume it is matched to
+          rel.relation[i] = same && !p.sibling && p.quality !== 'sibling' ? REL_SAME : REL_VERSION;
           rel.of[i] = k;
         }
       }

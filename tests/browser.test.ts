@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBundledCatalog } from '../catalog/bundled.ts';
+import { importCatalog } from '../services/catalog-import.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
 
 const require = createRequire(import.meta.url);
@@ -817,6 +818,128 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('each card says what its recommendation rests on, in words, in Arabic and English; an inspired one names the original (issue 46)', async () => {
+    // two identities of a house the catalog lacks: one sold as the answer to Aventus, one with no profile
+    const imported = await importCatalog(
+      app.db,
+      (async function* () {
+        const shop = (owner: string) => ({
+          source: `https://${owner}/p/sahara`,
+          kind: 'shop',
+          owner,
+          gave: 'Sahara Answer EDP, inspired by Aventus',
+          supports: ['identity', 'inspired_by'],
+        });
+        const identity = { house: 'Qtest House', house_ar: 'دار الاختبار', concentration: 'edp', gender: 'men' };
+        yield {
+          row: 1,
+          record: {
+            id: 'qtest-sahara-answer-edp',
+            name: 'Sahara Answer',
+            name_ar: 'جواب الصحراء',
+            ...identity,
+            inspired_by: 'creed-aventus-edp',
+            evidence: [shop('one.example'), shop('two.example')],
+          },
+        };
+        yield { row: 2, record: { id: 'qtest-sahara-plain-edp', name: 'Sahara Plain', ...identity } };
+      })(),
+    );
+    expect(imported.rejected).toEqual([]);
+    await app.catalog.refresh();
+    const at = (id: string) => `https://shop.example/p/${id}`;
+    const SHELF = [
+      { merchant_product_id: 'full', name: 'Versace Eros EDT 100ml', house: 'Versace', product_url: at('full') },
+      {
+        merchant_product_id: 'unreviewed',
+        name: 'Lattafa Khamrah EDP 100ml',
+        house: 'Lattafa',
+        product_url: at('unreviewed'),
+      },
+      { merchant_product_id: 'inspired', name: 'Sahara Answer EDP', house: 'Qtest House', product_url: at('inspired') },
+      {
+        merchant_product_id: 'described',
+        name: 'Sahara Plain EDP',
+        house: 'Qtest House',
+        description: 'An oriental blend of oud, saffron and Taif rose over amber.',
+        product_url: at('described'),
+      },
+      {
+        merchant_product_id: 'partial',
+        name: 'Layali',
+        house: 'Local Atelier',
+        description: 'Oud, saffron and rose over amber.',
+        product_url: at('partial'),
+      },
+      { merchant_product_id: 'guessed', name: 'Oud Rose', house: 'Local Atelier', product_url: at('guessed') },
+    ];
+    const expected = {
+      ar: {
+        full: null,
+        unreviewed: 'لم نتحقق من نفحاته بعد',
+        inspired: 'مستوحى من أفينتوس',
+        described: 'كما يصفه المتجر',
+        partial: 'كما يصفه المتجر',
+        guessed: 'نفحاته مقدَّرة من اسمه',
+      },
+      en: {
+        full: null,
+        unreviewed: 'Notes not yet verified',
+        inspired: 'Inspired by Aventus',
+        described: 'As the shop describes it',
+        partial: 'As the shop describes it',
+        guessed: 'Notes guessed from its name',
+      },
+    };
+    for (const lang of ['ar', 'en'] as const) {
+      const { page, context, errors, ready } = await open(lang === 'ar' ? '/demo' : '/demo?lang=en');
+      // the widget's own request, on these products and a quiz every one of them answers
+      await page.route('**/api/widget/score', async (route: Route) => {
+        const body = JSON.parse(route.request().postData() ?? '{}');
+        const quiz = { families: ['oud', 'fruity', 'woody', 'amber', 'floral'] };
+        await route.continue({
+          postData: JSON.stringify({ ...body, quiz, limit: 12, catalog_mode: 'inline', inline_catalog: SHELF }),
+        });
+      });
+      const answer = page.waitForResponse((r) => r.url().endsWith('/api/widget/score'));
+      await ready();
+      await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
+      await takeQuiz(
+        page,
+        lang === 'ar'
+          ? ARABIC_OUD
+          : { ...ARABIC_OUD, families: ['Oud'], love: [], avoid: [], season: 'Winter', occasion: 'Evening out' },
+      );
+      const shown = (await (await answer).json()) as {
+        recommendations: { merchant_product_id: string }[];
+        also_explore: { merchant_product_id: string }[];
+      };
+      expect([...shown.recommendations, ...shown.also_explore].map((r) => r.merchant_product_id).sort()).toEqual(
+        Object.keys(expected[lang]).sort(),
+      );
+      await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
+      for (const [id, words] of Object.entries(expected[lang])) {
+        const card = page.locator('sillage-quiz .card', { has: page.locator(`a.link[href="${at(id)}"]`) });
+        expect(await card.count(), id).toBe(1);
+        const basis = card.locator('.basis');
+        if (words === null) expect(await basis.count(), id).toBe(0);
+        else expect(await basis.textContent(), id).toBe(words);
+      }
+      // the accords an inspired product is scored by are the original's, never said to be its own
+      const inspired = page.locator('sillage-quiz .card', { has: page.locator(`a.link[href="${at('inspired')}"]`) });
+      expect(await inspired.locator('.accords').textContent()).toMatch(
+        lang === 'ar' ? /^في العطر الأصلي: \S/ : /^In the original: \S/,
+      );
+      const own = page.locator('sillage-quiz .card', { has: page.locator(`a.link[href="${at('full')}"]`) });
+      expect(await own.locator('.accords').textContent()).toMatch(
+        lang === 'ar' ? /^نفحات مشتركة: / : /^Shared notes: /,
+      );
+      await page.screenshot({ path: join(ARTIFACTS, `widget-quality-${lang}.png`) });
+      expect(errors).toEqual([]);
+      await context.close();
+    }
+  }, 90_000);
 
   it('a 429 with Retry-After is waited out, said in Arabic, and retried by itself (issue 22)', async () => {
     const { page, context, errors, sillage, ready } = await open('/demo');

@@ -97,11 +97,18 @@ describe('the loved perfume, its versions, and the rest', () => {
     for (const id of ['eau', 'sauvageon', 'other-house', 'clone']) expect(r[id], id).toBe('similar:dior-sauvage-edt');
   });
 
-  it('the loved perfume itself is "same" whatever its profile rests on; a sibling listing of it is a version', () => {
+  it('the loved perfume itself is "same" whatever its profile rests on; a sibling listing of it is a version, whatever its profile rests on', () => {
     for (const quality of QUALITIES) {
       const s = new CompiledProducts(1, [product('it', at('dior-sauvage-edt', 'Sauvage'), { quality })]);
       const r = relations(ask(s, { loved_perfumes: ['dior-sauvage-edt'] }, [loved]));
       expect(r.it, quality).toBe(quality === 'sibling' ? 'version:dior-sauvage-edt' : 'same:dior-sauvage-edt');
+      // a sibling listing of an identity without a profile, profiled otherwise: a version all the same
+      const sibling = new CompiledProducts(1, [
+        product('it', at('dior-sauvage-edt', 'Sauvage'), { quality, sibling: true }),
+      ]);
+      expect(relations(ask(sibling, { loved_perfumes: ['dior-sauvage-edt'] }, [loved])).it, quality).toBe(
+        'version:dior-sauvage-edt',
+      );
     }
   });
 

@@ -42,6 +42,15 @@ const feed = [
     description: 'مزيج شرقي من العود والزعفران والورد الطائفي مع قاعدة من العنبر',
   },
   { merchant_product_id: 'deo', name: 'Sauvage Deodorant Stick', house: 'Dior', price: 160 },
+  // perfumes the catalog knows by identity only: one the shop describes, one it does not
+  {
+    merchant_product_id: 'salvo',
+    name: 'Maison Alhambra Salvo EDP 100ml',
+    house: 'Maison Alhambra',
+    price: 95,
+    description: 'A fresh spicy blend: bergamot and pepper over ambroxan and cedar.',
+  },
+  { merchant_product_id: 'philos', name: 'Philos Rosso EDP 100ml', house: 'Maison Alhambra', price: 95 },
 ];
 
 const quizzes = [
@@ -62,7 +71,7 @@ describe('one path from a listing to a scoring product', () => {
       payload: { products: feed },
       headers: adminHeaders,
     });
-    expect(sync.json()).toMatchObject({ matched: 8, partial: 3, unmatched: 2 });
+    expect(sync.json()).toMatchObject({ matched: 10, partial: 3, unmatched: 2, without_profile: 1 });
 
     for (const quiz of quizzes) {
       const synced = await app.inject({
@@ -79,7 +88,8 @@ describe('one path from a listing to a scoring product', () => {
       expect(inline.statusCode).toBe(200);
       const a = synced.json();
       const b = inline.json();
-      // of eleven recommendable products, those that fit (or come close): the two unmatched ones never appear
+      // of twelve recommendable products, those that fit (or come close): the two unmatched ones, and the
+      // one recognised without a profile, never appear
       const recommendable = [
         'adg',
         'black-aoud',
@@ -90,6 +100,7 @@ describe('one path from a listing to a scoring product', () => {
         'oud-wood',
         'qahwa',
         'rose-oil',
+        'salvo',
         'sauvage',
         'tahara',
       ];
@@ -102,7 +113,7 @@ describe('one path from a listing to a scoring product', () => {
     }
   });
 
-  it('the admin view says what the score route does: matched products full, hinted ones partial', async () => {
+  it('the admin view says what the score route does: what each product’s profile rests on', async () => {
     const { merchant, key } = await createMerchantWithKey(app);
     await app.inject({
       method: 'PUT',
@@ -143,6 +154,14 @@ describe('one path from a listing to a scoring product', () => {
         });
     }
     expect(shown.get('tahara')).toMatchObject({ quality: 'partial', image_url: 'https://cdn.shop.example/tahara.jpg' });
+    const by = new Map(list.products.map((p: { merchant_product_id: string }) => [p.merchant_product_id, p]));
+    expect(by.get('salvo')).toMatchObject({ status: 'matched', quality: 'described', to_recommend: null });
+    expect(by.get('philos')).toMatchObject({
+      status: 'matched',
+      quality: null,
+      to_recommend: ['description', 'inspired_by'],
+    });
+    expect(shown.has('philos')).toBe(false);
   });
 });
 

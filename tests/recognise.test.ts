@@ -5,8 +5,12 @@ import type { CatalogHouse, CatalogPerfume, ProfileGrade } from '../catalog/type
 import type { ProductInput } from '../matching/listing.ts';
 import { catalogProfile } from '../matching/profile.ts';
 import {
+  explainListing,
+  inProcessMatcher,
   profileOf,
   type RecognisedProduct,
+  recogniseInSlices,
+  recogniseListings,
   recogniseProduct,
   type StoredDecision,
   scoringProductOf,
@@ -389,5 +393,184 @@ describe('for every record and listing', () => {
       const r = recogniseProduct(l, snap, stored(p.id));
       expect([found.quality, found.inspiredBy?.id ?? null], p.id).toEqual([r.quality, r.inspiredBy?.id ?? null]);
     }
+  });
+});
+
+describe('what else a recognised product carries', () => {
+  it('a stored decision as it was stored: its confidence and reason, its pin; only a matched one names a perfume', () => {
+    const snap = catalog();
+    const kept = recogniseProduct(
+      listing('x', 'Creed'),
+      snap,
+      stored('creed-aventus-edp', { confidence: null, reason: null, pinned: true }),
+    );
+    expect(kept.match).toEqual({ perfumeId: 'creed-aventus-edp', confidence: 0, reason: '', sibling: false });
+    expect(kept.pinned).toBe(true);
+    expect(recogniseProduct(listing('x', 'Creed'), snap, stored('creed-aventus-edp')).pinned).toBe(false);
+    expect(recogniseProduct(listing('x', 'Creed'), snap).pinned).toBe(false);
+    // a product stored as partial keeps no perfume, whatever id its row still holds
+    const partial = recogniseProduct(listing('Layali', 'Atelier', { description: DESCRIBED }), snap, {
+      ...stored('creed-aventus-edp'),
+      status: 'partial',
+    });
+    expect([partial.status, partial.perfume, partial.match.perfumeId]).toEqual(['partial', null, null]);
+    // a sibling decision for a perfume that has left the catalog: no perfume, so no sibling
+    const gone = recogniseProduct(listing('Layali', 'Atelier'), snap, stored('gone-edp', { sibling: true }));
+    expect([gone.status, gone.sibling]).toEqual(['unmatched', false]);
+  });
+
+  it('the merchant’s picture first, the perfume’s next; the line of our perfume, else the listing’s own', () => {
+    const snap = buildSnapshot(
+      1,
+      [perfume('h-a-edp', 'Alpha', 'H', 'confirmed', { imageUrl: 'https://img.example/a.jpg' })],
+      [house('H')],
+    );
+    const own = listing('Alpha', 'H', { imageUrl: 'https://shop.example/a.jpg' });
+    expect(recogniseProduct(own, snap, stored('h-a-edp')).imageUrl).toBe('https://shop.example/a.jpg');
+    const matched = recogniseProduct(listing('Alpha', 'H'), snap, stored('h-a-edp'));
+    expect([matched.imageUrl, matched.line, matched.lineHouse]).toEqual(['https://img.example/a.jpg', 'h|alpha', 'H']);
+    const not = recogniseProduct(listing('Layali Oud', 'Atelier'), snap, stored(null));
+    expect([not.imageUrl, not.line, not.lineHouse]).toEqual([null, 'merchant|atelier|layali oud', 'Atelier']);
+  });
+
+  it('for whom: our perfume’s, else what the listing says; the price the shopper pays; a sold-out product is never scored', () => {
+    const snap = buildSnapshot(
+      1,
+      [
+        perfume('h-m-edp', 'Mmm', 'H', 'confirmed', { gender: 'men' }),
+        perfume('h-w-edp', 'Www', 'H', 'confirmed', { gender: 'women' }),
+        perfume('h-u-edp', 'Uuu', 'H', 'confirmed', { gender: 'unisex' }),
+        perfume('h-x-edp', 'Xxx', 'H', 'confirmed', { gender: null }),
+      ],
+      [house('H')],
+    );
+    const genderOf = (id: string | null, name: string) =>
+      scoringProductOf(recogniseProduct(listing(name, 'H', { accords: ['oud'] }), snap, stored(id)))?.gender;
+    expect(genderOf('h-m-edp', 'Mmm for women')).toBe('men');
+    expect(genderOf('h-w-edp', 'Www')).toBe('women');
+    expect(genderOf('h-u-edp', 'Uuu for men')).toBe('unisex');
+    expect(genderOf('h-x-edp', 'Xxx for women')).toBe('women');
+    expect(genderOf(null, 'Layali for men')).toBe('men');
+    expect(genderOf(null, 'Layali')).toBeNull();
+    const priced = scoringProductOf(recogniseProduct(listing('Mmm', 'H', { salePrice: 80 }), snap, stored('h-m-edp')));
+    expect([priced?.price, priced?.merchantProductId, priced?.perfumeId]).toEqual([80, 'Mmm', 'h-m-edp']);
+    const full = scoringProductOf(recogniseProduct(listing('Mmm', 'H'), snap, stored('h-m-edp')));
+    expect(full?.price).toBe(100);
+    const soldOut = recogniseProduct(listing('Mmm', 'H', { available: false }), snap, stored('h-m-edp'));
+    expect(soldOut.quality).toBe('full');
+    expect(scoringProductOf(soldOut)).toBeNull();
+  });
+
+  it('a listing that is not a perfume takes no profile from its words, matched or not', () => {
+    const snap = catalog();
+    const lotion = listing('Oud Rose Body Lotion', 'Atelier', { description: DESCRIBED });
+    expect(shape(recogniseProduct(lotion, snap, stored(null)))).toMatchObject({ status: 'unmatched', quality: null });
+    expect(shape(recogniseProduct(lotion, snap, stored('armaf-echo-edp')))).toMatchObject({
+      status: 'matched',
+      quality: null,
+    });
+  });
+});
+
+describe('a list of listings', () => {
+  const row = (id: unknown, name = `Oud ${String(id)}`) => ({ merchant_product_id: id, name, house: 'Atelier' });
+
+  it('each row checked on its own: a bad row or a repeated id is a problem named by its place, the rest recognised', () => {
+    const { recognised, problems } = recogniseListings(
+      [row('a'), { name: 'no id', house: 'x' }, row('b'), row('a', 'Oud again'), row(7)],
+      catalog(),
+    );
+    expect(recognised.map((r) => r.listing.merchantProductId)).toEqual(['a', 'b', '7']);
+    expect(problems).toEqual([
+      { index: 1, merchantProductId: undefined, message: expect.stringMatching(/merchant_product_id/) },
+      { index: 3, merchantProductId: 'a', message: 'merchant_product_id appears twice in the list' },
+    ]);
+  });
+
+  it('in slices, the same answer as at once: places counted in the whole list, an id repeated across slices refused', async () => {
+    const snap = catalog();
+    const rows = [row('a'), { name: 'bad' }, row('b'), row('c'), row('a', 'Oud again'), row('d'), row('b', 'Oud b2')];
+    const whole = recogniseListings(rows, snap);
+    for (const size of [1, 2, 3, 7, 10]) {
+      const sliced = await recogniseInSlices(rows, size, async (slice) => recogniseListings(slice, snap));
+      expect(sliced.problems, `size ${size}`).toEqual(whole.problems);
+      expect(
+        sliced.recognised.map((r) => r.listing.merchantProductId),
+        `size ${size}`,
+      ).toEqual(whole.recognised.map((r) => r.listing.merchantProductId));
+    }
+    expect(whole.problems.map((p) => p.index)).toEqual([1, 4, 6]);
+    // a slice answering fewer rows than it was given: the rest are simply not recognised
+    const short = await recogniseInSlices(rows.slice(0, 4), 4, async () => ({
+      recognised: recogniseListings([rows[0]], snap).recognised,
+      problems: [],
+    }));
+    expect(short.recognised.map((r) => r.listing.merchantProductId)).toEqual(['a']);
+  });
+
+  it('the in-process matcher: listings, stored products and explanations, as the worker answers them', async () => {
+    const snap = catalog();
+    const m = inProcessMatcher(snap);
+    const { recognised } = await m.listings('merchant', [row('a', 'Creed Aventus EDP')]);
+    expect(recognised[0]?.perfume?.id).toBe('creed-aventus-edp');
+    const [again] = await m.products('merchant', [listing('Creed Aventus EDP', 'Creed')]);
+    expect(again?.perfume?.id).toBe('creed-aventus-edp');
+    const [why] = await m.explain('merchant', [{ name: 'Creed Aventus EDP 100ml', house: 'Creed' }]);
+    expect(why).toEqual(explainListing({ name: 'Creed Aventus EDP 100ml', house: 'Creed' }, snap));
+  });
+
+  it('an explanation: the listing as read, the house and where it was found, the matcher’s answer and its candidates', () => {
+    const why = explainListing({ name: 'Aventus EDT 100ml for men', house: 'Creed' }, catalog());
+    expect(why).toMatchObject({
+      parsed: {
+        concentration: 'edt',
+        gender: 'men',
+        size: { value: 100, unit: 'ml' },
+        form: 'full',
+        not_perfume: null,
+      },
+      house: { name: 'Creed', from: 'house' },
+      matcher: { perfume_id: 'creed-aventus-edp', sibling: true, why: { kind: 'matched' } },
+    });
+    expect(why.parsed.words).toContain('aventus');
+    expect(why.candidates[0]).toEqual({
+      sillage_perfume_id: 'creed-aventus-edp',
+      name: 'Aventus',
+      concentration: 'edp',
+      score: expect.any(Number),
+    });
+    const lotion = explainListing({ name: 'Aventus Body Lotion', house: 'Creed' }, catalog());
+    expect(lotion.parsed.not_perfume).not.toBeNull();
+    expect(lotion.matcher.perfume_id).toBeNull();
+  });
+
+  it('through the matcher: a perfume of ours with its own profile is full; a concentration we lack is a sibling', () => {
+    const snap = catalog();
+    expect(shape(recogniseProduct(listing('Creed Aventus EDP 100ml', 'Creed'), snap))).toEqual({
+      status: 'matched',
+      quality: 'full',
+      perfume: 'creed-aventus-edp',
+      inspiredBy: null,
+      basis: 'catalog',
+    });
+    const sibling = recogniseProduct(listing('Creed Aventus EDT 100ml', 'Creed'), snap);
+    expect([sibling.quality, sibling.sibling, sibling.perfume?.id]).toEqual(['sibling', true, 'creed-aventus-edp']);
+    // the same listing again: the same answer (from the matches kept)
+    expect(recogniseProduct(listing('Creed Aventus EDT 100ml', 'Creed'), snap).match).toEqual(sibling.match);
+  });
+});
+
+describe('a sibling of an identity without a profile', () => {
+  it('says it is a sibling to the engine, whatever its profile rests on, and carries none of our names', () => {
+    const p = scoringProductOf(
+      recogniseProduct(
+        listing('Sahara', 'Armaf', { description: DESCRIBED }),
+        catalog(),
+        stored('armaf-cdni-edp', { sibling: true }),
+      ),
+    );
+    expect([p?.quality, p?.sibling, p?.names]).toEqual(['described', true, undefined]);
+    const own = scoringProductOf(recogniseProduct(listing('Sahara', 'Armaf'), catalog(), stored('armaf-cdni-edp')));
+    expect(own?.sibling).toBeUndefined();
   });
 });

@@ -1181,10 +1181,16 @@ export class SillageQuiz extends HTMLElement {
       const price = formatPrice(p.price, p.currency, this.locale);
       const like = p.similar_to;
       // like a loved perfume: the accords they share say why, in place of those matched to the answers
-      const [accordsLabel, accords] =
+      const [label, accords] =
         like?.relation === 'similar' && like.shared_accords.length > 0
           ? [t.inCommon, like.shared_accords]
           : [t.matched, p.match_accords];
+      // a profile taken from the perfume it is inspired by: its notes are the original's, never said to be its own
+      const inspired = p.quality === 'inspired';
+      const accordsLabel = inspired ? t.inOriginal : label;
+      // what the profile rests on, unless it is the perfume's own reviewed one
+      const basis =
+        inspired && p.inspired_by ? t.inspiredBy(p.inspired_by.name) : p.quality === 'full' ? null : t.basis[p.quality];
       // the card's parts are the rows of a grid the cards of one row share (CSS subgrid): a part one
       // card lacks leaves its row empty, so names, badges and prices line up across the row
       const parts: Child[] = [
@@ -1198,6 +1204,7 @@ export class SillageQuiz extends HTMLElement {
               ? t.lovedSame
               : (like.relation === 'version' ? t.lovedVersion : t.because)(this.lovedName(like)),
           ),
+        basis && h('p', { class: 'basis', 'data-quality': p.quality }, basis),
         // badges of one kind: the one a product may lack (for whom) comes last, so it moves no other
         h(
           'p',

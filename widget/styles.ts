@@ -69,17 +69,18 @@ ul.chips{list-style:none;margin:12px 0 0;padding:0}
 .secondary{border:1.5px solid #cdbfb2;border-radius:10px;padding:10px 16px;background:#fff}
 .status{padding:30px 0;text-align:center;color:#5d534a}
 .cards{list-style:none;margin:0;padding:0;display:grid;gap:12px;grid-template-columns:repeat(auto-fill,minmax(min(100%,300px),1fr))}
-.card{display:grid;grid-template-columns:84px minmax(0,1fr);grid-template-rows:subgrid;grid-row:span 7;gap:0 12px;align-content:start;padding:12px;border:1px solid #eee4da;border-radius:12px}
+.card{display:grid;grid-template-columns:84px minmax(0,1fr);grid-template-rows:subgrid;grid-row:span 8;gap:0 12px;align-content:start;padding:12px;border:1px solid #eee4da;border-radius:12px}
 .card>*{grid-column:2;margin:0;align-self:start}
 .card>.thumb{grid-column:1;grid-row:1/-1;align-self:start}
 .card>h4{grid-row:1;font-size:16px}
 .house{margin:0;color:#5d534a;font-size:14px}
 .card>.house{grid-row:2}
 .card>.like{grid-row:3;margin-block-start:4px;font-size:14px;font-weight:600}
-.card>.tags{grid-row:4}
-.card>.price{grid-row:5;margin-block-end:6px;font-weight:600}
-.card>.accords{grid-row:6;margin-block-end:6px;font-size:13px;color:#5d534a}
-.card>.link{grid-row:7;justify-self:start}
+.card>.basis{grid-row:4;font-size:13px;color:#5d534a}
+.card>.tags{grid-row:5}
+.card>.price{grid-row:6;margin-block-end:6px;font-weight:600}
+.card>.accords{grid-row:7;margin-block-end:6px;font-size:13px;color:#5d534a}
+.card>.link{grid-row:8;justify-self:start}
 .thumb{width:84px;height:84px;border-radius:10px;object-fit:contain;background:#f7f2ec}
 .tile{display:flex;align-items:center;justify-content:center;font-size:12px;line-height:1.2;font-weight:700;overflow:hidden;overflow-wrap:anywhere;text-align:center;padding:4px;color:var(--at);background:linear-gradient(135deg,var(--a),#c89b6d)}
 .tags{display:flex;flex-wrap:wrap;align-items:center;gap:4px 6px;margin-block:6px}
