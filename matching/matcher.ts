@@ -237,11 +237,11 @@ const isSoftButGender = (w: string) => isSoft(w) && !GENDER_WORDS.has(w);
  */
 const TAKE_BACK = 0.05;
 
-/** the word of a concentration that a perfume's name may hold ("Yara Elixir", "Le Parfum") */
-const NAMED_CONCENTRATION: Readonly<Record<string, string>> = {
-  elixir: 'elixir',
-  parfum: 'parfum',
-  extrait: 'extrait',
+/** the words of a concentration that a perfume's name may hold ("Yara Elixir", "Le Parfum", "Flower L'Elixir") */
+const NAMED_CONCENTRATION: Readonly<Record<string, readonly string[]>> = {
+  elixir: ['elixir', 'lelixir'],
+  parfum: ['parfum'],
+  extrait: ['extrait'],
 };
 
 /** the words a concentration is written with */
@@ -681,9 +681,7 @@ function matchOfHouse(
   const topName = searchTokens(top.p.name);
   const inName = new Set(
     parsed.namePartConcentrations
-      .filter(
-        (c) => NAMED_CONCENTRATION[c.slug] !== undefined && topName.includes(NAMED_CONCENTRATION[c.slug] as string),
-      )
+      .filter((c) => NAMED_CONCENTRATION[c.slug]?.some((w) => topName.includes(w)))
       .map((c) => c.slug),
   );
   const concentrations = parsed.concentrations.filter((c) => !inName.has(c));

@@ -112,6 +112,8 @@ const STRONG: [string, string][] = [
   ['edc', 'edc'],
   ['parfum', 'parfum'],
   ['elixir', 'elixir'],
+  // "L'Elixir", "L Elixir": the article elided onto it (catalog/search.ts searchTokens)
+  ['lelixir', 'elixir'],
   ['perfume oil', 'oil'],
   ['parfum oil', 'oil'],
   ['concentrated oil', 'oil'],

@@ -227,6 +227,27 @@ describe('houses: the field, the title, "by House", abbreviations, Arabic', () =
     expect(id("Versace Men's L'Homme EDT Spray 3.4 oz (Tester)", 'Versace')).toBeNull();
   });
 
+  it('an elided article that lost its apostrophe, or has a space after it, is read as written with it', () => {
+    for (const [name, house, perfume] of [
+      ['Givenchy L Interdit EDP 80ml', 'Givenchy', 'givenchy-l-interdit-edp'],
+      ["L' Interdit Eau de Parfum 50 ml", 'Givenchy', 'givenchy-l-interdit-edp'],
+      ['Terre d Hermes EDT 100ml', 'Hermes', 'hermes-terre-d-hermes-edt'],
+      ['L Eau d Issey Pour Homme EDT 125ml', 'Issey Miyake', 'issey-miyake-l-eau-d-issey-pour-homme-edt'],
+      ['Prada L Homme EDT 100ml', 'Prada', 'prada-l-homme-edt'],
+      ['La Nuit de L Homme 100ml', 'YSL', 'yves-saint-laurent-la-nuit-de-l-homme-edt'],
+      ['L Immensite EDP', 'Louis Vuitton', 'louis-vuitton-l-immensite-edp'],
+      ["Kenzo Flower L'Elixir", 'Kenzo', 'kenzo-flower-by-kenzo-l-elixir-edp'],
+    ] as const) {
+      expect(id(name, house), name).toBe(perfume);
+    }
+    // "L Elixir": the elixir stated, with its article ("Y … Parfum L Elixir": a Parfum and an elixir)
+    expect(parseListing('Y L Elixir').concentration).toBe('elixir');
+    expect(id('YSL Y PARFUM L ELIXIR SPRAY 60 ML', 'Yves Saint Laurent')).toBeNull();
+    // a lone letter before anything but a vowel or h stays a word: "D by Diesel", "L.12.12"
+    expect(parseListing('D by Diesel EDT').words).toEqual(['d', 'diesel']);
+    expect(id('Eau de Lacoste L.12.12 Blanc EDT', 'Lacoste')).toBe('lacoste-l-12-12-blanc-edt');
+  });
+
   it('a listing in two scripts is explained by both names of the perfume', () => {
     expect(id('عطر يارا موي Yara Moi لطافة 100مل', 'عالم العطور')).toBe('lattafa-yara-moi-edp');
   });

@@ -661,3 +661,23 @@ describe('word by word', () => {
     expect(alignment(['dior', 'homme'], ['dior', 'homme'], new Set(['dior']))).toBe(1);
   });
 });
+
+describe('shop spellings a person reads at once', () => {
+  it('an elided article that lost its apostrophe, or has a space after it, is the name: "L Homme" is L\'Homme', () => {
+    for (const name of ['Valentino L Homme EDT', "Valentino L' Homme EDT", "Valentino L'Homme EDT"]) {
+      expect(match(name, 'Valentino'), name).toEqual({
+        perfumeId: 'lhomme',
+        confidence: 1,
+        sibling: false,
+        reason: "L'Homme edt by Valentino",
+        candidates: [c('lhomme', 1)],
+      });
+    }
+    // "L Elixir", "L'Elixir": the elixir, its article elided onto it
+    for (const name of ['Sauvage L Elixir 60ml', "Sauvage L'Elixir 60ml"]) {
+      expect(match(name, 'Dior'), name).toMatchObject({ perfumeId: 'sauvage-elixir', confidence: 1 });
+    }
+    // "Pour Homme" is still not L'Homme
+    expect(match('Valentino Pour Homme', 'Valentino').perfumeId).toBeNull();
+  });
+});
