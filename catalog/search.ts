@@ -133,7 +133,7 @@ function deletions(word: string): string[] {
  * The work searches and matches do, counted so that a test can hold it under
  * its caps whatever the text (tests/matcher-work.test.ts); never reset here.
  */
-export const work = { cells: 0, variants: 0, postings: 0, skeletons: 0, pairs: 0 };
+export const work = { cells: 0, variants: 0, postings: 0, skeletons: 0, pairs: 0, houseRuns: 0 };
 /**
  * Edit-distance cells one search or one listing match may spend. Past it,
  * fuzzy comparison gives up (the pair counts as different) and exact words

@@ -35,6 +35,7 @@ const houses = [
   { name: 'Chanel', nameAr: 'شانيل', aliases: [], abbreviations: [] },
   { name: 'Parfums de Marly', aliases: [], abbreviations: ['PDM'] },
   { name: 'Afnan', aliases: [], abbreviations: [] },
+  { name: 'Paris Corner', aliases: [], abbreviations: [] },
 ];
 const P = (
   id: string,
@@ -90,6 +91,7 @@ const perfumes = [
   { ...P('ombre', 'Ombre Leather', 'Tom Ford', '', 'unisex', 2018), concentration: null },
   P('oud-wood-rasasi', 'Oud Wood', 'Rasasi', 'edp', 'unisex', 2012),
   P('le-oud', 'Le Oud', 'Rasasi', 'edp', 'unisex', 2013),
+  P('qissa', 'Qissa', 'Paris Corner', 'edp', 'women', 2021),
 ];
 
 // built afresh for each test (a few milliseconds): the mutation run then knows every test uses it
@@ -679,5 +681,59 @@ describe('shop spellings a person reads at once', () => {
     }
     // "Pour Homme" is still not L'Homme
     expect(match('Valentino Pour Homme', 'Valentino').perfumeId).toBeNull();
+  });
+
+  it.each([
+    ...['house', 'of', 'the', 'by', 'perfume', 'perfumes', 'parfum', 'parfums', 'fragrance', 'fragrances'],
+    ...['perfumery', 'official', 'store', 'shop', 'online', 'LLC', 'FZE', 'FZCO', 'Co', 'Company', 'Group'],
+    ...['Trading', 'Industries', 'International', 'دار', 'للعطور', 'عطور', 'العطور', 'الرسمي', 'متجر', 'شركة'],
+    ...['Dubai', 'Abu', 'Dhabi', 'Sharjah', 'Ajman', 'UAE', 'Emirates', 'KSA', 'Saudi', 'Arabia', 'Riyadh'],
+    ...['Jeddah', 'Dammam', 'Kuwait', 'Qatar', 'Doha', 'Bahrain', 'Oman', 'Muscat', 'Paris', 'France', 'London'],
+    ...['UK', 'Milano', 'Italy', 'USA', 'دبي', 'الإمارات', 'السعودية', 'الرياض', 'جدة', 'الكويت', 'قطر'],
+    ...['البحرين', 'عمان', 'باريس', 'لندن'],
+  ])('"%s" beside the house in its field says nothing of the house', (extra) => {
+    expect(listingHouse(catalog.index, `Lattafa ${extra}`, parseListing('Khamrah'))).toEqual({
+      house: 'Lattafa',
+      from: 'house',
+    });
+  });
+
+  it('a house field with "House of", a company\'s words or a city around the house is that house', () => {
+    for (const field of [
+      'House of Lattafa',
+      'Lattafa Perfumes Dubai',
+      'Lattafa Dubai',
+      'Ajman Lattafa',
+      'Lattafa Perfumes Industries LLC',
+      'Lattafa - Dubai, UAE',
+      'The House of Lattafa, Sharjah',
+      'لطافة للعطور دبي',
+      'دار لطافة',
+      'لطافة الامارات',
+      // spelt otherwise: the house once the words around it are set aside
+      'Latafa Perfumes Dubai',
+    ]) {
+      expect(match('Khamrah', field), field).toEqual({
+        perfumeId: 'khamrah',
+        confidence: 1,
+        sibling: false,
+        reason: 'Khamrah edp by Lattafa, no concentration listed: the line original',
+        candidates: [c('khamrah', 1), c('khamrah-qahwa', 0.5)],
+      });
+    }
+    expect(match('Hawas for Him EDP', 'Rasasi Dubai')).toMatchObject({ perfumeId: 'hawas', confidence: 1 });
+    // a house named with a city's word is that house, whatever is said around it
+    for (const field of ['Paris Corner', 'Paris Corner Perfumes UAE', 'Paris Corner Dubai', 'Paris Corner Paris']) {
+      expect(match('Qissa EDP', field), field).toMatchObject({ perfumeId: 'qissa', confidence: 1 });
+    }
+    expect(match('Wood Sage & Sea Salt', 'Jo Malone London Dubai')).toMatchObject({ perfumeId: 'wood-sage' });
+    // the words around a house say nothing of their own: a city alone, or a house we lack with one, is no house of ours
+    expect(match('Khamrah', 'Dubai')).toMatchObject({ perfumeId: 'khamrah', confidence: 0.9 });
+    expect(match('Khamrah', 'Paris Hilton').reason).toBe('house "Paris Hilton" is not in our catalog');
+    expect(match('Khamrah', 'Lattafa Pride').reason).toBe('house "Lattafa Pride" is not in our catalog');
+    // two houses in one field name neither
+    expect(match('Khamrah', 'Lattafa Rasasi Perfumes').reason).toBe(
+      'house "Lattafa Rasasi Perfumes" is not in our catalog',
+    );
   });
 });

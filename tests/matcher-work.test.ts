@@ -105,6 +105,27 @@ describe('the work of matching a listing is capped, whatever the text', () => {
     expect(a).toEqual(b);
   });
 
+  it('reads a house field of at most 12 words for a house among extras, at most 78 runs of its words', () => {
+    const runs = (house: string) => {
+      const before = work.houseRuns;
+      matchListing(snapshot(), { name: 'Khamrah', house });
+      return work.houseRuns - before;
+    };
+    // one word amid 11 a field says around a house, no house anywhere: every run holding it, 6·7
+    const amid = 'House of Perfumes Dubai UAE Nowhere Paris London Official Store Shop Group';
+    expect(runs(amid)).toBe(42);
+    // twelve words none of which is an extra: the whole field only; one word more, or nothing but extras: none
+    expect(runs(Array.from({ length: 12 }, (_, i) => `word${i}`).join(' '))).toBe(1);
+    expect(runs(`${amid} More`)).toBe(0);
+    expect(runs('House of Perfumes Dubai')).toBe(0);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (house) => {
+        expect(runs(house)).toBeLessThanOrEqual(78);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('a budget spent on one listing does not carry over to the next', () => {
     matchListing(snapshot(), { name: 'x'.repeat(300), house: 'Dior' });
     expect(matchListing(snapshot(), { name: 'Savuage EDT', house: 'Dior' }).perfumeId).toBe('dior-sauvage-edt');
