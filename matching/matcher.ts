@@ -275,6 +275,10 @@ const FLANKER_WORDS = new Set(
   [
     'intense',
     'intensely',
+    // the same word in the languages perfumes are named in ("Intenso", "Intensa", "Intensément")
+    'intenso',
+    'intensa',
+    'intensement',
     'extreme',
     'absolu',
     'absolute',

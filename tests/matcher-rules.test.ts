@@ -736,4 +736,40 @@ describe('shop spellings a person reads at once', () => {
       'house "Lattafa Rasasi Perfumes" is not in our catalog',
     );
   });
+
+  it('a concentration word spelt as shops spell it is that concentration: "Elixer", "Eau de Toilet", "Parfume"', () => {
+    for (const [name, perfumeId] of [
+      ['Sauvage Elixer 60ml', 'sauvage-elixir'],
+      ['Sauvage Eau de Toilet', 'sauvage-edt'],
+      ['Sauvage Eau de Toillette', 'sauvage-edt'],
+      ['Sauvage Eau de Parfums', 'sauvage-edp'],
+      ['Sauvage Eau de Partum', 'sauvage-edp'],
+    ] as const) {
+      expect(match(name, 'Dior'), name).toEqual({
+        perfumeId,
+        confidence: 1,
+        sibling: false,
+        reason: `Sauvage ${perfumeId.slice('sauvage-'.length)} by Dior`,
+        candidates: [c('sauvage-edt', 1), c('sauvage-edp', 1), c('sauvage-parfum', 1)],
+      });
+    }
+    // "Parfume", "Perfum": a word for any perfume, as "Perfume" is, never a word of the name
+    for (const name of ['Khamrah Parfume 100ml', 'Khamrah Perfum 100ml']) {
+      expect(match(name, 'Lattafa'), name).toMatchObject({ perfumeId: 'khamrah', confidence: 1 });
+    }
+    for (const name of ['Aventus Extrait de Parfume', 'Aventus Extrait de Perfume', 'Aventus Extrait de Perfum']) {
+      expect(match(name, 'Creed'), name).toMatchObject({ perfumeId: 'aventus', confidence: 0.9, sibling: true });
+    }
+  });
+
+  it('"Intenso", "Intensa", "Intensément" after the concentration make a flanker, as "Intense" does', () => {
+    for (const word of ['Intense', 'Intenso', 'Intensa', 'Intensément']) {
+      expect(match(`Khamrah EDP ${word}`, 'Lattafa'), word).toEqual({
+        perfumeId: null,
+        confidence: 0.5,
+        reason: `closest is Khamrah (edp) by Lattafa, too far from "Khamrah EDP ${word}"`,
+        candidates: [c('khamrah', 0.5), c('khamrah-qahwa', 0.5)],
+      });
+    }
+  });
 });
