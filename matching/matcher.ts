@@ -574,10 +574,10 @@ function houseAmidExtras(index: SearchIndex, houseField: string): string | null 
   if (words.length > HOUSE_FIELD_WORDS) return null;
   const named = words.flatMap((w, i) => (HOUSE_FIELD_EXTRAS.has(w) ? [] : [i]));
   const first = named[0];
-  const last = named[named.length - 1];
-  if (first === undefined || last === undefined) return null;
+  if (first === undefined) return null;
+  const last = named[named.length - 1] as number;
   // the run holds every word that is not an extra; the longest such run that is a house wins
-  for (let length = words.length; length > last - first; length--) {
+  for (let length = words.length; length >= last - first + 1; length--) {
     for (let start = Math.max(0, last + 1 - length); start <= first && start + length <= words.length; start++) {
       work.houseRuns++;
       const house = index.houseKeys.get(words.slice(start, start + length).join(' '));
