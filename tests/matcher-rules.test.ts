@@ -367,18 +367,16 @@ describe('houses: the field, the title, placeholders and shops', () => {
     expect(match('Oud Mostery', '')).toEqual({
       perfumeId: null,
       confidence: 0,
-      reason:
-        'house "" is not in our catalog; the name alone does not say which perfume (closest: Oud Mystery by Lattafa)',
+      reason: 'no house given; the name alone does not say which perfume (closest: Oud Mystery by Lattafa)',
       candidates: [c('mystery', 0.925), c('mastery', 0.925), c('oud-wood', 0.5)],
     });
     expect(match('Oud', '').reason).toBe(
-      'house "" is not in our catalog; the name alone does not say which perfume (closest: Le Oud by Rasasi)',
+      'no house given; the name alone does not say which perfume (closest: Le Oud by Rasasi)',
     );
     // two houses have an Oud Wood: the name alone cannot say whose
     expect(match('Oud Wood', '')).toMatchObject({
       perfumeId: null,
-      reason:
-        'house "" is not in our catalog; the name alone does not say which perfume (closest: Oud Wood by Tom Ford)',
+      reason: 'no house given; the name alone does not say which perfume (closest: Oud Wood by Tom Ford)',
       candidates: [c('oud-wood', 1), c('oud-wood-rasasi', 1), c('le-oud', 0.5)],
     });
     expect(match('Oud Wood', 'Tom Ford')).toMatchObject({ perfumeId: 'oud-wood', confidence: 1 });
@@ -415,7 +413,15 @@ describe('houses: the field, the title, placeholders and shops', () => {
     expect(match('Xyzzy Plugh', '')).toEqual({
       perfumeId: null,
       confidence: 0,
-      reason: 'house "" is not in our catalog, and no perfume of ours is named like this',
+      reason: 'no house given, and no perfume of ours is named like this',
+    });
+    expect(match('Xyzzy Plugh', 'Unbranded').reason).toBe(
+      'house "Unbranded" is not in our catalog, and no perfume of ours is named like this',
+    );
+    expect(match('Tester', '')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'no house given, and the listing names no perfume',
     });
   });
 
