@@ -704,6 +704,31 @@ describe('shop spellings a person reads at once', () => {
     });
   });
 
+  it('a house field is read for a house amid extras run by run, longest first, at most 12 words', () => {
+    const runs = (field: string) => {
+      const before = work.houseRuns;
+      const found = listingHouse(catalog.index, field, parseListing('Khamrah')).house;
+      return [found, work.houseRuns - before];
+    };
+    // every run of the field that holds "Lattafa", the longest first, the earliest first of a length
+    expect(runs('House of Lattafa')).toEqual(['Lattafa', 3]);
+    expect(runs('Lattafa Dubai UAE')).toEqual(['Lattafa', 3]);
+    expect(runs('Dubai Lattafa UAE')).toEqual(['Lattafa', 4]);
+    // the run holds every word that is no extra, and a house named with an extra is found at its own length:
+    // 6 words, 5 (2 runs), 4 (3), then "of Jo Malone" and "Jo Malone London" (an alias of Jo Malone)
+    expect(runs('Jo Malone Dubai')).toEqual(['Jo Malone', 2]);
+    expect(runs('House of Jo Malone London Dubai')).toEqual(['Jo Malone', 8]);
+    // one word amid 11 a field says around a house, no house anywhere: every run holding it, 6·7
+    const amid = 'House of Perfumes Dubai UAE Nowhere Paris London Official Store Shop Group';
+    expect(runs(amid)).toEqual([null, 42]);
+    // twelve words none of which is an extra: the whole field only; one word more, or nothing but extras: none
+    expect(runs(Array.from({ length: 12 }, (_, i) => `word${i}`).join(' '))).toEqual([null, 1]);
+    expect(runs(`${amid} More`)).toEqual([null, 0]);
+    expect(runs('House of Perfumes Dubai')).toEqual([null, 0]);
+    // a house named in full is found before any run is read
+    expect(runs('Lattafa')).toEqual(['Lattafa', 0]);
+  });
+
   it('a house field with "House of", a company\'s words or a city around the house is that house', () => {
     for (const field of [
       'House of Lattafa',

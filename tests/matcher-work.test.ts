@@ -111,13 +111,9 @@ describe('the work of matching a listing is capped, whatever the text', () => {
       matchListing(snapshot(), { name: 'Khamrah', house });
       return work.houseRuns - before;
     };
-    // one word amid 11 a field says around a house, no house anywhere: every run holding it, 6·7
-    const amid = 'House of Perfumes Dubai UAE Nowhere Paris London Official Store Shop Group';
-    expect(runs(amid)).toBe(42);
-    // twelve words none of which is an extra: the whole field only; one word more, or nothing but extras: none
-    expect(runs(Array.from({ length: 12 }, (_, i) => `word${i}`).join(' '))).toBe(1);
-    expect(runs(`${amid} More`)).toBe(0);
-    expect(runs('House of Perfumes Dubai')).toBe(0);
+    // the most: one word amid 11 a field says around a house (each run held exactly in tests/matcher-rules.test.ts)
+    expect(runs('House of Perfumes Dubai UAE Nowhere Paris London Official Store Shop Group')).toBe(42);
+    expect(runs('x '.repeat(100))).toBe(0);
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), (house) => {
         expect(runs(house)).toBeLessThanOrEqual(78);
