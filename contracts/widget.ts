@@ -157,7 +157,15 @@ export const MerchantProductInputSchema = Type.Object(
       maxLength: 300,
       description: 'The listing as the shop writes it, in Arabic or English: "Sauvage EDP 100ml", "عطر خمرة لطافة"',
     }),
-    house: Type.String({ minLength: 1, maxLength: 200, description: 'The brand as the shop writes it' }),
+    house: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 200,
+          description:
+            'The brand as the shop writes it. Empty or left out, the house is read from the name, as for a placeholder such as "N/A"',
+        }),
+      ),
+    ),
     price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9 }))),
     currency: Type.Optional(
       Type.String({
