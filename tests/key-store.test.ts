@@ -40,12 +40,13 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** a logger that keeps the warnings an operator reads */
+/** a logger that keeps the warnings an operator reads, each with the message of its error */
 function recordingLog() {
   const warnings: string[] = [];
   const log = {
     level: 'warn',
-    warn: (_obj: unknown, msg?: string) => void warnings.push(msg ?? ''),
+    warn: (obj: { err?: { message?: string } }, msg?: string) =>
+      void warnings.push(obj.err?.message ? `${msg}: ${obj.err.message}` : (msg ?? '')),
     error: () => {},
     info: () => {},
     debug: () => {},
@@ -260,13 +261,21 @@ describe('key store', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('keeps no process alive by itself: a command that made a store exits once its work is done', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log });
+    expect(timers()).toBe(before);
+    await store.close();
+  });
+
   it('a write of the last-used times that fails is logged, not thrown, and the next one is made', async () => {
     const { log, warnings } = recordingLog();
     const store = createKeyStore({ db: app.db, redis: null, log });
     const { keyId } = await createMerchantWithKey(app);
     store.markUsed('not-a-key-id'); // refused by the database
     await store.flush();
-    expect(warnings).toEqual(['could not record key last-used times']);
+    expect(warnings).toEqual([expect.stringMatching(/^could not record key last-used times: .*not-a-key-id/s)]);
     store.markUsed(keyId);
     await store.flush();
     expect(await lastUsed(keyId)).toBeInstanceOf(Date);
@@ -512,7 +521,7 @@ describe('key store', () => {
     // a Redis reconnecting errors many times a second
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.parse('2026-03-01T10:00:00Z'));
-    const error = 'key invalidation subscriber: redis error';
+    const error = 'key invalidation subscriber: redis error: connect ECONNREFUSED';
     sub.emit('error', new Error('connect ECONNREFUSED'));
     sub.emit('error', new Error('connect ECONNREFUSED'));
     expect(warnings).toEqual([error]);
@@ -529,8 +538,8 @@ describe('key store', () => {
     sub.emit('ready');
     await settled();
     expect(warnings).toEqual([
-      'key invalidation: publish failed; other instances rely on the cache lifetime',
-      'key invalidation: subscribe failed; other instances rely on the cache lifetime',
+      'key invalidation: publish failed; other instances rely on the cache lifetime: Connection is closed.',
+      'key invalidation: subscribe failed; other instances rely on the cache lifetime: Connection is closed.',
     ]);
     await store.close();
     expect(sub.disconnected).toBe(true);
@@ -785,7 +794,7 @@ describe('a frozen database', () => {
     expect(await store.resolve(hash)).toEqual(real);
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.parse('2026-03-01T10:00:00Z'));
-    const warning = 'key re-read failed; the key as last read is kept meanwhile';
+    const warning = 'key re-read failed; the key as last read is kept meanwhile: connect ECONNREFUSED';
     now += KEY_REFRESH_AFTER_MS;
     for (let i = 0; i < 3; i++) {
       expect(store.cached(hash)).toEqual(real);
