@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createKeyStore,
@@ -11,24 +12,51 @@ import {
   MAX_SIGHTINGS_PER_FLUSH,
 } from '../auth/key-store.ts';
 import { parseKey } from '../auth/keys.ts';
-import { isEmbedded } from '../db/client.ts';
+import { createDatabase, type Database, type Db, isEmbedded } from '../db/client.ts';
+import { createScratchDatabase } from '../db/scratch.ts';
 import { cacheInventory } from '../lib/cache.ts';
 import { apiKeys, keySightings } from '../schema/index.ts';
-import { type ResolvedKey, revokeKey } from '../services/keys.ts';
-import {
-  buildTestApp,
-  closeTestApp,
-  createMerchantWithKey,
-  TEST_DATABASE_URL,
-  TEST_REDIS_URL,
-  type TestApp,
-} from './helper.ts';
+import { createKey, type ResolvedKey, revokeKey } from '../services/keys.ts';
+import { createMerchant } from '../services/merchants.ts';
 
-let app: TestApp;
+// The key store needs only a database (and Redis): no app is built, so its mutation run
+// (stryker.key-store.config.mjs) runs this file in seconds. As tests/helper.ts: PGlite in memory,
+// or with TEST_DATABASE_URL a PostgreSQL database of its own; TEST_REDIS_URL adds Redis.
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
+
+/** what the service hands the key store: its database, its logger, its Redis client when it has one */
+let app: { db: Db; log: FastifyBaseLogger; redis: Redis | null };
+let database: Database;
+let dropDatabase = async () => {};
 beforeAll(async () => {
-  app = await buildTestApp();
+  if (TEST_DATABASE_URL) {
+    const scratch = await createScratchDatabase(TEST_DATABASE_URL, 'sillage_test');
+    database = scratch.database;
+    dropDatabase = scratch.drop;
+  } else database = await createDatabase({ database: { kind: 'pglite', dataDir: null } });
+  await database.migrate();
+  let redis: Redis | null = null;
+  if (TEST_REDIS_URL) {
+    // made as plugins/app/redis.ts makes it: connected by hand, no offline queue
+    redis = new Redis(TEST_REDIS_URL, { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 1 });
+    await redis.connect();
+  }
+  app = { db: database.db, log: recordingLog().log, redis };
 });
-afterAll(() => closeTestApp(app));
+afterAll(async () => {
+  app.redis?.disconnect();
+  await database.close();
+  await dropDatabase();
+});
+
+let shops = 0;
+async function createMerchantWithKey(on: { db: Db }) {
+  const slug = `key-store-${process.pid}-${++shops}-${randomBytes(3).toString('hex')}`;
+  const merchant = await createMerchant(on.db, { name: `Shop ${slug}`, slug });
+  const key = await createKey(on.db, merchant.id, { mode: 'live', allowedOrigins: ['https://shop.example'] });
+  return { merchant, key: key.key, keyId: key.id };
+}
 
 const hashOf = (key: string) => {
   const p = parseKey(key);
@@ -426,10 +454,9 @@ describe('key store', () => {
   });
 
   it.runIf(TEST_REDIS_URL)('an invalidation published on one instance reaches another through Redis', async () => {
-    const { Redis } = await import('ioredis');
     const redisA = new Redis(TEST_REDIS_URL as string);
     const a = createKeyStore({ db: app.db, redis: redisA, log: app.log, now: () => 0 });
-    // B is given the service's own client (lazy, no offline queue), as the app does
+    // B is given a client made as the service's (lazy, no offline queue), as the app does
     const b = createKeyStore({ db: app.db, redis: app.redis, log: app.log, now: () => 0 });
     await new Promise((r) => setTimeout(r, 300)); // subscriptions established
     const { key, keyId } = await createMerchantWithKey(app);
@@ -452,7 +479,6 @@ describe('key store', () => {
   it.runIf(TEST_REDIS_URL)(
     'a revocation the command line publishes on sillage:key-invalidated reaches a running instance',
     async () => {
-      const { Redis } = await import('ioredis');
       const cli = new Redis(TEST_REDIS_URL as string);
       const store = createKeyStore({ db: app.db, redis: app.redis, log: app.log, now: () => 0 });
       await new Promise((r) => setTimeout(r, 300));
