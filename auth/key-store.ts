@@ -76,6 +76,7 @@ export function createKeyStore(opts: {
       invalidatedBy:
         'age (10 min) and a key revocation/origin change; read when the database does not answer, and on the embedded database while a known key is read again',
     },
+    // Stryker disable next-line ConditionalExpression: { now: undefined } is read as no clock, like {}
     now ? { now } : {},
   );
   const cache = new Cache<string, { key: ResolvedKey | null; at: number }>(
@@ -87,6 +88,7 @@ export function createKeyStore(opts: {
       invalidatedBy:
         'age (1 s; a key in use is read again in the background from 0.5 s) and a key revocation/origin change, here at once and on other instances via Redis pub/sub',
     },
+    // Stryker disable next-line ConditionalExpression: { now: undefined } is read as no clock, like {}
     now ? { now } : {},
   );
   const clock = now ?? Date.now;

@@ -289,6 +289,16 @@ describe('key store', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('a shutdown just as the minute write found nothing to write still writes what was used since', async () => {
+    const store = createKeyStore({ db: app.db, redis: null, log: app.log });
+    const { keyId } = await createMerchantWithKey(app);
+    const minute = store.flush(); // nothing used yet
+    store.markUsed(keyId);
+    await store.close();
+    await minute;
+    expect(await lastUsed(keyId)).toBeInstanceOf(Date);
+  });
+
   it('keeps no process alive by itself: a command that made a store exits once its work is done', async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
