@@ -1,5 +1,5 @@
 // Mutation testing of the key store (docs/testing.md), apart from the core's run: its tests need
-// a database and Redis. npx stryker run stryker.key-store.config.mjs
+// a database and Redis. npm run test:mutation:key-store
 // @ts-check
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
