@@ -81,7 +81,7 @@ export function markKnownKey(request: FastifyRequest): void {
 export type Lane = 'proven' | 'key' | 'stranger';
 
 export function laneOf(request: FastifyRequest): Lane {
-  if (proven.has(request) || request.routeOptions.config?.provenBeforeBody === true) return 'proven';
+  if (proven.has(request) || request.routeOptions.config.provenBeforeBody === true) return 'proven';
   return keyed.has(request) ? 'key' : 'stranger';
 }
 

@@ -16,6 +16,16 @@ import {
  * body is counted at, which lane a request draws on, and its refusal. In the app:
  * tests/security/large-bodies.test.ts.
  */
+describe('what is large, and what is counted', () => {
+  it('over 64 KB; nothing counted yet', () => {
+    expect(LARGE_BODY_BYTES).toBe(65_536);
+    expect(largeBodyWork).toEqual({
+      stranger: { bodies: 0, bytes: 0, refused: 0 },
+      key: { bodies: 0, bytes: 0, refused: 0 },
+    });
+  });
+});
+
 describe('a budget of bytes a second', () => {
   it('takes what it holds, refuses what it does not with the whole seconds until it will, refills at its rate', () => {
     let now = 1_000_000;

@@ -21,6 +21,7 @@ const GROUPS: Record<string, string[]> = {
   catalog: ['catalog/alike.ts', 'catalog/bundled.ts'],
   'events, origins and keys': ['events/validate.ts', 'auth/origins.ts', 'auth/keys.ts'],
   guesses: ['auth/admin-token.ts', 'auth/key-guesses.ts'],
+  "strangers' large bodies": ['http/large-bodies.ts'],
   'rate limits': ['lib/shared-counter.ts'],
   'sign-in guards': ['auth/sign-in-throttle.ts', 'auth/salla-dashboard-gate.ts'],
   console: ['console/install-check.ts', 'console/names.ts'],
