@@ -33,6 +33,7 @@ export const MUTATION_TESTS = [
   'tests/catalog-files.test.ts',
   'tests/search.test.ts',
   'tests/search-rules.test.ts',
+  'tests/parse-tables.test.ts',
   'tests/matcher-tables.test.ts',
   'tests/matcher-rules.test.ts',
   'tests/matcher.test.ts',

@@ -434,7 +434,10 @@ const BREAKING_NOISE = new Set(
     'by',
   ].map((w) => normalizeText(w)),
 );
-/** Linking words ("for", "pour", "di", بور…): they neither name a perfume nor tell one from another. */
+/**
+ * Linking words ("for", "pour", "di", بور…): they neither name a perfume nor tell one from another,
+ * nor start the name part of a listing ("de" and "by" are sellers' noise, set aside before).
+ */
 export const LINKING_WORDS: ReadonlySet<string> = new Set([
   'for',
   'pour',
@@ -453,8 +456,6 @@ export const LINKING_WORDS: ReadonlySet<string> = new Set([
   'دي',
   'دو',
 ]);
-/** …nor start or end the name part of a listing, and neither do "de" and "by" */
-const SOFT_WORDS = new Set([...LINKING_WORDS, 'de', 'by']);
 
 /** Reads a listing title into its fields. */
 export function parseListing(raw: string): ParsedListing {
@@ -508,7 +509,7 @@ export function parseListing(raw: string): ParsedListing {
   const addWord = (t: string) => {
     const g = GENDER_WORDS.get(t);
     if (g) gender = gender && gender !== g ? null : g;
-    else if (!SOFT_WORDS.has(t) && !DESCRIPTORS.has(t)) named = true;
+    else if (!LINKING_WORDS.has(t) && !DESCRIPTORS.has(t)) named = true;
     if (words.length >= MAX_LISTING_WORDS) return;
     // a word said twice is said once ("Omnia Coral by Bvlgari Omnia Coral")
     if (words.includes(t)) {
