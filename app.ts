@@ -19,6 +19,7 @@ import eventWriterPlugin from './plugins/app/event-writer.ts';
 import feedRunnerPlugin from './plugins/app/feed-runner.ts';
 import inlineMatcherPlugin from './plugins/app/inline-matcher.ts';
 import jobsPlugin from './plugins/app/jobs.ts';
+import largeBodiesPlugin from './plugins/app/large-bodies.ts';
 import leadsPlugin from './plugins/app/leads.ts';
 import merchantProductsPlugin from './plugins/app/merchant-products.ts';
 import metricsPlugin from './plugins/app/metrics.ts';
@@ -181,6 +182,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
 
   await app.register(errorsPlugin);
   await app.register(bodyGuardPlugin);
+  await app.register(largeBodiesPlugin);
   await app.register(metricsPlugin);
   await app.register(databasePlugin, { database: opts.database });
   await app.register(redisPlugin);

@@ -38,6 +38,7 @@ export const EnvSchema = Type.Object({
   EVENT_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 730 }),
   ADDRESS_RATE_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 3000 }),
   REFUSED_KEY_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 30 }),
+  LARGE_BODY_BYTES_PER_SECOND: Type.Integer({ minimum: 0, maximum: 1_073_741_824, default: 1_048_576 }),
   MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 4096 }),
   DB_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 3000 }),
   ATTRIBUTION_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
@@ -142,6 +143,8 @@ export interface Config {
   addressRateLimit: number;
   /** refused widget keys a minute one client address may send before its keys not known real get 429; 0: off */
   refusedKeyLimit: number;
+  /** bytes of bodies over 64 KB from senders not proven before their body this instance reads a second, and as many with a known widget key (http/large-bodies.ts); 0: off */
+  largeBodyBytesPerSecond: number;
   /** open connections this process accepts at once; more are closed on arrival (idle keep-alive ones count) */
   maxConnections: number;
   /** how long a request waits on the database (a connection, then its statements) before a 503 */
@@ -352,6 +355,7 @@ export function loadConfig(
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     addressRateLimit: e.ADDRESS_RATE_LIMIT,
     refusedKeyLimit: e.REFUSED_KEY_LIMIT,
+    largeBodyBytesPerSecond: e.LARGE_BODY_BYTES_PER_SECOND,
     maxConnections: e.MAX_CONNECTIONS,
     dbTimeoutMs: e.DB_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

@@ -25,6 +25,7 @@ export default {
     'auth/keys.ts',
     'auth/admin-token.ts',
     'auth/key-guesses.ts',
+    'http/large-bodies.ts',
     'lib/shared-counter.ts',
     'auth/sign-in-throttle.ts',
     'auth/salla-dashboard-gate.ts',

@@ -43,6 +43,7 @@ export const MUTATION_TESTS = [
   'tests/keys.test.ts',
   'tests/admin-token.test.ts',
   'tests/key-guesses.test.ts',
+  'tests/large-bodies.test.ts',
   'tests/shared-counter.test.ts',
   'tests/shared-counter-faults.test.ts',
   'tests/sign-in-throttle.test.ts',

@@ -76,6 +76,7 @@ export function createKeyStore(opts: {
       invalidatedBy:
         'age (10 min) and a key revocation/origin change; read when the database does not answer, and on the embedded database while a known key is read again',
     },
+    // Stryker disable next-line ConditionalExpression: { now: undefined } is read as no clock, like {}
     now ? { now } : {},
   );
   const cache = new Cache<string, { key: ResolvedKey | null; at: number }>(
@@ -87,6 +88,7 @@ export function createKeyStore(opts: {
       invalidatedBy:
         'age (1 s; a key in use is read again in the background from 0.5 s) and a key revocation/origin change, here at once and on other instances via Redis pub/sub',
     },
+    // Stryker disable next-line ConditionalExpression: { now: undefined } is read as no clock, like {}
     now ? { now } : {},
   );
   const clock = now ?? Date.now;
@@ -103,21 +105,22 @@ export function createKeyStore(opts: {
     // entry expires. The subscriber connects itself and subscribes each time it is ready,
     // so a Redis that was down at start-up or restarted since is subscribed to again.
     let lastWarn = 0;
-    subscriber = redis.duplicate({ lazyConnect: false });
-    subscriber.on('error', (err) => {
+    const sub = redis.duplicate({ lazyConnect: false });
+    subscriber = sub;
+    sub.on('error', (err) => {
       // a reconnecting client errors many times a second; one line every 10 s is enough
       if (Date.now() - lastWarn > 10_000) {
         lastWarn = Date.now();
         log.warn({ err: { message: err.message } }, 'key invalidation subscriber: redis error');
       }
     });
-    subscriber.on('message', (_channel, hash) => {
+    sub.on('message', (_channel, hash) => {
       cache.delete(hash);
       lastKnown.delete(hash);
       inflight.delete(hash);
     });
-    subscriber.on('ready', () => {
-      subscriber?.subscribe(KEY_INVALIDATION_CHANNEL).catch((err) => {
+    sub.on('ready', () => {
+      sub.subscribe(KEY_INVALIDATION_CHANNEL).catch((err) => {
         log.warn({ err }, 'key invalidation: subscribe failed; other instances rely on the cache lifetime');
       });
     });
@@ -189,10 +192,11 @@ export function createKeyStore(opts: {
   }
 
   let lastRefreshWarn = 0;
-  /** reads the key again in the background; a failure keeps what is known (the next use tries again) */
+  /**
+   * reads the key again in the background, or joins the read under way (lookup); a failure keeps what
+   * is known (the next use tries again)
+   */
   function refresh(hash: string): void {
-    const running = inflight.get(hash);
-    if (running && clock() - running.at < KEY_LOOKUP_RETRY_MS) return;
     lookup(hash).catch((err) => {
       // a database that is down fails every re-read: one line every 10 s is enough
       if (Date.now() - lastRefreshWarn > 10_000) {
@@ -213,7 +217,8 @@ export function createKeyStore(opts: {
     // a lookup this request joined was started earlier (a background re-read): its failure, which may
     // come at any moment of this request (a frozen database's timeout), is answered with the key as
     // last read, as its hanging would be; a lookup this request started that fails is an outage (503)
-    const joined = running !== undefined && inflight.get(hash) === running;
+    // (a lookup this request started is a new entry, never the one found before it: `running` undefined or not)
+    const joined = inflight.get(hash) === running;
     const answer = joined ? pending.catch(() => stale) : pending;
     let timer: NodeJS.Timeout | undefined;
     const fallback = new Promise<ResolvedKey | null>((resolveStale) => {

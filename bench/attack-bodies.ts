@@ -14,8 +14,11 @@
  */
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
+import { LOOKUP_MAX_BYTES, VERIFY_MAX_BYTES } from '../contracts/widget.ts';
 import { jsonBodyWork, jsonLimitExceeded, UNAUTHENTICATED_JSON_LIMITS } from '../http/json-body.ts';
 import { findUnstorableText } from '../http/storable-text.ts';
+import { CONSOLE_FORM_LIMIT } from '../routes/console/index.ts';
+import { PLATFORM_NOTICE_MAX_BYTES, PLATFORM_WEBHOOK_MAX_BYTES } from '../routes/platforms/shared.ts';
 import { median } from './stats.ts';
 
 const MiB = 1024 * 1024;
@@ -144,8 +147,8 @@ const MAX = { bytes: MiB, char: '😀' };
 /** the most the limits let through at once: new layouts and short strings to their caps, numbers to 60,000 values */
 const ALL: Worst = { layouts: L.layouts - 10, shortStrings: L.shortStrings - 10, values: L.values - 300, pad: MAX };
 
-/** The worst bodies, each a function making a new text every call. */
-const SHAPES: Record<string, { url: string; make: () => string }> = {
+/** The worst bodies, each a function making a new text every call (and the headers it is sent with). */
+const SHAPES: Record<string, { url: string; make: () => string; headers?: Record<string, string> }> = {
   'the largest honest score (51,531 values, 23,305 keys)': { url: '/api/widget/score', make: honestScore },
   'every limit at once, padded with emoji to 1 MiB': { url: '/api/widget/score', make: score(ALL) },
   '1,990 new layouts, one key an object': { url: '/api/widget/score', make: score({ layouts: L.layouts - 10 }) },
@@ -176,8 +179,14 @@ const SHAPES: Record<string, { url: string; make: () => string }> = {
     make: score({ layouts: 70_000 }),
   },
   'over the limits: 500,000 numbers': { url: '/api/widget/score', make: score({ values: 500_000 }) },
-  'verify, every limit at once': { url: '/api/widget/verify', make: other(ALL) },
-  'lookup, every limit at once': { url: '/api/widget/lookup', make: other(ALL) },
+  'verify, 4 KiB of new layouts and short strings': {
+    url: '/api/widget/verify',
+    make: other({ layouts: 200, shortStrings: 100, pad: { bytes: VERIFY_MAX_BYTES, char: '😀' } }),
+  },
+  'lookup, 32 KiB of new layouts and short strings': {
+    url: '/api/widget/lookup',
+    make: other({ layouts: 1_500, shortStrings: 800, pad: { bytes: LOOKUP_MAX_BYTES, char: '😀' } }),
+  },
   'event, 64 KiB of new layouts and short strings': {
     url: '/api/widget/event',
     make: other(
@@ -185,18 +194,34 @@ const SHAPES: Record<string, { url: string; make: () => string }> = {
       `{"api_key":"${JUNK_KEY}","type":"widget_loaded","data":[`,
     ),
   },
-  'console sign-in, every limit at once': { url: '/console/sign-in', make: other(ALL) },
-  'Salla webhook, 1 MiB': { url: '/api/platforms/salla/webhook', make: other({ pad: MAX }) },
-  'Shopify webhook, 1 MiB': { url: '/api/platforms/shopify/webhooks', make: other({ pad: MAX }) },
+  'console sign-in, 64 KiB of new layouts and short strings': {
+    url: '/console/sign-in',
+    make: other({ layouts: L.layouts - 20, shortStrings: 1_000, pad: { bytes: CONSOLE_FORM_LIMIT, char: '😀' } }),
+  },
+  // a signature header that could be one: the body is read and its signature checked
+  'Salla webhook, 256 KiB': {
+    url: '/api/platforms/salla/webhook',
+    make: other({ pad: { bytes: PLATFORM_WEBHOOK_MAX_BYTES, char: '😀' } }),
+    headers: { 'x-salla-signature': '0'.repeat(64) },
+  },
+  'Shopify webhook, 1 MiB': {
+    url: '/api/platforms/shopify/webhooks',
+    make: other({ pad: MAX }),
+    headers: { 'x-shopify-hmac-sha256': 'A'.repeat(43).concat('=') },
+  },
+  // refused before the body is read: a store that never installed (Zid's secret is in its URL)
   'Zid webhook, 1 MiB': { url: '/api/platforms/zid/webhooks/1', make: other({ pad: MAX }) },
-  'WooCommerce webhook, 1 MiB': { url: '/api/platforms/woocommerce/webhooks/x', make: other({ pad: MAX }) },
+  'WooCommerce webhook, 256 KiB': {
+    url: '/api/platforms/woocommerce/webhooks/x',
+    make: other({ pad: { bytes: PLATFORM_WEBHOOK_MAX_BYTES, char: '😀' } }),
+  },
   'WooCommerce keys, 16 KiB of new layouts': {
     url: '/api/platforms/woocommerce/keys',
-    make: other({ layouts: 1_000, pad: { bytes: 16 * 1024, char: 'a' } }),
+    make: other({ layouts: 1_000, pad: { bytes: PLATFORM_NOTICE_MAX_BYTES, char: 'a' } }),
   },
-  'Zid app events, 64 KiB of new layouts': {
+  'Zid app events, 16 KiB of new layouts': {
     url: '/api/platforms/zid/app-events',
-    make: other({ layouts: L.layouts - 20, shortStrings: 1_000, pad: { bytes: 64 * 1024, char: 'a' } }),
+    make: other({ layouts: 1_000, pad: { bytes: PLATFORM_NOTICE_MAX_BYTES, char: 'a' } }),
   },
 };
 
@@ -227,6 +252,9 @@ export async function runAttackBodiesBench(log: (s: string) => void = console.lo
     ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef',
     LEAD_ENCRYPTION_KEY: 'ab'.repeat(32),
     ADDRESS_RATE_LIMIT: '0',
+    // each body's own cost is measured here: the budget of strangers' large bodies (which would
+    // refuse most of these back to back, unread) is off
+    LARGE_BODY_BYTES_PER_SECOND: '0',
     // the platforms on, with secrets: a webhook's signature is checked over its whole body
     SALLA_CLIENT_ID: 'bench',
     SALLA_CLIENT_SECRET: 'bench-salla-client-secret',
@@ -295,7 +323,7 @@ export async function runAttackBodiesBench(log: (s: string) => void = console.lo
         method: 'POST',
         url: shape.url,
         payload,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...shape.headers },
         remoteAddress: remote(),
       });
       if (r >= WARM) times.push(serverMs);

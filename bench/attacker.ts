@@ -4,16 +4,23 @@
  *   node --import tsx bench/attacker.ts <url> <key> <rate> <seconds> <rounds> [inline|flood]
  * inline (the default): the heaviest inline scores, with the attacker's own key.
  * flood: no key at all: bodies at each route's limit to the four platforms'
- * webhooks (a megabyte) and to the four widget operations with a junk key (the
- * most http/json-body.ts lets through: new layouts and short strings to their
- * caps, numbers to 60,000 values, the rest a string of emoji), each from a new
- * address.
+ * webhooks (bytes, with signature headers that could be ones) and to the four
+ * widget operations with a junk key (the most http/json-body.ts lets through:
+ * new layouts and short strings to their caps, numbers to 60,000 values, the
+ * rest a string of emoji), each from a new address.
  * Builds the bodies first, then for each round waits for a line on stdin and
  * answers one line of JSON: the answers' status codes and their counts.
  */
 import { createInterface } from 'node:readline';
 import type autocannon from 'autocannon';
+import { LOOKUP_MAX_BYTES, SCORE_MAX_BYTES, VERIFY_MAX_BYTES } from '../contracts/widget.ts';
+import { MAX_REQUEST_BYTES } from '../events/validate.ts';
 import { UNAUTHENTICATED_JSON_LIMITS } from '../http/json-body.ts';
+import {
+  PLATFORM_WEBHOOK_MAX_BYTES,
+  SHOPIFY_WEBHOOK_MAX_BYTES,
+  ZID_WEBHOOK_MAX_BYTES,
+} from '../routes/platforms/shared.ts';
 import { heavyRows, wordMaker } from './heavy-rows.ts';
 import { run } from './score-endpoint.ts';
 
@@ -58,18 +65,32 @@ export function attackStream(key: string, path: string, count: number): autocann
   ];
 }
 
-const MiB = 1024 * 1024;
 const JUNK_KEY = `pk_live_${'x'.repeat(28)}`;
-/** the routes flooded, each with its body limit; the webhooks' bodies are bytes never parsed */
-const FLOODED: { path: string; limit: number; json: boolean }[] = [
-  { path: '/api/platforms/salla/webhook', limit: MiB, json: false },
-  { path: '/api/platforms/shopify/webhooks', limit: MiB, json: false },
-  { path: '/api/platforms/zid/webhooks/1', limit: MiB, json: false },
-  { path: '/api/platforms/woocommerce/webhooks/x', limit: MiB, json: false },
-  { path: '/api/widget/score', limit: MiB, json: true },
-  { path: '/api/widget/verify', limit: MiB, json: true },
-  { path: '/api/widget/lookup', limit: MiB, json: true },
-  { path: '/api/widget/event', limit: 64 * 1024, json: true },
+/**
+ * the routes flooded, each with its body limit; the webhooks' bodies are bytes never parsed, sent
+ * with a signature header that could be one (64 hex digits, base64), so that they are read and
+ * their signature checked; Zid's and WooCommerce's name stores that never installed (refused
+ * before their body is read: a stranger has no store secret of Zid's)
+ */
+const FLOODED: { path: string; limit: number; json: boolean; headers?: Record<string, string> }[] = [
+  {
+    path: '/api/platforms/salla/webhook',
+    limit: PLATFORM_WEBHOOK_MAX_BYTES,
+    json: false,
+    headers: { 'x-salla-signature': '0'.repeat(64) },
+  },
+  {
+    path: '/api/platforms/shopify/webhooks',
+    limit: SHOPIFY_WEBHOOK_MAX_BYTES,
+    json: false,
+    headers: { 'x-shopify-hmac-sha256': 'A'.repeat(43).concat('=') },
+  },
+  { path: '/api/platforms/zid/webhooks/1', limit: ZID_WEBHOOK_MAX_BYTES, json: false },
+  { path: '/api/platforms/woocommerce/webhooks/x', limit: PLATFORM_WEBHOOK_MAX_BYTES, json: false },
+  { path: '/api/widget/score', limit: SCORE_MAX_BYTES, json: true },
+  { path: '/api/widget/verify', limit: VERIFY_MAX_BYTES, json: true },
+  { path: '/api/widget/lookup', limit: LOOKUP_MAX_BYTES, json: true },
+  { path: '/api/widget/event', limit: MAX_REQUEST_BYTES, json: true },
 ];
 
 /**
@@ -104,7 +125,7 @@ function floodBody(limit: number, salt: string, pads: Map<number, Buffer>): Buff
 
 /** The flood: the routes in turn, each request from a new address, every JSON body's names new. */
 export function floodStream(): autocannon.Request[] {
-  const webhookBody = Buffer.from(`"${'a'.repeat(MiB - 2)}"`);
+  const webhookBodies = new Map(FLOODED.map((r) => [r.limit, Buffer.from(`"${'a'.repeat(r.limit - 2)}"`)]));
   const pads = new Map<number, Buffer>();
   let n = 0;
   return [
@@ -116,10 +137,13 @@ export function floodStream(): autocannon.Request[] {
           ...req,
           method: 'POST',
           path: route.path,
-          body: (route.json ? floodBody(route.limit, `${n.toString(36)}_`, pads) : webhookBody) as unknown as string,
+          body: (route.json
+            ? floodBody(route.limit, `${n.toString(36)}_`, pads)
+            : webhookBodies.get(route.limit)) as unknown as string,
           headers: {
             'content-type': 'application/json',
             'x-forwarded-for': `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`,
+            ...route.headers,
           },
         };
       },

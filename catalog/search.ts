@@ -92,11 +92,35 @@ export interface SearchIndex {
   readonly docIndex: ReadonlyMap<string, number>;
 }
 
-/** Two characters "A&B" (D&G, V&R) become one token "ab" before folding; other text is folded as usual. */
+/**
+ * English words of their own after a lone "l" or "d" ("D and G", "L in white box"): no article
+ * is elided onto them.
+ */
+const NOT_ELIDED = new Set(['and', 'an', 'as', 'at', 'in', 'is', 'it', 'of', 'on']);
+
+/**
+ * Two characters "A&B" (D&G, V&R) become one token "ab" before folding; other text is folded as
+ * usual. A French article elided onto a word, written without its apostrophe or with a space
+ * after it ("L Interdit", "Terre d Hermes", "L' Homme"), is one word, as "L'Interdit" folds:
+ * a lone "l" or "d" before a word of two letters or more that starts with a vowel or h, as
+ * French elides. Before anything else it stays a word of its own ("D by Diesel", "L.12.12",
+ * "L.A.M.B.").
+ */
 export function searchTokens(text: string): string[] {
   const joined = text.replace(/\b([A-Za-z])\s*&\s*([A-Za-z])\b/g, '$1$2');
   const n = normalizeText(joined);
-  return n ? n.split(' ') : [];
+  if (!n) return [];
+  const words = n.split(' ');
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    const next = words[i + 1] ?? '';
+    if ((w === 'l' || w === 'd') && /^[aeiouh][a-z]/.test(next) && !NOT_ELIDED.has(next)) {
+      out.push(w + next);
+      i++;
+    } else out.push(w);
+  }
+  return out;
 }
 
 function deletions(word: string): string[] {
@@ -109,7 +133,7 @@ function deletions(word: string): string[] {
  * The work searches and matches do, counted so that a test can hold it under
  * its caps whatever the text (tests/matcher-work.test.ts); never reset here.
  */
-export const work = { cells: 0, variants: 0, postings: 0, skeletons: 0, pairs: 0 };
+export const work = { cells: 0, variants: 0, postings: 0, skeletons: 0, pairs: 0, houseRuns: 0 };
 /**
  * Edit-distance cells one search or one listing match may spend. Past it,
  * fuzzy comparison gives up (the pair counts as different) and exact words

@@ -260,6 +260,10 @@ const en = {
   reasonHouseUnknownNoName: 'The house “{h}” is not in our catalog, and no perfume of ours has this name.',
   reasonNameAloneUnsure:
     'The house “{h}” is not in our catalog, and the name alone does not say which perfume it is (the closest: {p}).',
+  reasonNoHouse: 'No house was given, and the listing names no perfume.',
+  reasonNoHouseNoName: 'No house was given, and no perfume of ours has this name.',
+  reasonNoHouseNameAloneUnsure:
+    'No house was given, and the name alone does not say which perfume it is (the closest: {p}).',
   reasonHouseOnly: 'The listing names a house but no perfume.',
   reasonNoneInHouse: 'No perfume of {h} has this name.',
   reasonConcentrationMissing: '{p} exists as {held}, not as {c}.',
@@ -541,6 +545,9 @@ const ar: Record<MessageKey, string> = {
   reasonHouseUnknown: 'الدار «{h}» ليست في دليلنا.',
   reasonHouseUnknownNoName: 'الدار «{h}» ليست في دليلنا، ولا يحمل أي عطر لدينا هذا الاسم.',
   reasonNameAloneUnsure: 'الدار «{h}» ليست في دليلنا، والاسم وحده لا يحدد العطر (الأقرب: {p}).',
+  reasonNoHouse: 'لم تُذكر الدار، ولا يذكر المنتج عطرًا.',
+  reasonNoHouseNoName: 'لم تُذكر الدار، ولا يحمل أي عطر لدينا هذا الاسم.',
+  reasonNoHouseNameAloneUnsure: 'لم تُذكر الدار، والاسم وحده لا يحدد العطر (الأقرب: {p}).',
   reasonHouseOnly: 'يذكر المنتج الدار ولا يذكر العطر.',
   reasonNoneInHouse: 'لا يحمل أي عطر من {h} هذا الاسم.',
   reasonConcentrationMissing: 'يوجد {p} بتركيز {held}، وليس {c}.',

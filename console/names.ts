@@ -60,12 +60,16 @@ export function whyText(lang: Lang, names: CatalogNames, why: MatchWhy): string 
   switch (why.kind) {
     case 'not_perfume':
       return t(lang, 'reasonNotPerfume', { w: notPerfumeName(lang, why.what) });
+    // an empty house field: no house was given
     case 'house_unknown':
-      return t(lang, 'reasonHouseUnknown', { h: why.house });
+      return why.house ? t(lang, 'reasonHouseUnknown', { h: why.house }) : t(lang, 'reasonNoHouse');
     case 'house_unknown_no_name':
-      return t(lang, 'reasonHouseUnknownNoName', { h: why.house });
+      return t(lang, why.house ? 'reasonHouseUnknownNoName' : 'reasonNoHouseNoName', { h: why.house });
     case 'name_alone_unsure':
-      return t(lang, 'reasonNameAloneUnsure', { h: why.house, p: label(why.closest) });
+      return t(lang, why.house ? 'reasonNameAloneUnsure' : 'reasonNoHouseNameAloneUnsure', {
+        h: why.house,
+        p: label(why.closest),
+      });
     case 'house_only':
       return t(lang, 'reasonHouseOnly');
     case 'none_in_house':

@@ -643,7 +643,7 @@ export function productPage(ctx: PageContext, m: MerchantRef, d: ProductData): H
     d.name,
     html`<p><a href="${base(m)}/shelf">${t(lang, 'back')}</a></p>
 <dl class="facts">
-<dt>${t(lang, 'house')}</dt><dd>${d.house}</dd>
+<dt>${t(lang, 'house')}</dt><dd>${d.house || '—'}</dd>
 <dt>${t(lang, 'perfume')}</dt><dd data-perfume="${d.perfume?.id ?? ''}">${d.perfume ? d.perfume.label : t(lang, 'none')}${d.pinned ? html` <span class="badge">${t(lang, 'pinned')}</span>` : ''}</dd>
 <dt>${t(lang, 'quality')}</dt><dd data-quality="${d.quality ?? ''}">${qualityLabel(lang, d.quality, d.status)}${d.inspiredBy ? html` (${d.inspiredBy})` : ''}</dd>
 <dt>${t(lang, 'confidence')}</dt><dd>${pct(lang, d.confidence)}</dd>

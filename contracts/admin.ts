@@ -60,7 +60,7 @@ export const SyncProductsBodySchema = Type.Object(
     products: Type.Array(Type.Unknown(), {
       maxItems: 50_000,
       description:
-        'MerchantProductInput rows (merchant_product_id, name, house required; price, currency, image_url, product_url, accords, notes, description optional). Each row is validated on its own: bad rows are reported, good rows stored.',
+        'MerchantProductInput rows (merchant_product_id, name required; house, price, currency, image_url, product_url, accords, notes, description optional: an empty or missing house is read from the name). Each row is validated on its own: bad rows are reported, good rows stored.',
     }),
     replace: Type.Optional(Type.Boolean({ description: 'Remove products absent from this feed', default: false })),
   },
@@ -139,7 +139,11 @@ const why = <K extends string, P extends Parameters<typeof Type.Object>[0]>(kind
 export const MatchWhySchema = Type.Union(
   [
     why('not_perfume', { what: Type.String() }, 'a product that carries a perfume’s name but is not one'),
-    why('house_unknown', { house: Type.String() }, 'the house field names a house the catalog lacks'),
+    why(
+      'house_unknown',
+      { house: Type.String() },
+      'the house field names a house the catalog lacks; or it is a placeholder or empty ("": no house given) and the listing names no perfume',
+    ),
     why('house_unknown_no_name', { house: Type.String() }, '…and no perfume of the catalog is named like the listing'),
     why(
       'name_alone_unsure',

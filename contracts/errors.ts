@@ -120,7 +120,10 @@ export const ERRORS = {
     status: 409,
     when: 'feeds of a platform store: the store has uninstalled the app, or its tokens have not arrived yet',
   },
-  payload_too_large: { status: 413, when: 'a body over 1 MiB (event: 64 KB; admin product sync: 64 MB)' },
+  payload_too_large: {
+    status: 413,
+    when: "a body over its operation's limit, refused before it is read: score 1 MiB, lookup 32 KiB, verify 4 KiB, event 64 KB; platform webhooks 256 KiB (Shopify's and Zid's 1 MiB), the other platform posts 16 KiB; console 64 KB; admin product sync 64 MB",
+  },
   uri_too_long: { status: 414, when: 'a URL too long, or a path parameter over 200 characters' },
   unsupported_media_type: {
     status: 415,
@@ -139,7 +142,10 @@ export const ERRORS = {
     status: 503,
     when: "any: the request reached an instance that is shutting down; retry (the proxy's next upstream answers)",
   },
-  overloaded: { status: 503, when: 'score, inline: 16 inline catalogs already wait to be matched on this instance' },
+  overloaded: {
+    status: 503,
+    when: 'score, inline: 16 inline catalogs already wait to be matched on this instance; score and the platform webhooks: a body over 64 KB from a sender not known before its body, past what this instance reads of those a second (`LARGE_BODY_BYTES_PER_SECOND`), not read (with `Retry-After`)',
+  },
   database_unavailable: {
     status: 503,
     when: 'the database did not answer (within `DB_TIMEOUT_MS`, 3 s by default); for events: nothing of the request was stored',

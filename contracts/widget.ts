@@ -70,6 +70,18 @@ export const LOOKUP_MAX_LIMIT = 50;
 export const LOOKUP_MAX_QUERY = 200;
 export const LOOKUP_MAX_IDS = 50;
 
+/**
+ * The bytes each widget operation's body may weigh (413 `payload_too_large` past them, before the
+ * body is read), fitted to the largest body its schema allows, written as JSON.stringify writes it
+ * with every character of every field three bytes long (Arabic takes two; a key and a catalog id
+ * are ASCII): verify holds a key (200 characters, 0.6 KB); lookup a key, a query (200), a house
+ * (100) and 50 ids of 120 characters (19.7 KB); score keeps 1 MiB for its inline catalog of up to
+ * 200 products (tests/security/body-limits.test.ts); event's 64 KB is events/validate.ts's.
+ */
+export const VERIFY_MAX_BYTES = 4 * 1024;
+export const LOOKUP_MAX_BYTES = 32 * 1024;
+export const SCORE_MAX_BYTES = 1024 * 1024;
+
 export const LookupRequestSchema = Type.Object(
   {
     api_key: Type.Optional(ApiKeyField),
@@ -157,7 +169,15 @@ export const MerchantProductInputSchema = Type.Object(
       maxLength: 300,
       description: 'The listing as the shop writes it, in Arabic or English: "Sauvage EDP 100ml", "عطر خمرة لطافة"',
     }),
-    house: Type.String({ minLength: 1, maxLength: 200, description: 'The brand as the shop writes it' }),
+    house: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 200,
+          description:
+            'The brand as the shop writes it. Empty or left out, the house is read from the name, as for a placeholder such as "N/A"',
+        }),
+      ),
+    ),
     price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9 }))),
     currency: Type.Optional(
       Type.String({

@@ -96,8 +96,8 @@ function readRecord(r: Record<string, unknown>, url: string): Read | FeedProblem
   if (!id) return { reason: 'the row has no merchant_product_id' };
   const name = plainName(r.name, MAX_NAME);
   if (!name) return { id, reason: 'the row has no name' };
-  const house = plainName(r.house, MAX_HOUSE);
-  if (!house) return { id, reason: 'the row has no house' };
+  // no house: read from the name by the matcher, as a placeholder house is
+  const house = plainName(r.house, MAX_HOUSE) ?? '';
   const price = r.price === undefined || r.price === null || r.price === '' ? null : priceOf(r.price);
   if (price === null && r.price !== undefined && r.price !== null && r.price !== '')
     return { id, reason: 'price is not a number ≥ 0' };

@@ -182,11 +182,8 @@ function rowsOfItems(items: Item[], total: number, url: string, source: FeedSour
   const rows: FeedRow[] = [];
   for (const list of groups) {
     const first = list[0] as ReadItem;
-    const house = list.find((i) => i.brand)?.brand ?? null;
-    if (!house) {
-      for (const i of list) rejected.push({ id: i.id, reason: 'the item has no g:brand (its house)' });
-      continue;
-    }
+    // no g:brand: the house is read from the title by the matcher, as a placeholder brand is
+    const house = list.find((i) => i.brand)?.brand ?? '';
     rows.push(
       ...rowsOf(
         {

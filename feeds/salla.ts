@@ -95,13 +95,16 @@ function pricesOf(p: Record<string, unknown>, ended: boolean): Prices {
   return { price, sale_price: onSale ? sale : null };
 }
 
-/** The product's house: `brand.name`, else its brand's id named by the source's `brands` map. */
+/**
+ * The product's house: `brand.name`, else its brand's id named by the source's `brands` map; no
+ * brand at all, '' (the matcher reads the house from the name, as a placeholder brand's).
+ */
 function houseOf(p: Record<string, unknown>, source: FeedSource): { house: string } | { reason: string } {
   const brand = obj(p.brand);
   const named = plainName(brand.name, MAX_HOUSE);
   if (named) return { house: named };
   const id = idOf(p.brand_id) ?? idOf(brand.id);
-  if (!id) return { reason: 'the product has no brand (its house)' };
+  if (!id) return { house: '' };
   const brands = source.brands;
   const mapped = brands && Object.hasOwn(brands, id) ? plainName(brands[id], MAX_HOUSE) : null;
   if (mapped) return { house: mapped };

@@ -89,8 +89,8 @@ function readProduct(raw: unknown, origin: string, source: FeedSource) {
   if (typeof p.status === 'string' && p.status !== 'ACTIVE') return fail(`the product is ${cut(p.status, 20)}`);
   const name = plainName(p.title, MAX_NAME);
   if (!name) return fail('the product has no title');
-  const house = plainName(p.vendor, MAX_HOUSE);
-  if (!house) return fail('the product has no vendor (its house)');
+  // no vendor: the house is read from the title by the matcher, as a placeholder vendor is
+  const house = plainName(p.vendor, MAX_HOUSE) ?? '';
   const handle = typeof p.handle === 'string' ? p.handle.trim() : '';
   const variants: VariantDraft[] = arr(obj(p.variants).nodes).map((raw) => {
     const v = obj(raw);

@@ -73,8 +73,8 @@ function readProduct(
     return fail(`the product is ${cut(p.status, 20)}, not active`);
   const name = plainName(p.title, MAX_NAME);
   if (!name) return fail('the product has no title');
-  const house = plainName(p.vendor, MAX_HOUSE);
-  if (!house) return fail('the product has no vendor (its house)');
+  // no vendor: the house is read from the title by the matcher, as a placeholder vendor is
+  const house = plainName(p.vendor, MAX_HOUSE) ?? '';
   const handle = typeof p.handle === 'string' ? p.handle.trim() : '';
   const image = obj(arr(p.images)[0]).src ?? obj(p.image).src;
   const variants: VariantDraft[] = arr(p.variants).map((raw) => {

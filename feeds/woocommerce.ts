@@ -87,8 +87,8 @@ function readProduct(raw: unknown, origin: string, source: FeedSource) {
   const fail = (reason: string) => ({ id, reason });
   const name = plainName(p.name, MAX_NAME);
   if (!name) return fail('the product has no name');
-  const house = houseOf(p);
-  if (!house) return fail('the product names no brand (a brands field, or a "brand" / "الماركة" attribute)');
+  // no brand: the house is read from the name by the matcher, as a placeholder brand is
+  const house = houseOf(p) ?? '';
   const prices = obj(p.prices);
   const rawUnit = prices.currency_minor_unit;
   const unit = typeof rawUnit === 'number' && Number.isInteger(rawUnit) && rawUnit >= 0 && rawUnit <= 4 ? rawUnit : 2;

@@ -119,8 +119,8 @@ function readProduct(p: Record<string, unknown>, children: Record<string, unknow
   const fail = (reason: string) => ({ id, reason });
   const name = plainName(localized(p.name), MAX_NAME);
   if (!name) return fail('the product has no name');
-  const house = houseOf(p) ?? children.map(houseOf).find(Boolean) ?? null;
-  if (!house) return fail('the product names no brand (an attribute "Brand" / "الماركة")');
+  // no brand: the house is read from the name by the matcher, as a placeholder brand is
+  const house = houseOf(p) ?? children.map(houseOf).find(Boolean) ?? '';
 
   const kids = [...children, ...arr(p.variants).map(obj)].filter((v) => !hidden(v)).slice(0, MAX_VARIANTS);
   const variants: VariantDraft[] = kids.length

@@ -117,8 +117,13 @@ export function validateProductInput(raw: unknown): ValidatedProduct {
   const fail = (reason: string): ValidatedProduct => ({ ok: false, reason, merchantProductId });
   const name = str(r.name, 300);
   if (!name) return fail('name is required (1–300 characters)');
-  const house = str(r.house, 200);
-  if (!house) return fail('house is required (1–200 characters)');
+  // a house left out or empty is read from the title, as a placeholder's ("N/A", "Brand") is
+  let house = '';
+  if (r.house !== undefined && r.house !== null) {
+    if (typeof r.house !== 'string' || r.house.trim().length > 200)
+      return fail('house must be text of at most 200 characters (empty or left out: read from the name)');
+    house = r.house.trim();
+  }
   let price: number | null = null;
   if (r.price !== undefined && r.price !== null) {
     if (typeof r.price !== 'number' || !Number.isFinite(r.price) || r.price < 0 || r.price > 1e9) {

@@ -237,11 +237,11 @@ const isSoftButGender = (w: string) => isSoft(w) && !GENDER_WORDS.has(w);
  */
 const TAKE_BACK = 0.05;
 
-/** the word of a concentration that a perfume's name may hold ("Yara Elixir", "Le Parfum") */
-const NAMED_CONCENTRATION: Readonly<Record<string, string>> = {
-  elixir: 'elixir',
-  parfum: 'parfum',
-  extrait: 'extrait',
+/** the words of a concentration that a perfume's name may hold ("Yara Elixir", "Le Parfum", "Flower L'Elixir") */
+const NAMED_CONCENTRATION: Readonly<Record<string, readonly string[]>> = {
+  elixir: ['elixir', 'lelixir'],
+  parfum: ['parfum'],
+  extrait: ['extrait'],
 };
 
 /** the words a concentration is written with */
@@ -275,6 +275,10 @@ const FLANKER_WORDS = new Set(
   [
     'intense',
     'intensely',
+    // the same word in the languages perfumes are named in ("Intenso", "Intensa", "Intensément")
+    'intenso',
+    'intensa',
+    'intensement',
     'extreme',
     'absolu',
     'absolute',
@@ -480,8 +484,108 @@ const SHOP_NAME = /(^| )(متجر|store|shop|boutique|outlet|mall|hub|ksa|riyadh
 
 const NO_HOUSE =
   /^(as ?(shown?|show|showed|seen|pictured?|picture( shown?| show)?|photo|pic|image)|see (photo|picture|pics?)|unbranded|no ?brand|non ?branded|generic|unknown|none|n ?a|various|assorted|multiple brands|mixed|others?|brand|designer|designer brand|colognes?|perfumes?|fragrances?|unisex|mens?|womens?|غير محدد|متنوع|بدون ماركه|عطور|عطر)?$/;
-const HOUSE_FIELD_EXTRAS =
-  /(^| )(للعطور|عطور|perfumes?|parfums?|fragrances?|official|store|shop|ksa|uae|paris|london)(?= |$)/g;
+/**
+ * Words a house field says around the house's name: a shop's or a company's words, "House of",
+ * a city or a country ("House of Lattafa", "Lattafa Perfumes Dubai", "Ajmal Perfumes - Dubai",
+ * "Armaf Paris", "لطافة للعطور دبي").
+ */
+const HOUSE_FIELD_EXTRAS: ReadonlySet<string> = new Set(
+  [
+    'house',
+    'of',
+    'the',
+    'by',
+    'perfume',
+    'perfumes',
+    'parfum',
+    'parfums',
+    'fragrance',
+    'fragrances',
+    'perfumery',
+    'official',
+    'store',
+    'shop',
+    'online',
+    'llc',
+    'fze',
+    'fzco',
+    'co',
+    'company',
+    'group',
+    'trading',
+    'industries',
+    'international',
+    'دار',
+    'للعطور',
+    'عطور',
+    'العطور',
+    'الرسمي',
+    'متجر',
+    'شركه',
+    'dubai',
+    'abu',
+    'dhabi',
+    'sharjah',
+    'ajman',
+    'uae',
+    'emirates',
+    'ksa',
+    'saudi',
+    'arabia',
+    'riyadh',
+    'jeddah',
+    'dammam',
+    'kuwait',
+    'qatar',
+    'doha',
+    'bahrain',
+    'oman',
+    'muscat',
+    'paris',
+    'france',
+    'london',
+    'uk',
+    'milano',
+    'italy',
+    'usa',
+    'دبي',
+    'الامارات',
+    'السعوديه',
+    'الرياض',
+    'جده',
+    'الكويت',
+    'قطر',
+    'البحرين',
+    'عمان',
+    'باريس',
+    'لندن',
+  ].map((w) => normalizeText(w)),
+);
+/** A house field of more words is not read for a house among extras: no house field says so much. */
+const HOUSE_FIELD_WORDS = 12;
+
+/**
+ * The house a field names among the words said around it: the longest run of its words that is
+ * a house of ours, every other word one of HOUSE_FIELD_EXTRAS. A house named with such a word
+ * is that house ("Paris Corner Perfumes UAE" is Paris Corner, "Jo Malone London Dubai" Jo Malone).
+ */
+function houseAmidExtras(index: SearchIndex, houseField: string): string | null {
+  const words = searchTokens(houseField);
+  if (words.length > HOUSE_FIELD_WORDS) return null;
+  const named = words.flatMap((w, i) => (HOUSE_FIELD_EXTRAS.has(w) ? [] : [i]));
+  const first = named[0];
+  if (first === undefined) return null;
+  const last = named[named.length - 1] as number;
+  // the run holds every word that is not an extra; the longest such run that is a house wins
+  for (let length = words.length; length >= last - first + 1; length--) {
+    for (let start = Math.max(0, last + 1 - length); start <= first && start + length <= words.length; start++) {
+      work.houseRuns++;
+      const house = index.houseKeys.get(words.slice(start, start + length).join(' '));
+      if (house) return house;
+    }
+  }
+  return null;
+}
 export function saysNoHouse(houseField: string): boolean {
   const field = normalizeText(houseField);
   return NO_HOUSE.test(field) || SHOP_NAME.test(field);
@@ -497,9 +601,17 @@ export function listingHouse(
   houseField: string,
   parsed: ParsedListing,
 ): { house: string | null; from: 'house' | 'name' | null } {
-  // "لطافه للعطور", "Rasasi Perfumes Official": the house with a shop's words around it
+  // "لطافه للعطور", "Rasasi Perfumes Official", "House of Lattafa": the house with a shop's, a
+  // company's or a city's words around it; spelt otherwise ("Latafa Perfumes Dubai"), once they are set aside
   const fromField =
-    resolveHouse(index, houseField) ?? resolveHouse(index, normalizeText(houseField).replace(HOUSE_FIELD_EXTRAS, ' '));
+    resolveHouse(index, houseField) ??
+    houseAmidExtras(index, houseField) ??
+    resolveHouse(
+      index,
+      searchTokens(houseField)
+        .filter((w) => !HOUSE_FIELD_EXTRAS.has(w))
+        .join(' '),
+    );
   if (fromField) return { house: fromField, from: 'house' };
   const fromName = houseInName(index, parsed.words);
   return fromName ? { house: fromName, from: 'name' } : { house: null, from: null };
@@ -681,9 +793,7 @@ function matchOfHouse(
   const topName = searchTokens(top.p.name);
   const inName = new Set(
     parsed.namePartConcentrations
-      .filter(
-        (c) => NAMED_CONCENTRATION[c.slug] !== undefined && topName.includes(NAMED_CONCENTRATION[c.slug] as string),
-      )
+      .filter((c) => NAMED_CONCENTRATION[c.slug]?.some((w) => topName.includes(w)))
       .map((c) => c.slug),
   );
   const concentrations = parsed.concentrations.filter((c) => !inName.has(c));

@@ -91,6 +91,10 @@ export const NOT_PERFUME_KINDS: readonly string[] = NOT_PERFUME.map(([, what]) =
 /** Concentration phrases as folded token sequences; the longest is tried first. */
 const STRONG: [string, string][] = [
   ['extrait de parfum', 'extrait'],
+  // spellings shops write the concentrations with ("Extrait de Parfume", "Eau De Partum", "ELIXER")
+  ['extrait de parfume', 'extrait'],
+  ['extrait de perfume', 'extrait'],
+  ['extrait de perfum', 'extrait'],
   ['extrait', 'extrait'],
   ['extract', 'extrait'],
   ['pure parfum', 'parfum'],
@@ -101,17 +105,24 @@ const STRONG: [string, string][] = [
   ['eau de perfum', 'edp'],
   ['eau de parfun', 'edp'],
   ['eau du parfum', 'edp'],
+  ['eau de parfums', 'edp'],
+  ['eau de partum', 'edp'],
   ['edp', 'edp'],
   ['eau de toilette', 'edt'],
   ['eau du toilette', 'edt'],
   ['leau de toilette', 'edt'],
   ['eau de toilete', 'edt'],
   ['eau de toillete', 'edt'],
+  ['eau de toillette', 'edt'],
+  ['eau de toilet', 'edt'],
   ['edt', 'edt'],
   ['eau de cologne', 'edc'],
   ['edc', 'edc'],
   ['parfum', 'parfum'],
   ['elixir', 'elixir'],
+  ['elixer', 'elixir'],
+  // "L'Elixir", "L Elixir": the article elided onto it (catalog/search.ts searchTokens)
+  ['lelixir', 'elixir'],
   ['perfume oil', 'oil'],
   ['parfum oil', 'oil'],
   ['concentrated oil', 'oil'],
@@ -154,7 +165,7 @@ const STRONG: [string, string][] = [
   ['دهن', 'oil'],
 ];
 /** Words shops use for any perfume: read as a concentration only by a name that holds them. */
-const WEAK = ['cologne', 'perfume', 'perfumes', 'كولونيا', 'كولون'];
+const WEAK = ['cologne', 'perfume', 'perfumes', 'parfume', 'perfum', 'كولونيا', 'كولون'];
 
 const PHRASES: { tokens: string[]; slug: string | null }[] = [
   ...STRONG.map(([p, slug]) => ({ tokens: searchTokens(p), slug })),

@@ -15,7 +15,10 @@ export interface ReasonPerfume {
 export type MatchWhy =
   /** a product that carries a perfume's name but is not one (matching/parse.ts NOT_PERFUME_KINDS) */
   | { kind: 'not_perfume'; what: string }
-  /** the house field names a house we lack (its first 80 characters) */
+  /**
+   * the house field names a house we lack (its first 80 characters); or it is a placeholder or
+   * empty ('': no house given) and the listing names no perfume
+   */
   | { kind: 'house_unknown'; house: string }
   /** …and no perfume of ours is named like the listing either */
   | { kind: 'house_unknown_no_name'; house: string }
@@ -50,11 +53,13 @@ export function reasonText(why: MatchWhy): string {
     case 'not_perfume':
       return `not a perfume (${why.what})`;
     case 'house_unknown':
-      return `house "${why.house}" is not in our catalog`;
+      return why.house
+        ? `house "${why.house}" is not in our catalog`
+        : 'no house given, and the listing names no perfume';
     case 'house_unknown_no_name':
-      return `house "${why.house}" is not in our catalog, and no perfume of ours is named like this`;
+      return `${why.house ? `house "${why.house}" is not in our catalog` : 'no house given'}, and no perfume of ours is named like this`;
     case 'name_alone_unsure':
-      return `house "${why.house}" is not in our catalog; the name alone does not say which perfume (closest: ${why.closest.name} by ${why.closest.house})`;
+      return `${why.house ? `house "${why.house}" is not in our catalog` : 'no house given'}; the name alone does not say which perfume (closest: ${why.closest.name} by ${why.closest.house})`;
     case 'house_only':
       return 'the listing names no perfume, only a house';
     case 'none_in_house':

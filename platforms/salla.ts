@@ -41,12 +41,17 @@ export type SallaEvent = (typeof SALLA_EVENTS)[number];
 /** Events that need no install yet: they start one. */
 export const INSTALL_EVENTS: ReadonlySet<string> = new Set(['app.installed', 'app.store.authorize']);
 
+/** Whether `X-Salla-Signature` could be a signature (64 hex digits): one that cannot is refused before the body is read. */
+export function sallaSignatureShaped(signature: unknown): signature is string {
+  return typeof signature === 'string' && /^[0-9a-f]{64}$/i.test(signature.trim());
+}
+
 /**
  * `X-Salla-Signature`: the hex HMAC-SHA256 of the raw body with the app's webhook secret, compared
  * in constant time. Anything else (missing, not hex, another length) is false.
  */
 export function sallaSignatureValid(raw: Buffer, signature: string | undefined, secret: string): boolean {
-  if (typeof signature !== 'string' || !/^[0-9a-f]{64}$/i.test(signature.trim())) return false;
+  if (!sallaSignatureShaped(signature)) return false;
   const expected = createHmac('sha256', secret).update(raw).digest();
   return timingSafeEqual(expected, Buffer.from(signature.trim(), 'hex'));
 }

@@ -109,15 +109,14 @@ export function queryFresh(timestamp: unknown, now = Date.now()): boolean {
   return Number.isFinite(t) && Math.abs(now / 1000 - t) <= QUERY_MAX_AGE_S;
 }
 
+/** Whether `X-Shopify-Hmac-Sha256` could be a signature (base64): one that cannot is refused before the body is read. */
+export function webhookHmacShaped(header: unknown): header is string {
+  return typeof header === 'string' && header.length <= 100 && /^[A-Za-z0-9+/]+={0,2}$/.test(header);
+}
+
 /** Whether `X-Shopify-Hmac-Sha256` is the base64 HMAC-SHA256 of the raw body with the app's secret. */
 export function webhookHmacValid(raw: unknown, header: unknown, secret: string): boolean {
-  if (
-    !Buffer.isBuffer(raw) ||
-    typeof header !== 'string' ||
-    header.length > 100 ||
-    !/^[A-Za-z0-9+/]+={0,2}$/.test(header)
-  )
-    return false;
+  if (!Buffer.isBuffer(raw) || !webhookHmacShaped(header)) return false;
   return sameBytes(hmac(secret, raw).digest(), Buffer.from(header, 'base64'));
 }
 

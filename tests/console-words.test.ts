@@ -170,6 +170,29 @@ describe('the matcher’s reasons', () => {
     expect(whyText('en', names, plainMatch)).toBe('Matched to Yara (Eau de Parfum) by Lattafa.');
   });
 
+  it('a listing given with no house is said to have none, not a house named ""', () => {
+    const none: MatchWhy[] = [
+      { kind: 'house_unknown', house: '' },
+      { kind: 'house_unknown_no_name', house: '' },
+      { kind: 'name_alone_unsure', house: '', closest: ref('khamrah') },
+    ];
+    expect(none.map((why) => whyText('en', names, why))).toEqual([
+      'No house was given, and the listing names no perfume.',
+      'No house was given, and no perfume of ours has this name.',
+      'No house was given, and the name alone does not say which perfume it is (the closest: Khamrah (Eau de Parfum) by Lattafa).',
+    ]);
+    expect(none.map((why) => whyText('ar', names, why))).toEqual([
+      'لم تُذكر الدار، ولا يذكر المنتج عطرًا.',
+      'لم تُذكر الدار، ولا يحمل أي عطر لدينا هذا الاسم.',
+      'لم تُذكر الدار، والاسم وحده لا يحدد العطر (الأقرب: خمرة (أو دو بارفان) من لطافة).',
+    ]);
+    expect(none.map(reasonText)).toEqual([
+      'no house given, and the listing names no perfume',
+      'no house given, and no perfume of ours is named like this',
+      'no house given; the name alone does not say which perfume (closest: Khamrah by Lattafa)',
+    ]);
+  });
+
   it('in English, as the admin API gives them, name every concentration a line holds', () => {
     expect(
       reasonText({ kind: 'concentration_missing', perfume: ref('yara'), held: ['edt', 'edp'], stated: 'elixir' }),

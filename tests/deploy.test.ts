@@ -8,8 +8,15 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BODY_LIMIT } from '../app.ts';
 import { loadConfig } from '../config.ts';
+import { LOOKUP_MAX_BYTES, SCORE_MAX_BYTES, VERIFY_MAX_BYTES } from '../contracts/widget.ts';
 import { MAX_REQUEST_BYTES } from '../events/validate.ts';
 import { WIDGET_RATE_LIMITS } from '../plugins/external/rate-limit.ts';
+import { CONSOLE_FORM_LIMIT } from '../routes/console/index.ts';
+import {
+  PLATFORM_WEBHOOK_MAX_BYTES,
+  SHOPIFY_WEBHOOK_MAX_BYTES,
+  ZID_WEBHOOK_MAX_BYTES,
+} from '../routes/platforms/shared.ts';
 import { IMMUTABLE_CACHE, STABLE_CACHE } from '../routes/widget-assets.ts';
 import { WIDGET_DIST } from '../widget/build.ts';
 import { ADMIN_TOKEN, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
@@ -314,10 +321,18 @@ describe('deploy/nginx/sillage.conf agrees with the service', () => {
   const conf = read('deploy/nginx/sillage.conf');
   const https = nginxBlock(conf, /server\s*\{(?=[^}]*listen 443)/);
 
-  it("body limits equal the service's: 1 MiB, events 64 KB, admin product sync 64 MB", () => {
+  it("body limits equal the service's: 1 MiB, each route fitted to its bodies, admin product sync 64 MB", () => {
     expect(nginxBytes(directive(https, 'client_max_body_size') ?? '')).toBe(DEFAULT_BODY_LIMIT);
-    const event = nginxBlock(https, /location = \/api\/widget\/event\s*\{/);
-    expect(nginxBytes(directive(event, 'client_max_body_size') ?? '')).toBe(MAX_REQUEST_BYTES);
+    const limitAt = (location: RegExp) =>
+      nginxBytes(directive(nginxBlock(https, location), 'client_max_body_size') ?? '');
+    expect(limitAt(/location = \/api\/widget\/event\s*\{/)).toBe(MAX_REQUEST_BYTES);
+    expect(limitAt(/location = \/api\/widget\/verify\s*\{/)).toBe(VERIFY_MAX_BYTES);
+    expect(limitAt(/location = \/api\/widget\/lookup\s*\{/)).toBe(LOOKUP_MAX_BYTES);
+    expect(SCORE_MAX_BYTES).toBe(DEFAULT_BODY_LIMIT);
+    expect(limitAt(/location \/api\/platforms\/\s*\{/)).toBe(PLATFORM_WEBHOOK_MAX_BYTES);
+    expect(limitAt(/location = \/api\/platforms\/shopify\/webhooks\s*\{/)).toBe(SHOPIFY_WEBHOOK_MAX_BYTES);
+    expect(limitAt(/location \/api\/platforms\/zid\/webhooks\/\s*\{/)).toBe(ZID_WEBHOOK_MAX_BYTES);
+    expect(limitAt(/location \/console\s*\{/)).toBe(CONSOLE_FORM_LIMIT);
     const admin = nginxBlock(https, /location \/api\/admin\/\s*\{/);
     expect(nginxBytes(directive(admin, 'client_max_body_size') ?? '')).toBe(
       sourceNumber('routes/admin/products.ts', /const FEED_BODY_LIMIT =/),

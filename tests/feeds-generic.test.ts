@@ -109,6 +109,19 @@ describe('a JSON URL', () => {
     ]);
   });
 
+  it('reads a row without a house, or with an empty one, with no house: the matcher reads it from the name', () => {
+    const body = JSON.stringify([
+      { merchant_product_id: 'N1', name: 'Lattafa Khamrah 100ml', price: 120 },
+      { merchant_product_id: 'N2', name: 'Hawas 100ml', house: '  ', price: 230 },
+    ]);
+    const page = readPage('json', body, source.url, source);
+    expect(page.rows.map((r) => [r.merchant_product_id, r.name, r.house])).toEqual([
+      ['N1', 'Lattafa Khamrah 100ml', ''],
+      ['N2', 'Hawas 100ml', ''],
+    ]);
+    expect(page.rejected).toEqual([]);
+  });
+
   it('refuses a file that is not a product list', () => {
     expect(readPage('json', '{"items": []}', source.url, source).rejected[0]?.reason).toMatch(/neither a JSON list/);
     expect(readPage('json', 'not json', source.url, source).rejected).toEqual([{ reason: 'the page is not JSON' }]);

@@ -287,8 +287,9 @@ describe('pulling a feed', () => {
     });
     const source = await addSource(merchant.slug, { kind: 'salla', url: `${base}/salla/admin/v2`, token: 'salla_tok' });
     const result = await pull(source.id);
-    // 1006 (no brand), 1007 (a brand id this source cannot name) and 1009 are rejected; hidden and service products are skipped
-    expect(result).toMatchObject({ status: 'applied', added: 5, rejected: 3 });
+    // 1007 (a brand id this source cannot name) and 1009 are rejected; 1006 (no brand) is stored with no house;
+    // hidden and service products are skipped
+    expect(result).toMatchObject({ status: 'applied', added: 6, rejected: 2 });
     expect(asked).toEqual([
       { page: '1', auth: 'Bearer salla_tok', lang: 'ar' },
       { page: '2', auth: 'Bearer salla_tok', lang: 'ar' },
@@ -298,10 +299,12 @@ describe('pulling a feed', () => {
       ['1001', 610, null, true],
       ['1002', 800, 720, true],
       ['1003', 180, null, true],
+      ['1006', 60, null, true],
       ['1008:edp', 650, null, true],
       ['1008:edt', 560, null, false],
     ]);
     expect(rows.find((p) => p.merchantProductId === '1003')).toMatchObject({ house: 'لطافة' });
+    expect(rows.find((p) => p.merchantProductId === '1006')).toMatchObject({ house: '' });
   });
 
   it('refuses a feed that redirects to a private address, and stores nothing from it', async () => {

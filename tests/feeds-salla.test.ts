@@ -177,16 +177,17 @@ describe("Salla Merchant API products (an Arabic store's listing)", () => {
     expect(rows.has('1008')).toBe(false);
   });
 
-  it("names the house from brand.name, else brand_id through the source's brands, else rejects the product", () => {
+  it("names the house from brand.name, else brand_id through the source's brands; with no brand, none", () => {
     expect(rows.get('1007')?.house).toBe('Maison Francis Kurkdjian');
     expect(page1.rejected).toEqual([]);
+    // a brand id the store's brands do not name is refused: the store's brands need reading again
     expect(page2.rejected).toEqual([
-      { id: '1006', reason: 'the product has no brand (its house)' },
       { id: '1009', reason: "the product's brand (id 4040) is not named in the store's brands" },
     ]);
+    // no brand at all: read with no house, which the matcher then reads from the name
+    expect(rows.get('1006')).toMatchObject({ name: 'Musk Al Tahara', house: '' });
     const bare = { kind: 'salla', url: source.url } satisfies FeedSource;
     expect(readPage('salla', fixture('salla-products-page2.json'), url(2), bare).rejected.map((r) => r.id)).toEqual([
-      '1006',
       '1007',
       '1009',
     ]);

@@ -30,6 +30,9 @@ export function testConfig(env: Record<string, string | undefined> = {}): Config
     LOG_LEVEL: 'silent',
     // the demo merchant and its 46 products would show up in every test's data; a test asks for them
     SEED_DEMO: 'false',
+    // many tests send large bodies back to back, faster than the budget of strangers' large bodies
+    // refills: it is off unless a test turns it on (tests/security/large-bodies.test.ts holds it)
+    LARGE_BODY_BYTES_PER_SECOND: '0',
     ADMIN_TOKEN,
     LEAD_ENCRYPTION_KEY: LEAD_KEY,
     ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),

@@ -35,6 +35,7 @@ const houses = [
   { name: 'Chanel', nameAr: 'شانيل', aliases: [], abbreviations: [] },
   { name: 'Parfums de Marly', aliases: [], abbreviations: ['PDM'] },
   { name: 'Afnan', aliases: [], abbreviations: [] },
+  { name: 'Paris Corner', aliases: [], abbreviations: [] },
 ];
 const P = (
   id: string,
@@ -90,6 +91,7 @@ const perfumes = [
   { ...P('ombre', 'Ombre Leather', 'Tom Ford', '', 'unisex', 2018), concentration: null },
   P('oud-wood-rasasi', 'Oud Wood', 'Rasasi', 'edp', 'unisex', 2012),
   P('le-oud', 'Le Oud', 'Rasasi', 'edp', 'unisex', 2013),
+  P('qissa', 'Qissa', 'Paris Corner', 'edp', 'women', 2021),
 ];
 
 // built afresh for each test (a few milliseconds): the mutation run then knows every test uses it
@@ -365,18 +367,16 @@ describe('houses: the field, the title, placeholders and shops', () => {
     expect(match('Oud Mostery', '')).toEqual({
       perfumeId: null,
       confidence: 0,
-      reason:
-        'house "" is not in our catalog; the name alone does not say which perfume (closest: Oud Mystery by Lattafa)',
+      reason: 'no house given; the name alone does not say which perfume (closest: Oud Mystery by Lattafa)',
       candidates: [c('mystery', 0.925), c('mastery', 0.925), c('oud-wood', 0.5)],
     });
     expect(match('Oud', '').reason).toBe(
-      'house "" is not in our catalog; the name alone does not say which perfume (closest: Le Oud by Rasasi)',
+      'no house given; the name alone does not say which perfume (closest: Le Oud by Rasasi)',
     );
     // two houses have an Oud Wood: the name alone cannot say whose
     expect(match('Oud Wood', '')).toMatchObject({
       perfumeId: null,
-      reason:
-        'house "" is not in our catalog; the name alone does not say which perfume (closest: Oud Wood by Tom Ford)',
+      reason: 'no house given; the name alone does not say which perfume (closest: Oud Wood by Tom Ford)',
       candidates: [c('oud-wood', 1), c('oud-wood-rasasi', 1), c('le-oud', 0.5)],
     });
     expect(match('Oud Wood', 'Tom Ford')).toMatchObject({ perfumeId: 'oud-wood', confidence: 1 });
@@ -413,7 +413,15 @@ describe('houses: the field, the title, placeholders and shops', () => {
     expect(match('Xyzzy Plugh', '')).toEqual({
       perfumeId: null,
       confidence: 0,
-      reason: 'house "" is not in our catalog, and no perfume of ours is named like this',
+      reason: 'no house given, and no perfume of ours is named like this',
+    });
+    expect(match('Xyzzy Plugh', 'Unbranded').reason).toBe(
+      'house "Unbranded" is not in our catalog, and no perfume of ours is named like this',
+    );
+    expect(match('Tester', '')).toEqual({
+      perfumeId: null,
+      confidence: 0,
+      reason: 'no house given, and the listing names no perfume',
     });
   });
 
@@ -659,5 +667,140 @@ describe('word by word', () => {
     expect(alignment(['guilty', 'pour', 'homme'], ['guilty'])).toBe(0.98 ** 2);
     expect(alignment(['dior'], ['sauvage'], new Set(['dior']))).toBe(0);
     expect(alignment(['dior', 'homme'], ['dior', 'homme'], new Set(['dior']))).toBe(1);
+  });
+});
+
+describe('shop spellings a person reads at once', () => {
+  it('an elided article that lost its apostrophe, or has a space after it, is the name: "L Homme" is L\'Homme', () => {
+    for (const name of ['Valentino L Homme EDT', "Valentino L' Homme EDT", "Valentino L'Homme EDT"]) {
+      expect(match(name, 'Valentino'), name).toEqual({
+        perfumeId: 'lhomme',
+        confidence: 1,
+        sibling: false,
+        reason: "L'Homme edt by Valentino",
+        candidates: [c('lhomme', 1)],
+      });
+    }
+    // "L Elixir", "L'Elixir": the elixir, its article elided onto it
+    for (const name of ['Sauvage L Elixir 60ml', "Sauvage L'Elixir 60ml"]) {
+      expect(match(name, 'Dior'), name).toMatchObject({ perfumeId: 'sauvage-elixir', confidence: 1 });
+    }
+    // "Pour Homme" is still not L'Homme
+    expect(match('Valentino Pour Homme', 'Valentino').perfumeId).toBeNull();
+  });
+
+  it.each([
+    ...['house', 'of', 'the', 'by', 'perfume', 'perfumes', 'parfum', 'parfums', 'fragrance', 'fragrances'],
+    ...['perfumery', 'official', 'store', 'shop', 'online', 'LLC', 'FZE', 'FZCO', 'Co', 'Company', 'Group'],
+    ...['Trading', 'Industries', 'International', 'دار', 'للعطور', 'عطور', 'العطور', 'الرسمي', 'متجر', 'شركة'],
+    ...['Dubai', 'Abu', 'Dhabi', 'Sharjah', 'Ajman', 'UAE', 'Emirates', 'KSA', 'Saudi', 'Arabia', 'Riyadh'],
+    ...['Jeddah', 'Dammam', 'Kuwait', 'Qatar', 'Doha', 'Bahrain', 'Oman', 'Muscat', 'Paris', 'France', 'London'],
+    ...['UK', 'Milano', 'Italy', 'USA', 'دبي', 'الإمارات', 'السعودية', 'الرياض', 'جدة', 'الكويت', 'قطر'],
+    ...['البحرين', 'عمان', 'باريس', 'لندن'],
+  ])('"%s" beside the house in its field says nothing of the house', (extra) => {
+    expect(listingHouse(catalog.index, `Lattafa ${extra}`, parseListing('Khamrah'))).toEqual({
+      house: 'Lattafa',
+      from: 'house',
+    });
+  });
+
+  it('a house field is read for a house amid extras run by run, longest first, at most 12 words', () => {
+    const runs = (field: string) => {
+      const before = work.houseRuns;
+      const found = listingHouse(catalog.index, field, parseListing('Khamrah')).house;
+      return [found, work.houseRuns - before];
+    };
+    // every run of the field that holds "Lattafa", the longest first, the earliest first of a length
+    expect(runs('House of Lattafa')).toEqual(['Lattafa', 3]);
+    expect(runs('Lattafa Dubai UAE')).toEqual(['Lattafa', 3]);
+    expect(runs('Dubai Lattafa UAE')).toEqual(['Lattafa', 4]);
+    // the run holds every word that is no extra, and a house named with an extra is found at its own length:
+    // 6 words, 5 (2 runs), 4 (3), then "of Jo Malone" and "Jo Malone London" (an alias of Jo Malone)
+    expect(runs('Jo Malone Dubai')).toEqual(['Jo Malone', 2]);
+    expect(runs('House of Jo Malone London Dubai')).toEqual(['Jo Malone', 8]);
+    // one word amid 11 a field says around a house, no house anywhere: every run holding it, 6·7
+    const amid = 'House of Perfumes Dubai UAE Nowhere Paris London Official Store Shop Group';
+    expect(runs(amid)).toEqual([null, 42]);
+    // twelve words none of which is an extra: the whole field only; one word more, or nothing but extras: none
+    expect(runs(Array.from({ length: 12 }, (_, i) => `word${i}`).join(' '))).toEqual([null, 1]);
+    expect(runs(`${amid} More`)).toEqual([null, 0]);
+    expect(runs('House of Perfumes Dubai')).toEqual([null, 0]);
+    // a house named in full is found before any run is read
+    expect(runs('Lattafa')).toEqual(['Lattafa', 0]);
+  });
+
+  it('a house field with "House of", a company\'s words or a city around the house is that house', () => {
+    for (const field of [
+      'House of Lattafa',
+      'Lattafa Perfumes Dubai',
+      'Lattafa Dubai',
+      'Ajman Lattafa',
+      'Lattafa Perfumes Industries LLC',
+      'Lattafa - Dubai, UAE',
+      'The House of Lattafa, Sharjah',
+      'لطافة للعطور دبي',
+      'دار لطافة',
+      'لطافة الامارات',
+      // spelt otherwise: the house once the words around it are set aside
+      'Latafa Perfumes Dubai',
+    ]) {
+      expect(match('Khamrah', field), field).toEqual({
+        perfumeId: 'khamrah',
+        confidence: 1,
+        sibling: false,
+        reason: 'Khamrah edp by Lattafa, no concentration listed: the line original',
+        candidates: [c('khamrah', 1), c('khamrah-qahwa', 0.5)],
+      });
+    }
+    expect(match('Hawas for Him EDP', 'Rasasi Dubai')).toMatchObject({ perfumeId: 'hawas', confidence: 1 });
+    // a house named with a city's word is that house, whatever is said around it
+    for (const field of ['Paris Corner', 'Paris Corner Perfumes UAE', 'Paris Corner Dubai', 'Paris Corner Paris']) {
+      expect(match('Qissa EDP', field), field).toMatchObject({ perfumeId: 'qissa', confidence: 1 });
+    }
+    expect(match('Wood Sage & Sea Salt', 'Jo Malone London Dubai')).toMatchObject({ perfumeId: 'wood-sage' });
+    // the words around a house say nothing of their own: a city alone, or a house we lack with one, is no house of ours
+    expect(match('Khamrah', 'Dubai')).toMatchObject({ perfumeId: 'khamrah', confidence: 0.9 });
+    expect(match('Khamrah', 'Paris Hilton').reason).toBe('house "Paris Hilton" is not in our catalog');
+    expect(match('Khamrah', 'Lattafa Pride').reason).toBe('house "Lattafa Pride" is not in our catalog');
+    // two houses in one field name neither
+    expect(match('Khamrah', 'Lattafa Rasasi Perfumes').reason).toBe(
+      'house "Lattafa Rasasi Perfumes" is not in our catalog',
+    );
+  });
+
+  it('a concentration word spelt as shops spell it is that concentration: "Elixer", "Eau de Toilet", "Parfume"', () => {
+    for (const [name, perfumeId] of [
+      ['Sauvage Elixer 60ml', 'sauvage-elixir'],
+      ['Sauvage Eau de Toilet', 'sauvage-edt'],
+      ['Sauvage Eau de Toillette', 'sauvage-edt'],
+      ['Sauvage Eau de Parfums', 'sauvage-edp'],
+      ['Sauvage Eau de Partum', 'sauvage-edp'],
+    ] as const) {
+      expect(match(name, 'Dior'), name).toEqual({
+        perfumeId,
+        confidence: 1,
+        sibling: false,
+        reason: `Sauvage ${perfumeId.slice('sauvage-'.length)} by Dior`,
+        candidates: [c('sauvage-edt', 1), c('sauvage-edp', 1), c('sauvage-parfum', 1)],
+      });
+    }
+    // "Parfume", "Perfum": a word for any perfume, as "Perfume" is, never a word of the name
+    for (const name of ['Khamrah Parfume 100ml', 'Khamrah Perfum 100ml']) {
+      expect(match(name, 'Lattafa'), name).toMatchObject({ perfumeId: 'khamrah', confidence: 1 });
+    }
+    for (const name of ['Aventus Extrait de Parfume', 'Aventus Extrait de Perfume', 'Aventus Extrait de Perfum']) {
+      expect(match(name, 'Creed'), name).toMatchObject({ perfumeId: 'aventus', confidence: 0.9, sibling: true });
+    }
+  });
+
+  it('"Intenso", "Intensa", "Intensément" after the concentration make a flanker, as "Intense" does', () => {
+    for (const word of ['Intense', 'Intenso', 'Intensa', 'Intensément']) {
+      expect(match(`Khamrah EDP ${word}`, 'Lattafa'), word).toEqual({
+        perfumeId: null,
+        confidence: 0.5,
+        reason: `closest is Khamrah (edp) by Lattafa, too far from "Khamrah EDP ${word}"`,
+        candidates: [c('khamrah', 0.5), c('khamrah-qahwa', 0.5)],
+      });
+    }
   });
 });

@@ -13,6 +13,7 @@ const perfumes = [
   { id: 'sauvage', name: 'Sauvage', house: 'Dior', concentration: 'edt', year: 2015 },
   { id: 'colonia', name: 'Colonia', house: 'Acqua di Parma', concentration: 'edc', year: 1916 },
   { id: 'angels-share', name: 'Angels Share Extrait', house: 'Kilian', concentration: 'edp', year: 2020 },
+  { id: 'sauvage-lelixir', name: "Sauvage L'Elixir", house: 'Dior', concentration: 'edp', year: 2024 },
 ];
 let catalog: MatcherCatalog;
 beforeEach(() => {
@@ -63,5 +64,15 @@ describe('a concentration word a name holds is the name’s', () => {
       confidence: 1,
       reason: 'Angels Share Extrait edp by Kilian, no concentration listed: the line original',
     });
+  });
+
+  it('"Sauvage L\'Elixir" is an EDP named L\'Elixir, with or without its apostrophe', () => {
+    for (const name of ["Sauvage L'Elixir", 'Sauvage L Elixir']) {
+      expect(match(name, 'Dior'), name).toMatchObject({
+        perfumeId: 'sauvage-lelixir',
+        confidence: 1,
+        reason: "Sauvage L'Elixir edp by Dior, no concentration listed: the line original",
+      });
+    }
   });
 });

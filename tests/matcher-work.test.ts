@@ -105,6 +105,23 @@ describe('the work of matching a listing is capped, whatever the text', () => {
     expect(a).toEqual(b);
   });
 
+  it('reads a house field of at most 12 words for a house among extras, at most 78 runs of its words', () => {
+    const runs = (house: string) => {
+      const before = work.houseRuns;
+      matchListing(snapshot(), { name: 'Khamrah', house });
+      return work.houseRuns - before;
+    };
+    // the most: one word amid 11 a field says around a house (each run held exactly in tests/matcher-rules.test.ts)
+    expect(runs('House of Perfumes Dubai UAE Nowhere Paris London Official Store Shop Group')).toBe(42);
+    expect(runs('x '.repeat(100))).toBe(0);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (house) => {
+        expect(runs(house)).toBeLessThanOrEqual(78);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('a budget spent on one listing does not carry over to the next', () => {
     matchListing(snapshot(), { name: 'x'.repeat(300), house: 'Dior' });
     expect(matchListing(snapshot(), { name: 'Savuage EDT', house: 'Dior' }).perfumeId).toBe('dior-sauvage-edt');

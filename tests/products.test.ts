@@ -74,7 +74,7 @@ describe('PUT /api/admin/merchants/:id/products — sync', () => {
     const res = await admin('PUT', `/merchants/${merchant.slug}/products`, {
       products: [
         { merchant_product_id: 'ok', name: 'Aventus', house: 'Creed', price: 1450 },
-        { merchant_product_id: 'no-house', name: 'Aventus' },
+        { merchant_product_id: 'bad-house', name: 'Aventus', house: 42 },
         { merchant_product_id: 'neg', name: 'Aventus', house: 'Creed', price: -5 },
         { merchant_product_id: 'cur', name: 'Aventus', house: 'Creed', currency: 'XYZ' },
         { merchant_product_id: 'js', name: 'Aventus', house: 'Creed', product_url: 'javascript:alert(1)' },
@@ -90,7 +90,7 @@ describe('PUT /api/admin/merchants/:id/products — sync', () => {
     const reasons = Object.fromEntries(
       body.rejections.map((r: { index: number; reason: string }) => [r.index, r.reason]),
     );
-    expect(reasons[1]).toMatch(/house is required/);
+    expect(reasons[1]).toMatch(/house must be text of at most 200 characters/);
     expect(reasons[2]).toMatch(/price must be a number ≥ 0/);
     expect(reasons[3]).toMatch(/ISO 4217/);
     expect(reasons[4]).toMatch(/http\(s\)/);
@@ -99,6 +99,40 @@ describe('PUT /api/admin/merchants/:id/products — sync', () => {
     expect(reasons[7]).toMatch(/object/);
     expect(reasons[8]).toMatch(/merchant_product_id is required/);
     expect(body.rejections.find((r: { index: number }) => r.index === 2).merchant_product_id).toBe('neg');
+  });
+
+  it('a product with no house, or an empty one, is read by its title, as one with a placeholder house', async () => {
+    const { merchant } = await createMerchantWithKey(app);
+    const res = await admin('PUT', `/merchants/${merchant.id}/products`, {
+      products: [
+        { merchant_product_id: 'nh1', name: 'Lattafa Khamrah Qahwa 100ml' },
+        { merchant_product_id: 'nh2', name: 'خمرة قهوة ١٠٠ مل', house: '' },
+        { merchant_product_id: 'nh3', name: 'Mystery Blend 100ml', house: null },
+        { merchant_product_id: 'nh4', name: 'Khamrah Qahwa', house: 'N/A' },
+        { merchant_product_id: 'long', name: 'Khamrah Qahwa', house: 'x'.repeat(201) },
+      ],
+    });
+    expect(res.json()).toMatchObject({ received: 5, upserted: 4, matched: 3, unmatched: 1, rejected: 1 });
+    expect(res.json().rejections).toEqual([
+      {
+        index: 4,
+        merchant_product_id: 'long',
+        reason: 'house must be text of at most 200 characters (empty or left out: read from the name)',
+      },
+    ]);
+    const list = (await admin('GET', `/merchants/${merchant.id}/products`)).json();
+    const by = Object.fromEntries(
+      list.products.map((p: { merchant_product_id: string }) => [p.merchant_product_id, p]),
+    );
+    expect(by.nh1).toMatchObject({ house: '', status: 'matched', sillage_perfume_id: 'lattafa-khamrah-qahwa-edp' });
+    expect(by.nh1.reason).toMatch(/house found in the name/);
+    // no house and none in the title: the name alone, as for "N/A"
+    expect(by.nh2).toMatchObject({ status: 'matched', sillage_perfume_id: 'lattafa-khamrah-qahwa-edp' });
+    expect(by.nh2.reason).toMatch(/no house given: recognised by its name alone/);
+    expect(by.nh4).toMatchObject({ status: 'matched', confidence: by.nh2.confidence });
+    // neither a house nor a title that names a perfume of ours: unmatched, and said so
+    expect(by.nh3).toMatchObject({ house: '', status: 'unmatched', sillage_perfume_id: null });
+    expect(by.nh3.reason).toMatch(/^no house given; the name alone does not say which perfume \(closest: /);
   });
 
   it('upserts by merchant_product_id, and replace removes products absent from the feed', async () => {

@@ -149,7 +149,32 @@ describe('POST /api/widget/score — the interface rules', () => {
     expect(bad.json().details).toEqual([expect.objectContaining({ path: '/body/quiz/gender' })]);
   });
 
-  it('rule 3: inline mode uses the products passed, each needing id, name and house', async () => {
+  it('inline mode reads the house of a product given none from its title, as a synced one', async () => {
+    const res = await score({
+      quiz,
+      catalog_mode: 'inline',
+      inline_catalog: [
+        { merchant_product_id: 'n1', name: 'Swiss Arabian Shaghaf Oud 75ml', price: 260 },
+        { merchant_product_id: 'n2', name: 'Shaghaf Oud', house: '', price: 250 },
+      ],
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    const shown = Object.fromEntries(
+      [...body.recommendations, ...body.also_explore].map(
+        (r: { merchant_product_id: string; sillage_perfume_id: string; quality: string }) => [
+          r.merchant_product_id,
+          [r.sillage_perfume_id, r.quality],
+        ],
+      ),
+    );
+    expect(shown).toEqual({
+      n1: ['swiss-arabian-shaghaf-oud-edp', 'full'],
+      n2: ['swiss-arabian-shaghaf-oud-edp', 'full'],
+    });
+  });
+
+  it('rule 3: inline mode uses the products passed, each needing an id and a name', async () => {
     const res = await score({
       quiz,
       catalog_mode: 'inline',
@@ -176,11 +201,11 @@ describe('POST /api/widget/score — the interface rules', () => {
     const bad = await score({
       quiz,
       catalog_mode: 'inline',
-      inline_catalog: [{ merchant_product_id: 'x', name: 'No house' }],
+      inline_catalog: [{ merchant_product_id: 'x', name: 'No house', house: ['Lattafa'] }],
     });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ code: 'invalid_inline_catalog', details: [{ path: '/body/inline_catalog/0' }] });
-    expect(bad.json().error).toMatch(/house is required/);
+    expect(bad.json().error).toMatch(/house must be text of at most 200 characters/);
     const tooMany = await score({
       quiz,
       catalog_mode: 'inline',

@@ -430,6 +430,53 @@ describe('search helpers', () => {
     expect(searchTokens('Dolce & Gabbana')).toEqual(['dolce', 'and', 'gabbana']);
     expect(searchTokens('  ')).toEqual([]);
   });
+
+  it('searchTokens: an article elided onto a word is one word, with its apostrophe lost or spaced', () => {
+    for (const [text, tokens] of [
+      ["L'Interdit", ['linterdit']],
+      ['L Interdit', ['linterdit']],
+      ["L' Interdit", ['linterdit']],
+      ['Terre d Hermes', ['terre', 'dhermes']],
+      ["Terre d' Hermès", ['terre', 'dhermes']],
+      ['L Eau d Issey', ['leau', 'dissey']],
+      ['D Orsay', ['dorsay']],
+      ['L Or', ['lor']],
+      ['Bal D Afrique', ['bal', 'dafrique']],
+      ['L Ombre dans l Eau', ['lombre', 'dans', 'leau']],
+    ] as const) {
+      expect(searchTokens(text), text).toEqual(tokens);
+    }
+    // French elides before a vowel or h only: a lone letter before anything else is a word of its own
+    for (const [text, tokens] of [
+      ['D by Diesel', ['d', 'by', 'diesel']],
+      ['L Lamb', ['l', 'lamb']],
+      ['L.12.12 Blanc', ['l', '12', '12', 'blanc']],
+      ['L.A.M.B.', ['l', 'a', 'm', 'b']],
+      ['L', ['l']],
+      ['D & G', ['dg']],
+      ['B Eau', ['b', 'eau']],
+      ['L عود', ['l', 'عود']],
+    ] as const) {
+      expect(searchTokens(text), text).toEqual(tokens);
+    }
+    // …nor onto an English word of its own
+    for (const w of ['and', 'an', 'as', 'at', 'in', 'is', 'it', 'of', 'on']) {
+      expect(searchTokens(`D ${w} G`), w).toEqual(['d', w, 'g']);
+      expect(searchTokens(`L ${w}`), w).toEqual(['l', w]);
+    }
+  });
+
+  it('a lookup finds a name whose elided article lost its apostrophe, and the other way round', () => {
+    const elided = buildSearchIndex(
+      [P('interdit', "L'Interdit", 'Givenchy', 'edp', 2018), P('terre', "Terre d'Hermès", 'Hermes', 'edt', 2006)],
+      [{ name: 'Givenchy' }, { name: 'Hermes' }, { name: "D'Orsay" }],
+    );
+    const top = (q: string) => search(elided, q).map((h) => [h.id, Number(h.score.toFixed(4))]);
+    expect(top('L Interdit')).toEqual([['interdit', score(1)]]);
+    expect(top("L' Interdit")).toEqual([['interdit', score(1)]]);
+    expect(top('terre d hermes')).toEqual([['terre', score(1)]]);
+    expect(resolveHouse(elided, 'D Orsay')).toBe("D'Orsay");
+  });
 });
 
 /** optimal string alignment distance, plainly */

@@ -60,6 +60,20 @@ describe('headless client: results, never exceptions', () => {
     expect(call?.body).toMatchObject({ api_key: KEY, session_id: 's-1', quiz });
   });
 
+  it('names the key in the Authorization header as well for an inline catalog, a large body (and only then)', async () => {
+    const f = fakeFetch(json(200, { recommendations: [] }));
+    const client = createSillageClient({ baseUrl: BASE, apiKey: KEY, fetch: f.fetch });
+    await client.score({ quiz });
+    await client.score({
+      quiz,
+      catalog_mode: 'inline',
+      inline_catalog: [{ merchant_product_id: 'p1', name: 'Oud', house: 'Atelier' }],
+    });
+    const headers = f.calls.map((c) => (c.init.headers as Record<string, string>).authorization);
+    expect(headers).toEqual([undefined, `Bearer ${KEY}`]);
+    expect(f.calls[1]?.body).toMatchObject({ api_key: KEY, catalog_mode: 'inline' });
+  });
+
   it("gives the server's error sentence and code on a refusal", async () => {
     const f = fakeFetch(json(400, { error: 'quiz.families: unknown family "x"', code: 'validation_failed' }));
     const res = await createSillageClient({ baseUrl: BASE, apiKey: KEY, fetch: f.fetch }).score({ quiz });

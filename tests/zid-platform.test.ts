@@ -242,7 +242,7 @@ describe("Zid's product pages", () => {
     expect(zidProductRows({ ...product, variants }, source)).toEqual(read.rows);
   });
 
-  it('skips drafts and unpublished products, rejects one without a brand with why, and counts pages itself', () => {
+  it('skips drafts and unpublished products, reads one without a brand with no house, and counts pages itself', () => {
     const draft = { ...zidProduct({ id: P1, name: 'x', price: 1 }).product, is_draft: true };
     const unbranded = zidProduct({ id: P2, name: 'Oud Wood', price: 1, brand: null }).product;
     const read = zid.parse(
@@ -250,10 +250,9 @@ describe("Zid's product pages", () => {
       'https://api.zid.sa/v1/products/?page=3&page_size=50',
       source,
     );
-    expect(read.rows).toEqual([]);
-    expect(read.rejected).toEqual([
-      { id: P2, reason: 'the product names no brand (an attribute "Brand" / "الماركة")' },
-    ]);
+    // no brand: no house, which the matcher reads from the name
+    expect(read.rows.map((r) => [r.merchant_product_id, r.name, r.house])).toEqual([[P2, 'Oud Wood', '']]);
+    expect(read.rejected).toEqual([]);
     // the next page is this one's page + 1 on the same host, whatever URL the answer names
     expect(read.next).toBe('https://api.zid.sa/v1/products/?page=4&page_size=50');
     expect(zid.parse(page([]), zid.firstUrl(source), source).next).toBeNull();
@@ -297,13 +296,13 @@ describe('the edges of what is read from Zid', () => {
     expect(available(0)).toBe(false);
   });
 
-  it('finds the house by the attribute’s slug, by a brand field, or by a variant; rejects an empty one', () => {
+  it('finds the house by the attribute’s slug, by a brand field, or by a variant; an empty one is none', () => {
     const attrs = (a: object[]) => ({ ...base, attributes: a });
     expect(one(attrs([{ name: 'Marke', slug: 'brand', value: { ar: 'رصاصي' } }])).rows[0]?.house).toBe('رصاصي');
-    expect(one(attrs([{ name: 'الحجم', slug: 'size', value: { ar: 'Armaf' } }])).rejected).toHaveLength(1);
+    expect(one(attrs([{ name: 'الحجم', slug: 'size', value: { ar: 'Armaf' } }])).rows[0]?.house).toBe('');
     expect(one({ ...attrs([]), brand: 'Afnan' }).rows[0]?.house).toBe('Afnan');
     expect(one({ ...attrs([]), brand: { name: { ar: 'أفنان', en: 'Afnan' } } }).rows[0]?.house).toBe('أفنان');
-    expect(one(attrs([{ name: 'الماركة', value: { ar: ' ', en: '' } }])).rejected[0]?.reason).toMatch(/no brand/);
+    expect(one(attrs([{ name: 'الماركة', value: { ar: ' ', en: '' } }])).rows[0]?.house).toBe('');
     // the parent names none, its variant does
     const { product, variants } = zidProduct({
       id: P1,

@@ -197,9 +197,16 @@ export function createSillageClient(options: ClientOptions): SillageClient {
     const abort = () => controller?.abort();
     signal?.addEventListener('abort', abort);
     try {
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-widget-version': WIDGET_VERSION,
+      };
+      // an inline catalog is a large body: with the key in a header as well, the service knows the
+      // key before reading it, and reads it on the budget of known keys rather than strangers'
+      if (body.catalog_mode === 'inline') headers.authorization = `Bearer ${options.apiKey}`;
       const res = await doFetch(`${base}/api/widget/${op}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-widget-version': WIDGET_VERSION },
+        headers,
         body: JSON.stringify({ ...body, api_key: options.apiKey }),
         signal: controller?.signal,
         keepalive,

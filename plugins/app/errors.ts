@@ -137,11 +137,20 @@ export default fp(
       return reply.status(status).send(fastifyClientError(error, status, error.message));
     });
 
+    const routeNotFound = (request: FastifyRequest) =>
+      new AppError(
+        404,
+        'not_found',
+        `Route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)} not found`,
+      );
     app.setNotFoundHandler((request, reply) => {
-      reply.status(404).send({
-        error: `Route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)} not found`,
-        code: 'not_found',
-      });
+      const { message, code } = routeNotFound(request);
+      reply.status(404).send({ error: message, code });
+    });
+    // a body sent to no route is never read (it was parsed, up to 1 MiB of JSON): the same answer, before it
+    app.addHook('preParsing', (request, _reply, payload, done) => {
+      if (request.is404) done(routeNotFound(request));
+      else done(null, payload);
     });
   },
   { name: 'errors' },

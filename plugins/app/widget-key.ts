@@ -4,9 +4,10 @@ import { createKeyGuessGuard, type KeyGuessGuard, keyGuessAddress } from '../../
 import { createKeyStore, type KeyStore } from '../../auth/key-store.ts';
 import { parseKey } from '../../auth/keys.ts';
 import { originAllowed } from '../../auth/origins.ts';
+import { LARGE_BODY_BYTES, markKnownKey } from '../../http/large-bodies.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { ResolvedKey } from '../../services/keys.ts';
-import { requestApiKey } from '../external/rate-limit.ts';
+import { bearerKey, requestApiKey } from '../external/rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,6 +19,12 @@ declare module 'fastify' {
      * past its refused keys gets 429 for a key this instance has not found real, nothing hashed
      */
     widgetKeyGuard: (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
+    /**
+     * onRequest for widget routes: a large body whose `Authorization: Bearer` names a key this
+     * instance found real (and not revoked) draws on the keys' lane of large bodies, not the
+     * strangers' (http/large-bodies.ts); nothing is hashed or looked up
+     */
+    widgetKeyInHeaders: (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
     /** preHandler for widget routes: resolves the key, refuses with 401/403, sets request.widgetKey */
     authenticateWidgetKey: (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
   }
@@ -74,6 +81,15 @@ export default fp(
       if (key !== undefined && guesses.realKey(key) !== undefined) return done();
       const refused = guesses.refusalFor(keyGuessAddress(request.ip));
       return refused ? done(refused) : done();
+    });
+
+    app.decorate('widgetKeyInHeaders', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      if (Number(request.headers['content-length'] ?? 0) <= LARGE_BODY_BYTES) return done();
+      const key = bearerKey(request.headers.authorization);
+      const hash = key === undefined ? undefined : guesses.realKey(key);
+      const known = hash === undefined ? undefined : keyStore.cached(hash);
+      if (known && !known.revoked) markKnownKey(request);
+      done();
     });
 
     // A callback hook: a key this instance knows (nearly every request) is checked without a

@@ -16,12 +16,13 @@ const WINDOW_MS = 60_000;
 export function requestApiKey(request: FastifyRequest): string | undefined {
   const body = request.body as { api_key?: unknown } | null | undefined;
   if (body && typeof body === 'object' && typeof body.api_key === 'string') return body.api_key;
-  const auth = request.headers.authorization;
-  if (typeof auth === 'string') {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (m) return m[1];
-  }
-  return undefined;
+  return bearerKey(request.headers.authorization);
+}
+
+/** The key of an `Authorization: Bearer <key>` header, else undefined. */
+export function bearerKey(auth: string | undefined): string | undefined {
+  if (typeof auth !== 'string') return undefined;
+  return /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
 }
 
 /**

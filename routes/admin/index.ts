@@ -30,9 +30,10 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   }
   const check = createAdminTokenCheck(token);
   // the token is checked before any body is read: a body here is the operator's (a sync of 50,000
-  // products), held to its route's byte limit and the nesting limit only (http/json-body.ts)
+  // products), held to its route's byte limit and the nesting limit only (http/json-body.ts), and
+  // drawing on no budget of strangers' large bodies (http/large-bodies.ts)
   app.addHook('onRoute', (route) => {
-    route.config = { ...route.config, jsonLimits: AUTHENTICATED_JSON_LIMITS };
+    route.config = { ...route.config, jsonLimits: AUTHENTICATED_JSON_LIMITS, provenBeforeBody: true };
   });
   app.addHook('onRequest', async (request) => check(request.headers.authorization, request.ip));
   // No operator waits for ever on a database that does not answer: the request is answered 503

@@ -27,7 +27,7 @@ import zidConsole from './zid.ts';
 
 /** A signed-in console session lasts this long from sign-in, whatever is done in it. */
 export const CONSOLE_SESSION_MS = 12 * 3600 * 1000;
-/** Largest form the console accepts (a product search, a list of origins, a bulk accept of 100 products). */
+/** Largest body the console accepts, a form or JSON (a product search, a list of origins, a bulk accept of 100 products). */
 export const CONSOLE_FORM_LIMIT = 64 * 1024;
 const LANG_COOKIE = 'console_lang';
 
@@ -50,6 +50,10 @@ const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const hmacKey = Buffer.from(hkdfSync('sha256', leadKey, 'sillage', 'console csrf tokens', 32));
   const db = app.db;
 
+  // every console body, a form or JSON, is at most CONSOLE_FORM_LIMIT: 413 past it, before it is read
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= CONSOLE_FORM_LIMIT;
+  });
   await app.register(fastifyFormbody, { bodyLimit: CONSOLE_FORM_LIMIT });
   await app.register(fastifyCookie, { secret });
   await app.register(fastifySession, {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ANY_OPERATION, errorResponses, REQUEST_ID_HEADER, success } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
-import { INSTALL_EVENTS, sallaEnvelope, sallaSignatureValid } from '../../platforms/salla.ts';
+import { INSTALL_EVENTS, sallaEnvelope, sallaSignatureShaped, sallaSignatureValid } from '../../platforms/salla.ts';
 import { sallaSnippet } from '../../platforms/salla-snippet.ts';
 import { findInstall } from '../../services/platforms.ts';
 import { markProven, refusedPostGuard } from './refusals.ts';
@@ -41,14 +41,25 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
     receipts.get(request)?.();
   });
 
+  const sallaOff = () => new AppError(404, 'platform_not_configured', 'The Salla app is not set up on this service');
+  const unsigned = () =>
+    new AppError(401, 'invalid_signature', "The signature is not the body's HMAC with the app's secret");
   app.post(
     '/salla/webhook',
     {
       bodyLimit: PLATFORM_WEBHOOK_MAX_BYTES,
+      // what is refused whatever the body holds is refused before it is read
+      onRequest: (request, _reply, done) => {
+        if (!app.config.platforms.salla) return done(sallaOff());
+        if (!sallaSignatureShaped(request.headers['x-salla-signature'])) return done(unsigned());
+        done();
+      },
       schema: {
         operationId: 'receiveSallaWebhook',
         tags: ['platforms'],
         summary: "Salla's webhooks (`X-Salla-Signature`: hex HMAC-SHA256 of the body with the app's webhook secret)",
+        description:
+          'A body of at most 256 KiB. Refused before the body is read: the app not set up here (404), no `X-Salla-Signature` of 64 hex digits (401).',
         security: [],
         response: {
           200: success(Received, 'Stored; worked in the background'),
@@ -64,19 +75,20 @@ const platforms: FastifyPluginAsyncTypebox = async (app) => {
             'unknown_store',
             'database_unavailable',
             'rate_limited',
+            'overloaded',
           ]),
         },
       },
     },
     async (request) => {
       const salla = app.config.platforms.salla;
-      if (!salla) throw new AppError(404, 'platform_not_configured', 'The Salla app is not set up on this service');
+      if (!salla) throw sallaOff();
       const raw = request.body as Buffer;
       if (
         !Buffer.isBuffer(raw) ||
         !sallaSignatureValid(raw, request.headers['x-salla-signature'] as string, salla.webhookSecret)
       ) {
-        throw new AppError(401, 'invalid_signature', "The signature is not the body's HMAC with the app's secret");
+        throw unsigned();
       }
       markProven(request);
       let body: unknown;

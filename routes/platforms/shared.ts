@@ -12,8 +12,28 @@ import { type JsonLimits, jsonLimitError } from '../../http/json-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type Platform, recordWebhook, storeWidget } from '../../services/platforms.ts';
 
-/** A platform's webhook body is read up to this size (an order with many lines is a few tens of KB). */
-export const PLATFORM_WEBHOOK_MAX_BYTES = 1024 * 1024;
+/**
+ * The bytes a platform post may weigh (413 `payload_too_large` past them, before the body is read),
+ * fitted to what each platform sends (docs/platforms.md, "Body limits"):
+ *
+ * - Shopify's webhooks, 1 MiB: Shopify states no limit for HTTPS deliveries, and its own staff say
+ *   a body can be upwards of a megabyte (an order of hundreds of lines, a product of up to 2,048
+ *   variants); it sends bodies up to 1,000,000 bytes in full to its other destinations, and a stub
+ *   past them. One address takes every topic, so the largest is the limit.
+ * - Salla's and WooCommerce's webhooks, 256 KiB: an order or a product of a perfume shop weighs a
+ *   few KB (WooCommerce's order of two lines about 2 KB, a product with its description 3 to 10 KB;
+ *   Salla's order with its items, customer and amounts about 5 to 20 KB); 256 KiB holds an order of
+ *   a hundred lines or a product with a hundred variants and a long description.
+ * - Zid's store webhooks keep 1 MiB: their URL carries the store's secret, checked before the body
+ *   is read, so only Zid (or whoever holds the secret) sends one, and a product of Zid's, whose
+ *   variants are products of their own, is the largest of the four.
+ * - The unsigned posts (WooCommerce's keys and the plugin's claim, Zid's App Market notices),
+ *   16 KiB: each is a few hundred bytes of fields.
+ */
+export const SHOPIFY_WEBHOOK_MAX_BYTES = 1024 * 1024;
+export const PLATFORM_WEBHOOK_MAX_BYTES = 256 * 1024;
+export const ZID_WEBHOOK_MAX_BYTES = 1024 * 1024;
+export const PLATFORM_NOTICE_MAX_BYTES = 16 * 1024;
 
 /** Platform bodies read (each a parser's call), for the tests that show a throttled post's body is never read. */
 export const platformBodyReads = { bodies: 0, bytes: 0 };
@@ -37,6 +57,7 @@ export const WEBHOOK_ERRORS = [
   'unknown_store',
   'database_unavailable',
   'rate_limited',
+  'overloaded',
 ] as const;
 
 /**
@@ -92,8 +113,11 @@ export const Received = Type.Object({
   duplicate: Type.Boolean({ description: 'the same delivery arrived before: it is worked once' }),
 });
 
+/** A store's id on Salla and Zid (the `:store` of their routes). */
+export const STORE_ID = /^[0-9]{1,20}$/;
+
 export const StoreParams = Type.Object({
-  store: Type.String({ pattern: '^[0-9]{1,20}$', description: "The platform's id of the store" }),
+  store: Type.String({ pattern: STORE_ID.source, description: "The platform's id of the store" }),
 });
 
 /**

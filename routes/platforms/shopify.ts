@@ -11,6 +11,7 @@ import {
   SHOPIFY_TOPICS,
   shopHandle,
   shopifyWebhookOrder,
+  webhookHmacShaped,
   webhookHmacValid,
 } from '../../platforms/shopify.ts';
 import { shopifySnippet } from '../../platforms/shopify-snippet.ts';
@@ -18,8 +19,8 @@ import { findInstall } from '../../services/platforms.ts';
 import { markProven } from './refusals.ts';
 import {
   jsonObjectOf,
-  PLATFORM_WEBHOOK_MAX_BYTES,
   Received,
+  SHOPIFY_WEBHOOK_MAX_BYTES,
   storeScriptSchema,
   storeWebhook,
   storeWidgetRoute,
@@ -48,16 +49,27 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return shopify;
   };
 
+  const unsigned = () => new AppError(401, 'invalid_signature', 'The webhook signature does not match');
   app.post(
     '/webhooks',
     {
-      bodyLimit: PLATFORM_WEBHOOK_MAX_BYTES,
+      bodyLimit: SHOPIFY_WEBHOOK_MAX_BYTES,
+      // what is refused whatever the body holds is refused before it is read
+      onRequest: (request, _reply, done) => {
+        try {
+          configured();
+        } catch (err) {
+          return done(err as Error);
+        }
+        if (!webhookHmacShaped(request.headers['x-shopify-hmac-sha256'])) return done(unsigned());
+        done();
+      },
       schema: {
         operationId: 'receiveShopifyWebhook',
         tags: ['platforms'],
         summary:
           "Shopify's webhooks (a shop's products, orders and uninstall, and the privacy requests), signed with the app's secret",
-        description: `Topics (\`X-Shopify-Topic\`): ${TOPICS.join(', ')}. Checked in this order: the signature (401), the topic and the shop (400; a signed body that names another shop, as a privacy request's \`shop_domain\` or an order's \`order_status_url\` on its myshopify.com domain, is refused), the shop's install (404; a privacy request for a shop that never installed is acknowledged, nothing kept), the body (400). A delivery sent again is answered as a duplicate: an order's by the order the signed body names (the unsigned \`X-Shopify-Webhook-Id\` does not make it another), any other topic's by the same \`X-Shopify-Webhook-Id\`. An order dated (\`created_at\`) more than a day ago is acknowledged and not counted; an order is counted only once the shop's own Admin API knows it.`,
+        description: `Topics (\`X-Shopify-Topic\`): ${TOPICS.join(', ')}. A body of at most 1 MiB. Checked in this order: the app set up here (404) and a signature header that could be one (401) before the body is read, then the signature (401), the topic and the shop (400; a signed body that names another shop, as a privacy request's \`shop_domain\` or an order's \`order_status_url\` on its myshopify.com domain, is refused), the shop's install (404; a privacy request for a shop that never installed is acknowledged, nothing kept), the body (400). A delivery sent again is answered as a duplicate: an order's by the order the signed body names (the unsigned \`X-Shopify-Webhook-Id\` does not make it another), any other topic's by the same \`X-Shopify-Webhook-Id\`. An order dated (\`created_at\`) more than a day ago is acknowledged and not counted; an order is counted only once the shop's own Admin API knows it.`,
         security: [],
         headers: Type.Object({
           'x-shopify-hmac-sha256': Type.Optional(Type.String({ maxLength: 200 })),
@@ -76,7 +88,7 @@ const shopifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const raw = request.body as Buffer;
       // nothing of the body is read before its signature is checked
       if (!webhookHmacValid(raw, request.headers['x-shopify-hmac-sha256'], shopify.clientSecret)) {
-        throw new AppError(401, 'invalid_signature', 'The webhook signature does not match');
+        throw unsigned();
       }
       markProven(request);
       const topic = request.headers['x-shopify-topic'];

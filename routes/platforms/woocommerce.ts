@@ -7,14 +7,27 @@ import { isWooTopic, WOO_DISCONNECTED, WOO_TOPICS, wooSignatureValid } from '../
 import { NEW_STORES_PER_ADDRESS_PER_HOUR, NEW_STORES_PER_HOUR } from '../../plugins/app/woocommerce.ts';
 import { findInstall, webhookSecretOf } from '../../services/platforms.ts';
 import { markProven } from './refusals.ts';
-import { jsonObjectOf, PLATFORM_WEBHOOK_MAX_BYTES, Received, rawBody, storeWebhook, WEBHOOK_ERRORS } from './shared.ts';
+import {
+  jsonObjectOf,
+  PLATFORM_NOTICE_MAX_BYTES,
+  PLATFORM_WEBHOOK_MAX_BYTES,
+  Received,
+  rawBody,
+  storeWebhook,
+  WEBHOOK_ERRORS,
+} from './shared.ts';
+
+/** A store's id here (the `:store` of its routes). */
+const STORE_ID = /^[a-z0-9][a-z0-9-]{0,59}$/;
 
 const StoreParams = Type.Object({
   store: Type.String({
-    pattern: '^[a-z0-9][a-z0-9-]{0,59}$',
+    pattern: STORE_ID.source,
     description: "The store's id here: its host and path as letters, digits and dashes",
   }),
 });
+
+type Install = NonNullable<Awaited<ReturnType<typeof findInstall>>>;
 
 const BODY_ERRORS = [
   ...ANY_OPERATION,
@@ -48,7 +61,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/keys',
     {
-      bodyLimit: 16 * 1024,
+      bodyLimit: PLATFORM_NOTICE_MAX_BYTES,
       schema: {
         operationId: 'receiveWooCommerceKeys',
         tags: ['platforms'],
@@ -78,7 +91,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/connections/claim',
     {
-      bodyLimit: 16 * 1024,
+      bodyLimit: PLATFORM_NOTICE_MAX_BYTES,
       schema: {
         operationId: 'claimWooCommerceConnection',
         tags: ['platforms'],
@@ -109,15 +122,28 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  // the store's install, read before its body
+  const installs = new WeakMap<object, Install>();
   app.post(
     '/webhooks/:store',
     {
       bodyLimit: PLATFORM_WEBHOOK_MAX_BYTES,
+      // a store that has not connected is refused before its body is read
+      onRequest: async (request) => {
+        woo();
+        const { store } = request.params as { store: string };
+        // a store id that cannot be one is not looked up
+        const install = STORE_ID.test(store) ? await findInstall(app.db, 'woocommerce', store) : null;
+        if (install?.status !== 'installed') {
+          throw new AppError(404, 'unknown_store', 'This store has not connected the app');
+        }
+        installs.set(request, install);
+      },
       schema: {
         operationId: 'receiveWooCommerceWebhook',
         tags: ['platforms'],
         summary: "A WooCommerce store's webhooks, signed with the store's secret (`X-WC-Webhook-Signature`)",
-        description: `Topics (\`X-WC-Webhook-Topic\`): ${[...WOO_TOPICS, WOO_DISCONNECTED].join(', ')}. Checked in this order: the store (404), WooCommerce's ping when a webhook is saved (a form \`webhook_id=…\`, answered and not kept), the signature (401), the topic (400), the body (400).`,
+        description: `Topics (\`X-WC-Webhook-Topic\`): ${[...WOO_TOPICS, WOO_DISCONNECTED].join(', ')}. A body of at most 256 KiB. Checked in this order: the store (404, before the body is read), WooCommerce's ping when a webhook is saved (a form \`webhook_id=…\`, answered and not kept), the signature (401), the topic (400), the body (400).`,
         security: [],
         params: StoreParams,
         headers: Type.Object({
@@ -133,10 +159,7 @@ const wooRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       woo();
       const { store } = request.params;
-      const install = await findInstall(app.db, 'woocommerce', store);
-      if (install?.status !== 'installed') {
-        throw new AppError(404, 'unknown_store', 'This store has not connected the app');
-      }
+      const install = installs.get(request) as Install;
       const raw = request.body;
       // the ping WooCommerce sends to a new delivery URL: acknowledged, nothing kept
       if (

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, PATH_PARAM, success, WITH_INPUT } from '../../contracts/errors.ts';
 import { UNAUTHENTICATED_JSON_LIMITS } from '../../http/json-body.ts';
+import { markProvenBeforeBody } from '../../http/large-bodies.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
 import { isZidStoreEvent, ZID_STORE_EVENTS, ZID_UNINSTALL, zidAppEvent, zidSecretValid } from '../../platforms/zid.ts';
@@ -10,13 +11,15 @@ import { findInstall, webhookSecretOf } from '../../services/platforms.ts';
 import { markProven } from './refusals.ts';
 import {
   jsonObjectOf,
-  PLATFORM_WEBHOOK_MAX_BYTES,
+  PLATFORM_NOTICE_MAX_BYTES,
   Received,
+  STORE_ID,
   StoreParams,
   storeScriptSchema,
   storeWebhook,
   storeWidgetRoute,
   WEBHOOK_ERRORS,
+  ZID_WEBHOOK_MAX_BYTES,
 } from './shared.ts';
 
 /** App Market notices one address may send a minute, per instance (Zid sends one per store event). */
@@ -38,12 +41,30 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/webhooks/:store',
     {
-      bodyLimit: PLATFORM_WEBHOOK_MAX_BYTES,
+      bodyLimit: ZID_WEBHOOK_MAX_BYTES,
+      // the store and its secret are checked before the body is read: a stranger's body never is
+      onRequest: async (request) => {
+        configured();
+        const { store } = request.params as { store: string };
+        // a store id that cannot be one is not looked up
+        const install = STORE_ID.test(store) ? await findInstall(app.db, 'zid', store) : null;
+        if (install?.status !== 'installed')
+          throw new AppError(404, 'unknown_store', 'This store has not installed the app');
+        const token = (request.query as { token?: unknown }).token;
+        if (!zidSecretValid(token, webhookSecretOf(app.leadCipher, install))) {
+          throw new AppError(401, 'invalid_signature', "The URL does not carry this store's webhook secret");
+        }
+        markProven(request);
+        // …so its body, however large, draws on no budget of strangers' bodies
+        markProvenBeforeBody(request);
+      },
       schema: {
         operationId: 'receiveZidWebhook',
         tags: ['platforms'],
         summary:
           "A Zid store's webhooks, at the URL the app subscribed them with (the event and the store's secret in its query)",
+        description:
+          "A body of at most 1 MiB. Checked in this order, the first two before the body is read: the store has installed the app (404), `token` is the store's secret (401), `event` is one the app subscribes to (400), the body is a JSON object (400).",
         security: [],
         params: StoreParams,
         querystring: Type.Object({
@@ -57,16 +78,8 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      configured();
+      // onRequest found the store and its secret
       const { store } = request.params;
-      const install = await findInstall(app.db, 'zid', store);
-      if (install?.status !== 'installed')
-        throw new AppError(404, 'unknown_store', 'This store has not installed the app');
-      // a URL without the store's secret is nobody's: refused before its body is read further
-      if (!zidSecretValid(request.query.token, webhookSecretOf(app.leadCipher, install))) {
-        throw new AppError(401, 'invalid_signature', "The URL does not carry this store's webhook secret");
-      }
-      markProven(request);
       const event = request.query.event;
       if (!isZidStoreEvent(event)) {
         throw new AppError(400, 'invalid_platform_webhook', `The event is one of ${ZID_STORE_EVENTS.join(', ')}`);
@@ -88,7 +101,7 @@ const zidRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/app-events',
     {
-      bodyLimit: 64 * 1024,
+      bodyLimit: PLATFORM_NOTICE_MAX_BYTES,
       onRequest: (request, reply, done) => {
         const c = byAddress.add(request.ip);
         if (c.count <= APP_EVENTS_PER_ADDRESS) return done();

@@ -44,6 +44,8 @@ const widget: FastifyPluginAsyncTypebox = async (app) => {
     );
   });
 
+  // a large body with a key found real in its headers draws on the keys' lane, not the strangers' (http/large-bodies.ts)
+  app.addHook('onRequest', app.widgetKeyInHeaders);
   // before the per-key rate limit (a route's own preValidation hook) hashes the key
   app.addHook('preValidation', app.widgetKeyGuard);
   app.addHook('preHandler', app.authenticateWidgetKey);

@@ -3,7 +3,12 @@ import { search } from '../../catalog/search.ts';
 import type { CatalogPerfume } from '../../catalog/types.ts';
 import { errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
 import { LOOKUP_EXAMPLE } from '../../contracts/examples.ts';
-import { LookupRequestSchema, LookupResponseSchema, type PerfumeResult } from '../../contracts/widget.ts';
+import {
+  LOOKUP_MAX_BYTES,
+  LookupRequestSchema,
+  LookupResponseSchema,
+  type PerfumeResult,
+} from '../../contracts/widget.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 import { documentAs } from '../../plugins/external/swagger.ts';
@@ -33,6 +38,7 @@ const lookup: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/lookup',
     {
+      bodyLimit: LOOKUP_MAX_BYTES,
       config: {
         rateLimit: widgetRateLimit('lookup'),
         swaggerTransform: documentAs({ body: { ...LookupRequestSchema, examples: [LOOKUP_EXAMPLE.request] } }),
@@ -42,7 +48,7 @@ const lookup: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['widget'],
         summary: "Searches the service's perfume catalog",
         description:
-          'For catalog tooling: find the perfume a product should be matched to. `query` searches names in both scripts (typos, house names and abbreviations such as YSL or MFK understood); `house` restricts to one house; `ids` fetches exact perfumes. At least one of them is required. 300 requests a minute per key and client address.',
+          'For catalog tooling: find the perfume a product should be matched to. `query` searches names in both scripts (typos, house names and abbreviations such as YSL or MFK understood); `house` restricts to one house; `ids` fetches exact perfumes. At least one of them is required. 300 requests a minute per key and client address. A body of at most 32 KiB.',
         security: [{ widgetKey: [] }],
         body: LookupRequestSchema,
         response: {

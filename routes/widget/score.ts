@@ -4,6 +4,7 @@ import type { CatalogSnapshot } from '../../catalog/store.ts';
 import { errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
 import { SCORE_EXAMPLE } from '../../contracts/examples.ts';
 import {
+  SCORE_MAX_BYTES,
   type ScoreRequest,
   ScoreRequestDocument,
   ScoreRequestSchema,
@@ -85,6 +86,7 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/score',
     {
+      bodyLimit: SCORE_MAX_BYTES,
       config: {
         rateLimit: widgetRateLimit('score'),
         swaggerTransform: documentAs({ body: { ...ScoreRequestDocument, examples: [SCORE_EXAMPLE.request] } }),
@@ -96,7 +98,7 @@ const score: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['widget'],
         summary: "Scores quiz answers against the merchant's catalog",
         description:
-          'Ranked recommendations (at most `limit`, default 6, maximum 24), products from families the shopper did not pick in `also_explore`, a taste summary and the attribution block. `catalog_mode` synced (default) uses the products synced for the merchant; inline uses `inline_catalog` (at most 200 products), matched on the fly on a worker thread: at most 2 inline catalogs of one merchant are matched or waiting at once (429 `rate_limited` past that), and 503 `overloaded` when 16 wait. 100 requests a minute per key and client address.',
+          'Ranked recommendations (at most `limit`, default 6, maximum 24), products from families the shopper did not pick in `also_explore`, a taste summary and the attribution block. `catalog_mode` synced (default) uses the products synced for the merchant; inline uses `inline_catalog` (at most 200 products), matched on the fly on a worker thread: at most 2 inline catalogs of one merchant are matched or waiting at once (429 `rate_limited` past that), and 503 `overloaded` when 16 wait. 100 requests a minute per key and client address. A body of at most 1 MiB.',
         security: [{ widgetKey: [] }],
         body: ScoreRequestSchema,
         response: {

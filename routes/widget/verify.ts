@@ -2,7 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { KEY_STALE_AFTER_MS, KEY_STALE_MAX_MS } from '../../auth/key-store.ts';
 import { ALWAYS_SENT, errorResponses, success, WIDGET_OPERATION } from '../../contracts/errors.ts';
 import { VERIFY_EXAMPLE } from '../../contracts/examples.ts';
-import { type CatalogReadiness, VerifyRequestSchema, VerifyResponseSchema } from '../../contracts/widget.ts';
+import {
+  type CatalogReadiness,
+  VERIFY_MAX_BYTES,
+  VerifyRequestSchema,
+  VerifyResponseSchema,
+} from '../../contracts/widget.ts';
 import { Cache } from '../../lib/cache.ts';
 import { databaseTimeout, withDeadline } from '../../lib/deadline.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
@@ -48,6 +53,7 @@ const verify: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/verify',
     {
+      bodyLimit: VERIFY_MAX_BYTES,
       config: {
         rateLimit: widgetRateLimit('verify'),
         swaggerTransform: documentAs({ body: { ...VerifyRequestSchema, examples: [VERIFY_EXAMPLE.request] } }),
@@ -57,7 +63,7 @@ const verify: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['widget'],
         summary: 'Validates a key and returns catalog readiness',
         description:
-          'Answers the merchant behind the key, whether it is a test key, the origins it allows and how much of the synced catalog can be recommended. 60 requests a minute per key and client address.',
+          'Answers the merchant behind the key, whether it is a test key, the origins it allows and how much of the synced catalog can be recommended. 60 requests a minute per key and client address. A body of at most 4 KiB.',
         security: [{ widgetKey: [] }],
         body: VerifyRequestSchema,
         response: {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { platformBodyReads } from '../../routes/platforms/shared.ts';
+import { PLATFORM_WEBHOOK_MAX_BYTES, platformBodyReads } from '../../routes/platforms/shared.ts';
 import { buildTestApp, closeTestApp, type TestApp } from '../helper.ts';
 import { SallaSimulator, webhookRequest } from '../salla-sim.ts';
 
@@ -24,8 +24,11 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const MB = Buffer.alloc(1024 * 1024 - 2, 0x61);
-/** a megabyte to one of the webhook routes, refused: no signature, or a platform this service does not run */
+const BODY = Buffer.alloc(PLATFORM_WEBHOOK_MAX_BYTES - 2, 0x61);
+/**
+ * a body at the limit to one of the webhook routes, refused: a signature that is not the body's
+ * (Salla's, read first), or a platform this service does not run (refused before it is read)
+ */
 const junk = (i: number, remoteAddress: string) =>
   app.inject({
     method: 'POST',
@@ -35,8 +38,8 @@ const junk = (i: number, remoteAddress: string) =>
       '/api/platforms/zid/webhooks/1',
       '/api/platforms/woocommerce/webhooks/x',
     ][i % 4] as string,
-    headers: { 'content-type': 'application/json' },
-    payload: Buffer.concat([Buffer.from('"'), MB, Buffer.from('"')]),
+    headers: { 'content-type': 'application/json', 'x-salla-signature': '0'.repeat(64) },
+    payload: Buffer.concat([Buffer.from('"'), BODY, Buffer.from('"')]),
     remoteAddress,
   });
 
@@ -54,7 +57,7 @@ describe('refused platform posts, per address', () => {
     expect(throttled.statusCode).toBe(429);
     expect(throttled.json()).toMatchObject({ code: 'rate_limited' });
     expect(Number(throttled.headers['retry-after'])).toBe(60);
-    // its megabyte was never read
+    // its body was never read
     expect(platformBodyReads.bodies).toBe(read);
     // the store's own signed delivery from that address waits as well, until the minute ends
     sim.addStore(910, []);

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOOKUP_MAX_BYTES, SCORE_MAX_BYTES, VERIFY_MAX_BYTES } from '../../contracts/widget.ts';
+import { MAX_REQUEST_BYTES } from '../../events/validate.ts';
 import { jsonBodyWork, jsonLimitExceeded, UNAUTHENTICATED_JSON_LIMITS } from '../../http/json-body.ts';
 import { storableTextWork } from '../../http/storable-text.ts';
+import { CONSOLE_FORM_LIMIT } from '../../routes/console/index.ts';
+import { PLATFORM_NOTICE_MAX_BYTES } from '../../routes/platforms/shared.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from '../helper.ts';
 
 /**
@@ -97,15 +101,16 @@ beforeAll(async () => {
 });
 afterAll(() => closeTestApp(app));
 
+/** each route with its byte limit (tests/security/body-limits.test.ts holds those) */
 const ROUTES: [string, number, string][] = [
-  ['/api/widget/score', MiB, `{"api_key":"${JUNK_KEY}","quiz":{"families":["oud"]},"inline_catalog":[`],
-  ['/api/widget/verify', MiB, `{"api_key":"${JUNK_KEY}","x":[`],
-  ['/api/widget/lookup', MiB, `{"api_key":"${JUNK_KEY}","ids":[`],
-  ['/api/widget/event', 64 * 1024, `{"api_key":"${JUNK_KEY}","events":[`],
-  ['/console/sign-in', MiB, '{"email":"a@b.example","password":['],
-  ['/api/platforms/woocommerce/keys', 16 * 1024, '{"user_id":['],
-  ['/api/platforms/woocommerce/connections/claim', 16 * 1024, '{"token":['],
-  ['/api/platforms/zid/app-events', 64 * 1024, '{"event_name":['],
+  ['/api/widget/score', SCORE_MAX_BYTES, `{"api_key":"${JUNK_KEY}","quiz":{"families":["oud"]},"inline_catalog":[`],
+  ['/api/widget/verify', VERIFY_MAX_BYTES, `{"api_key":"${JUNK_KEY}","x":[`],
+  ['/api/widget/lookup', LOOKUP_MAX_BYTES, `{"api_key":"${JUNK_KEY}","ids":[`],
+  ['/api/widget/event', MAX_REQUEST_BYTES, `{"api_key":"${JUNK_KEY}","events":[`],
+  ['/console/sign-in', CONSOLE_FORM_LIMIT, '{"email":"a@b.example","password":['],
+  ['/api/platforms/woocommerce/keys', PLATFORM_NOTICE_MAX_BYTES, '{"user_id":['],
+  ['/api/platforms/woocommerce/connections/claim', PLATFORM_NOTICE_MAX_BYTES, '{"token":['],
+  ['/api/platforms/zid/app-events', PLATFORM_NOTICE_MAX_BYTES, '{"event_name":['],
 ];
 
 describe('the pre-parse pass counts what JSON.parse will build', () => {
@@ -230,10 +235,15 @@ describe('the largest body of each unauthenticated route costs the main thread a
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'The body holds more than 60,000 values', code: 'too_many_values' });
     expect(storableTextWork.values).toBe(0);
+    // 2,001 sequences of keys in 16 KiB: two objects of 1,000 keys in two orders, and one more
+    const names = Array.from({ length: 1_000 }, (_, i) => i.toString(36).padStart(2, '0'));
+    const object = (keys: string[]) => `{${keys.map((k) => `"${k}":0`).join(',')}}`;
+    const payload = `[${object(names)},${object([...names].reverse())},{"z":0}]`;
+    expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(PLATFORM_NOTICE_MAX_BYTES);
     const keys = await app.inject({
       method: 'POST',
       url: '/api/platforms/zid/app-events',
-      payload: `[${Array.from({ length: 2_100 }, (_, i) => `{"${i}":0}`).join(',')}]`,
+      payload,
       headers: { 'content-type': 'application/json' },
     });
     expect(keys.statusCode).toBe(400);
