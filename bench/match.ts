@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type { CatalogSnapshot } from '../catalog/store.ts';
+import { QUALITIES } from '../contracts/widget.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { MATCH_THRESHOLD, matchListing } from '../matching/matcher.ts';
+import { recogniseProduct } from '../matching/recognise.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { syncProducts } from '../services/products.ts';
 import { figuresOf, loadLabelledListings, outcomeOf } from '../tests/listing-fixture.ts';
@@ -31,7 +33,11 @@ export async function runRecognitionBench(log: (s: string) => void = console.log
   await lite.migrate();
   const snapshot = await loadSnapshot(lite.db);
   await lite.close();
-  return { recognition: recognitionFigures(snapshot, log), shared: sharedListingsFigures(snapshot, log) };
+  return {
+    recognition: recognitionFigures(snapshot, log),
+    shared: sharedListingsFigures(snapshot, log),
+    described: describedFeedFigures(snapshot, log),
+  };
 }
 
 export async function runMatchBench(log: (s: string) => void = console.log) {
@@ -125,7 +131,70 @@ function sharedListingsFigures(snapshot: CatalogSnapshot, log: (s: string) => vo
   );
   const matched = rows.filter((r) => matchListing(snapshot, { name: r.title, house: r.brand }).perfumeId !== null);
   log(`\nshared real listings: ${matched.length} of ${rows.length} matched (${pct(matched.length / rows.length)})`);
-  return { listings: rows.length, matched: matched.length };
+  const byQuality = recommendableFigures(
+    snapshot,
+    rows.map((r) => ({ name: r.title, house: r.brand, description: null })),
+    'shared real listings (titles only)',
+    log,
+  );
+  return { listings: rows.length, matched: matched.length, byQuality };
+}
+
+/**
+ * Recognised and recommendable, by what each profile rests on (matching/recognise.ts): each listing
+ * through the one path a sync and an inline score take, with its description when it has one.
+ */
+function recommendableFigures(
+  snapshot: CatalogSnapshot,
+  listings: readonly { name: string; house: string; description: string | null }[],
+  label: string,
+  log: (s: string) => void,
+) {
+  const counts = new Map<string, number>();
+  for (const [i, l] of listings.entries()) {
+    const r = recogniseProduct(
+      {
+        merchantProductId: String(i),
+        name: l.name,
+        house: l.house,
+        price: null,
+        currency: 'SAR',
+        imageUrl: null,
+        productUrl: null,
+        accords: null,
+        notes: null,
+        description: l.description,
+        available: true,
+        salePrice: null,
+        sizes: null,
+      },
+      snapshot,
+    );
+    const key = r.quality ?? (r.status === 'matched' ? 'recognised, no profile' : 'not recognised, no profile');
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const n = listings.length;
+  const order = [...QUALITIES, 'recognised, no profile', 'not recognised, no profile'];
+  const recommendable = QUALITIES.reduce((sum, q) => sum + (counts.get(q) ?? 0), 0);
+  log(`\n${label}: ${recommendable} of ${n} recommendable (${pct(recommendable / n)}), by what each rests on:`);
+  log('| quality | listings | share |');
+  log('|---|---|---|');
+  for (const q of order) log(`| ${q} | ${counts.get(q) ?? 0} | ${pct((counts.get(q) ?? 0) / n)} |`);
+  return { listings: n, recommendable, byQuality: Object.fromEntries(order.map((q) => [q, counts.get(q) ?? 0])) };
+}
+
+/** The labelled shop descriptions as a feed: each product named by its description's first line, with no house field (read from the title). */
+function describedFeedFigures(snapshot: CatalogSnapshot, log: (s: string) => void) {
+  const rows = readFileSync(new URL('../tests/fixtures/descriptions/descriptions.jsonl', import.meta.url), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { text: string });
+  return recommendableFigures(
+    snapshot,
+    rows.map((r) => ({ name: (r.text.split('\n')[0] ?? '').slice(0, 300), house: '', description: r.text })),
+    'a feed with descriptions (the 231 labelled shop descriptions, named by their first line, no house field)',
+    log,
+  );
 }
 
 /** The slowest listings a client can send, beside a typical one: median and worst of 50 runs. */

@@ -218,6 +218,8 @@ const en = {
     'Only the store’s user who installed the app can open the console from here. Ask them to add you on the console’s Team page.',
   enterOther: 'You are signed in as {e}. Sign out first to open the console as {o}.',
   unmatchedShare: '{n} of {m} products are not recognised: see Your shelf.',
+  noProfileShare:
+    '{n} of {m} products are perfumes we know whose notes we do not have yet, so they are not recommended: give them descriptions that name their notes (see Your shelf).',
   leadsIntro: 'Contact details shoppers gave with their consent. Erase a lead when the shopper asks.',
   searchLeads: 'Search by email or phone',
   exportCsv: 'Export CSV',
@@ -502,6 +504,8 @@ const ar: Record<MessageKey, string> = {
     'لا يفتح لوحة التحكم من هنا إلا مستخدم المتجر الذي ثبّت التطبيق. اطلب منه إضافتك من صفحة الفريق في لوحة التحكم.',
   enterOther: 'أنت مسجّل الدخول بحساب {e}. سجّل الخروج أولًا لتفتح لوحة التحكم بحساب {o}.',
   unmatchedShare: '{n} من أصل {m} من المنتجات غير معروفة: راجع رفّك.',
+  noProfileShare:
+    '{n} من أصل {m} من المنتجات عطور نعرفها ولا نعرف نفحاتها بعد، فلا تُرشَّح: أضف لها أوصافًا تذكر نفحاتها (راجع رفّك).',
   leadsIntro: 'بيانات تواصل قدّمها المتسوقون بموافقتهم. احذف العميل عند طلبه.',
   searchLeads: 'ابحث بالبريد أو الهاتف',
   exportCsv: 'تصدير CSV',

@@ -6,7 +6,8 @@ export interface InstallFacts {
   sightings: { prefix: string; origin: string; outcome: string; lastSeenAt: Date }[];
   /** when the merchant's newest event arrived, or null */
   lastEventAt: Date | null;
-  products: { total: number; unmatched: number };
+  /** products, those not recognised, and those recognised without a scent profile (never recommended) */
+  products: { total: number; unmatched: number; withoutProfile?: number };
   /** the platform store the merchant installed the app from, when it did */
   platform?: { name: string; status: string; setupError: string | null } | null;
   now: Date;
@@ -17,7 +18,7 @@ const DAY_MS = 86_400_000;
 /**
  * What is wrong with a merchant's installation, most blocking first, in words a merchant acts on:
  * no live key, no products, no request seen, requests refused (origin, revoked key), no events
- * lately, much of the shelf unknown. Empty when all is well.
+ * lately, much of the shelf unknown, or known without its notes. Empty when all is well.
  */
 export function installProblems(lang: Lang, f: InstallFacts): string[] {
   const out: string[] = [];
@@ -40,6 +41,11 @@ export function installProblems(lang: Lang, f: InstallFacts): string[] {
   // a quarter or more of the shelf unknown (an empty shelf is said above)
   if (f.products.unmatched > 0 && f.products.unmatched * 4 >= f.products.total) {
     out.push(t(lang, 'unmatchedShare', { n: f.products.unmatched, m: f.products.total }));
+  }
+  // a quarter or more known to us without their notes: never recommended until a description gives them
+  const withoutProfile = f.products.withoutProfile ?? 0;
+  if (withoutProfile > 0 && withoutProfile * 4 >= f.products.total) {
+    out.push(t(lang, 'noProfileShare', { n: withoutProfile, m: f.products.total }));
   }
   return out;
 }

@@ -664,7 +664,7 @@ ${
   d.record && d.record.sources.length > 0
     ? html`<section class="card"><h2>${t(lang, 'sources')}</h2><ul class="list sources">${d.record.sources.map(
         (e) =>
-          html`<li><span>${evidenceWord(lang, e.kind)}</span>: <bdi dir="auto">${e.gave}</bdi> <span class="muted">${t(lang, 'sourceSupports', { f: e.supports.map((f) => evidenceWord(lang, f)).join(listSeparator(lang)) })}</span><br><span class="muted source" dir="ltr">${e.source}</span></li>`,
+          html`<li><span>${evidenceWord(lang, e.kind)}</span>: <q dir="auto">${e.gave}</q> <span class="muted">${t(lang, 'sourceSupports', { f: e.supports.map((f) => evidenceWord(lang, f)).join(listSeparator(lang)) })}</span><br><span class="muted source" dir="ltr">${e.source}</span></li>`,
       )}</ul></section>`
     : ''
 }

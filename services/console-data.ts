@@ -337,16 +337,21 @@ export async function shelfProducts(
   return { rows, counts: tally };
 }
 
-/** How many of a merchant's products there are, and how many are not recognised. */
+/** How many of a merchant's products there are, how many are not recognised, and how many are recognised without a profile. */
 export async function shelfHealth(db: DbOrTx, merchantId: string) {
   const [row] = await db
     .select({
       total: sql<number>`count(*)::int`,
       unmatched: sql<number>`(count(*) filter (where ${merchantProducts.matchStatus} = 'unmatched'))::int`,
+      withoutProfile: sql<number>`(count(*) filter (where ${shelfWhere('no_profile')}))::int`,
     })
     .from(merchantProducts)
     .where(eq(merchantProducts.merchantId, merchantId));
-  return { total: Number(row?.total ?? 0), unmatched: Number(row?.unmatched ?? 0) };
+  return {
+    total: Number(row?.total ?? 0),
+    unmatched: Number(row?.unmatched ?? 0),
+    withoutProfile: Number(row?.withoutProfile ?? 0),
+  };
 }
 
 /** One product of a merchant by its id, or null. */

@@ -57,6 +57,21 @@ describe('the install check', () => {
     ).toEqual([]);
     expect(installProblems('en', { ...healthy, lastEventAt: new Date(NOW.getTime() - 24 * HOUR) })).toEqual([]);
     expect(installProblems('en', { ...healthy, products: { total: 100, unmatched: 24 } })).toEqual([]);
+    expect(installProblems('en', { ...healthy, products: { total: 100, unmatched: 5, withoutProfile: 24 } })).toEqual(
+      [],
+    );
+  });
+
+  it('a quarter or more of the shelf known without its notes: said, with what to do', () => {
+    expect(installProblems('en', { ...healthy, products: { total: 100, unmatched: 0, withoutProfile: 25 } })).toEqual([
+      t('en', 'noProfileShare', { n: 25, m: 100 }),
+    ]);
+    expect(installProblems('ar', { ...healthy, products: { total: 4, unmatched: 0, withoutProfile: 4 } })).toEqual([
+      t('ar', 'noProfileShare', { n: 4, m: 4 }),
+    ]);
+    expect(installProblems('en', { ...healthy, products: { total: 100, unmatched: 0, withoutProfile: 0 } })).toEqual(
+      [],
+    );
   });
 
   it('names each problem a merchant can act on', () => {

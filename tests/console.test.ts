@@ -34,12 +34,14 @@ const figure = (body: string, id: string) => new RegExp(`data-figure="${id}">([^
 /**
  * What a reader sees of a page's main part: its text, without tags, and without what is written left
  * to right on purpose (emails, origins, key prefixes, the script tag: codes, not words), nor the
- * start of a key a sentence names (random letters and digits).
+ * start of a key a sentence names (random letters and digits), nor what a source of the catalog
+ * gave, quoted as it gave it (another text's words).
  */
 function mainText(body: string): string {
   const main = body.slice(body.indexOf('<main'), body.indexOf('</main>'));
   return main
     .replace(/<(\w+)[^>]*\bdir="ltr"[^>]*>[\s\S]*?<\/\1>/g, ' ')
+    .replace(/<q\b[^>]*>[\s\S]*?<\/q>/g, ' ')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&[a-z#0-9]+;/g, ' ')
     .replace(/pk_(live|test)_\w+/g, ' ');

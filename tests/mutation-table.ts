@@ -17,7 +17,7 @@ interface Mutant {
 const ROOT = join(import.meta.dirname, '..');
 const GROUPS: Record<string, string[]> = {
   scoring: ['scoring/engine.ts', 'scoring/quiz.ts', 'scoring/affinities.ts', 'scoring/products.ts'],
-  'matcher and search': ['matching/matcher.ts', 'matching/reason.ts', 'catalog/search.ts'],
+  'matcher and search': ['matching/matcher.ts', 'matching/reason.ts', 'matching/recognise.ts', 'catalog/search.ts'],
   catalog: ['catalog/alike.ts', 'catalog/bundled.ts'],
   'events, origins and keys': ['events/validate.ts', 'auth/origins.ts', 'auth/keys.ts'],
   guesses: ['auth/admin-token.ts', 'auth/key-guesses.ts'],
