@@ -65,8 +65,8 @@ export async function wrongCalls(r: Recommendation): Promise<string> {
   await s.score({ quiz: { families: ['oud'] }, limit: '6' });
   // @ts-expect-error locale is ar or en
   await s.score({ quiz: { families: ['oud'] }, locale: 'fr' });
-  // @ts-expect-error an inline product needs its house
-  await s.score({ quiz: {}, catalog_mode: 'inline', inline_catalog: [{ merchant_product_id: 'p', name: 'Khamrah' }] });
+  // @ts-expect-error an inline product needs its name (its house may be left out: it is read from the name)
+  await s.score({ quiz: {}, catalog_mode: 'inline', inline_catalog: [{ merchant_product_id: 'p', house: 'Lattafa' }] });
   // @ts-expect-error a click needs its position
   s.track({ type: 'recommendation_clicked', merchant_product_id: 'p' });
   // @ts-expect-error an event type the service does not record

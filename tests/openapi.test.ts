@@ -232,7 +232,7 @@ describe('OpenAPI and health', () => {
     expect(text).toContain(`requires \`inline_catalog\` (1–${INLINE_MAX_PRODUCTS} rows)`);
     expect(text).toContain(`at most ${en(PUBLISHED_LISTING_RULES.maxDescriptionLength)} characters`);
     expect(text).toContain(`at most ${en(MAX_INLINE_DESCRIPTION_CHARS)} together`);
-    expect(text).toContain(`event: ${MAX_REQUEST_BYTES / 1024} KB`);
+    expect(text).toContain(`event ${MAX_REQUEST_BYTES / 1024} KB`);
     const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
     const score = doc.paths['/api/widget/score'].post.requestBody.content['application/json'].schema.properties;
     expect([score.limit.maximum, score.inline_catalog.maxItems]).toEqual([SCORE_MAX_LIMIT, INLINE_MAX_PRODUCTS]);
