@@ -91,8 +91,8 @@ export async function wrongCalls() {
   await client.POST('/api/widget/score', { body: { api_key, quiz, catalog_mode: 'inlined' } });
   // @ts-expect-error locale is ar or en
   await client.POST('/api/widget/score', { body: { api_key, quiz, locale: 'fr' } });
-  // @ts-expect-error an inline product needs its house
-  await client.POST('/api/widget/score', { body: { api_key, quiz, catalog_mode: 'inline', inline_catalog: [{ merchant_product_id: 'p', name: 'Khamrah' }] } });
+  // @ts-expect-error an inline product needs its name (its house may be left out)
+  await client.POST('/api/widget/score', { body: { api_key, quiz, catalog_mode: 'inline', inline_catalog: [{ merchant_product_id: 'p', house: 'Lattafa' }] } });
   // @ts-expect-error a price is a number
   await client.POST('/api/widget/score', { body: { api_key, quiz, catalog_mode: 'inline', inline_catalog: [{ merchant_product_id: 'p', name: 'Khamrah', house: 'Lattafa', price: '120' }] } });
   // @ts-expect-error an event type that does not exist
