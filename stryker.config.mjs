@@ -4,6 +4,8 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
+  // the harvest's shop catalogs (a link to files outside the repository) are not the project's
+  ignorePatterns: ['.harvest'],
   vitest: { configFile: 'vitest.mutation.config.ts', related: true },
   // each module group against its own fast tests (vitest.mutation.config.ts)
   mutate: [

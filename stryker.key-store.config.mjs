@@ -4,6 +4,8 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
+  // the harvest's shop catalogs (a link to files outside the repository) are not the project's
+  ignorePatterns: ['.harvest'],
   vitest: { configFile: 'vitest.key-store.config.ts', related: false },
   mutate: ['auth/key-store.ts'],
   // every mutant against the whole file: per-test coverage misses code run from timers and promises

@@ -249,3 +249,73 @@ describe('small rules', () => {
     }
   });
 });
+
+describe('the rules at their edges', () => {
+  it('reads an owner with its scheme, www, case, spaces and trailing slashes as the same owner', () => {
+    for (const same of ['HTTPS://Shop.com', 'http://www.shop.com//', ' shop.com ', 'www.shop.com/']) {
+      expect(ownerKey(same), same).toBe('shop com');
+    }
+    expect(ownerKey('myshop.com')).not.toBe(ownerKey('shop.com'));
+  });
+
+  it('counts only shops among the sources of an identity: a review and one shop are one shop', () => {
+    const r = identity([page('review', 'blog.com', 'Qimmah EDP', ['identity']), shop('a.com', 'Qimmah EDP')]);
+    expect(readEvidence(r)).toMatchObject({ identity: false, shops: 1 });
+  });
+
+  it('never reads a name or a barcode across the end of one source and the start of another', () => {
+    const r = identity(
+      [shop('a.com', 'EAN 6291108', ['barcode', 'name_ar']), shop('b.com', '735411 قم', ['barcode', 'name_ar'])],
+      { barcodes: ['6291108735411'], name_ar: 'قمة' },
+    );
+    expect(readEvidence(r).unbackedBarcodes).toEqual(['6291108735411']);
+    expect(
+      readEvidence(
+        identity([shop('a.com', 'لطافة ق', ['name_ar']), shop('b.com', 'مة', ['name_ar'])], { name_ar: 'قمة' }),
+      ).nameAr,
+    ).toBe(false);
+  });
+
+  it('reads a note by another name of up to four words, and a note no knowledge base knows as written', () => {
+    const r = (heart: string[], gave: string) =>
+      identity([page('review', 'blog.com', gave, ['notes'])], { ...profile, grade: 'referenced', notes: { heart } });
+    expect(readEvidence(r(['muguet'], 'Heart: lily of the valley.')).unbackedNotes).toEqual([]);
+    expect(readEvidence(r(['orcanox'], 'its base of Orcanox and woods')).unbackedNotes).toEqual([]);
+    expect(readEvidence(r(['orcanox'], 'its base of woods')).unbackedNotes).toEqual(['orcanox']);
+    // a record without notes or evidence owes none
+    expect(
+      readEvidence({ id: 'x', name: 'X', house: 'Lattafa', concentration: 'edp', gender: 'men' }).unbackedNotes,
+    ).toEqual([]);
+  });
+
+  it('grades `referenced` on a reference, a launch report or a review alone', () => {
+    for (const kind of ['house', 'reference', 'launch', 'review'] as const) {
+      expect(readEvidence(identity([page(kind, 'x.com', 'bergamot', ['notes'])])).allowedGrade, kind).not.toBeNull();
+    }
+  });
+
+  it('says how many shops an identity has, and names each unbacked note', () => {
+    expect(evidenceProblems(identity([]), false).problems[0]).toBe(
+      "identity: cite the house's text, or listings of 2 independent shops (0 shops cited)",
+    );
+    const r = identity(
+      [...[genderShop, shop('b.com', 'Qimmah EDP')], page('review', 'blog.com', 'bergamot', ['notes'])],
+      {
+        ...profile,
+        grade: 'referenced',
+        notes: { top: ['bergamot', 'tuberose'] },
+      },
+    );
+    expect(evidenceProblems(r, false).problems).toEqual([`notes: "tuberose" is given by no counted source's text`]);
+  });
+
+  it('refuses a barcode of the wrong length even when its digits would check', () => {
+    expect(validGtin('096385074')).toBe(false); // nine digits: a GTIN-8 with a leading zero is not one
+    expect(validGtin('x96385074')).toBe(false);
+    expect(validGtin('963850741')).toBe(false);
+  });
+
+  it('knows an older grouped file only by its whole name', () => {
+    expect(isLegacyFile('old-designers-1.json')).toBe(false);
+  });
+});
