@@ -191,9 +191,11 @@ function covered(
   weightOf: (w: string) => number = () => 1,
   /** soft words whose absence costs 2% (linking and gender words; not a house's, not a seller's) */
   costly: (w: string) => boolean = (w) => SOFT.has(w),
+  /** words of `from` that `to` leaves unexplained though it holds them: a name's repeats it does not repeat */
+  unexplained = 0,
 ): number | null {
   let total = 0;
-  let weight = 0;
+  let weight = unexplained;
   let softMissing = 0;
   for (const w of from) {
     let best = to.includes(w) ? 1 : 0;
@@ -216,6 +218,35 @@ function covered(
     weight += wt;
   }
   return weight === 0 ? null : (total / weight) * 0.98 ** softMissing;
+}
+
+/**
+ * How many times a name says a word beyond what the listing says of it: "Noir de Noir" says "noir"
+ * twice, "Tom Ford Noir EDP" once, so one "noir" of the name is left unexplained. The listing's
+ * words hold each word once (parse.ts); `repeated` are those its seller wrote more than once.
+ */
+function repeatsUnsaid(
+  name: readonly string[],
+  listing: readonly string[],
+  repeated: ReadonlySet<string>,
+  soft: (w: string) => boolean,
+): number {
+  let unsaid = 0;
+  const seen = new Set<string>();
+  for (const w of name) {
+    if (soft(w) || seen.has(w)) continue;
+    seen.add(w);
+    const times = name.filter((x) => x === w).length;
+    if (times > 1 && listing.includes(w) && !repeated.has(w)) unsaid += times - 1;
+  }
+  return unsaid;
+}
+
+/** How many words the seller repeats that the perfume's name repeats too. */
+function repeatsSaid(repeated: ReadonlySet<string>, name: string): number {
+  if (repeated.size === 0) return 0;
+  const words = searchTokens(name);
+  return [...repeated].filter((w) => words.indexOf(w) !== words.lastIndexOf(w)).length;
 }
 
 /** "N°5", "No. 5", "شانيل رقم 5": the sign before a number names nothing */
@@ -375,12 +406,15 @@ export function alignment(
   informative: (w: string) => number = () => 1,
   /** every name of the perfume: a listing in two scripts ("يارا موي Yara Moi") is explained by both */
   allNames: readonly string[] = name,
+  /** the listing's words its seller wrote more than once: a name's repeats must be among them */
+  repeated?: ReadonlySet<string>,
 ): number {
   const onlyHouse = listing.every((w) => isSoft(w) || houseWords.has(w));
   // a name made only of such words ("For Her", "Le Male", "Pour Homme", "Donna") is those words
   const onlySoftName = name.every((w) => isSoft(w) || houseWords.has(w));
   const soft = onlySoftName ? (w: string) => NOISE.has(w) : onlyHouse ? isSoftButGender : isSoft;
-  const nameSide = covered(name, listing, soft);
+  const unsaid = repeated ? repeatsUnsaid(name, listing, repeated, soft) : 0;
+  const nameSide = covered(name, listing, soft, undefined, undefined, unsaid);
   const listingSide =
     covered(
       listing,
@@ -749,7 +783,7 @@ function matchOfHouse(
     // …and "Cologne Intense" is what Jo Malone calls its colognes (not a flanker of an EDC line)
     if (p.concentration === 'edc' && saysCologneIntense(parsed)) allNames.push('cologne', 'intense');
     for (const v of variants) {
-      name = Math.max(name, alignment(parsed.words, v, ownHouseWords, informative, allNames));
+      name = Math.max(name, alignment(parsed.words, v, ownHouseWords, informative, allNames, parsed.repeated));
       // a name holding words read as a concentration takes them back, and is the more specific reading
       // ("Dior Homme Cologne" listed as "… Eau de Cologne": the name takes "cologne" back)
       const back = parsed.concentrationPhrases
@@ -758,14 +792,24 @@ function matchOfHouse(
       if (back.length) {
         name = Math.max(
           name,
-          Math.min(1, alignment([...parsed.words, ...back], v, ownHouseWords, informative, [...allNames, ...back])) +
-            TAKE_BACK,
+          Math.min(
+            1,
+            alignment(
+              [...parsed.words, ...back],
+              v,
+              ownHouseWords,
+              informative,
+              [...allNames, ...back],
+              parsed.repeated,
+            ),
+          ) + TAKE_BACK,
         );
       }
     }
     // of names that explain the listing equally, the one holding the seller's extra words
     // ("Man in Black" over "Black" for "Man in Black EDP") is the closer reading
-    let score = name + 0.0005 * descriptorsIn(parsed.words, p);
+    // …and the one repeating a word the seller repeats ("Noir de Noir" for "Tom Ford Noir de Noir")
+    let score = name + 0.0005 * (descriptorsIn(parsed.words, p) + repeatsSaid(parsed.repeated, p.name));
     if (parsed.gender && p.gender && p.gender !== 'unisex' && p.gender !== parsed.gender) score *= 0.6;
     scored.push({ doc: h.doc, p, score, line: `${p.house}|${normalizeText(p.name)}` });
   }

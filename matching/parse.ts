@@ -24,6 +24,8 @@ export interface ParsedListing {
    * a seller's word such as "New" or "Spray"): the seller's description
    */
   tail: ReadonlySet<string>;
+  /** the words the seller wrote more than once ("Noir de Noir"): `words` holds each once */
+  repeated: ReadonlySet<string>;
   /** words after a seller's " - " or "|": a description, whatever they are ("- Hypnotic Coffee & Vanilla") */
   described: ReadonlySet<string>;
   /** the concentration the listing states: edp, edt, edc, parfum, extrait, elixir, oil (the first of `concentrations`) */
@@ -164,6 +166,11 @@ const STRONG: [string, string][] = [
   ['زيت عطري', 'oil'],
   ['دهن', 'oil'],
 ];
+/**
+ * Concentrations one word names in full ("Elixir", "الكسير", "Extrait"): stated as surely as a
+ * spelled-out phrase. "Parfum" alone is often a seller's "Parfum Spray" after "EDP".
+ */
+const NAMED_ALONE = new Set(['elixir', 'extrait']);
 /** Words shops use for any perfume: read as a concentration only by a name that holds them. */
 const WEAK = ['cologne', 'perfume', 'perfumes', 'parfume', 'perfum', 'كولونيا', 'كولون'];
 
@@ -400,14 +407,30 @@ const BARE_DECIMAL = /(?<![\p{L}.\d])\d+[.,]\d+(?![.,]?\d)/gu;
 const QUANTITY =
   /\b\d+\s*x\b|\bx\s*\d+\b|\b\d+\s*(pack|pk|pcs?|pieces|vials?|samples?)\b|\b(lot|set)\s+(of\s+)?\d+\b(\s*x\b)?/gi;
 
+/**
+ * Arabic words or phrases said as themselves, not inside another word ("ميني" is in "ريمينيسينس"
+ * and "مينيرالي"; `\b` knows no Arabic letter): spaces or the text's ends around them.
+ */
+const arabicWords = (alternatives: string) => new RegExp(`(?:^|\\s)(?:${alternatives})(?=\\s|$)`, 'u');
+const AR_TESTER = arabicWords('تستر|تيستر|بدون كرتون');
+const AR_SAMPLE = arabicWords('عينه|تقسيم');
+const AR_VIAL = arabicWords('عينه');
+const AR_REFILL = arabicWords('ريفيل|عبوه اعاده تعبئه');
+const AR_SET = arabicWords('طقم|مجموعه هديه|بوكس هدايا');
+const AR_MINI = arabicWords('ميني');
+
 function formOf(folded: string, size: ParsedListing['size'], concentration: string | null): ProductForm {
-  if (/\btesters?\b|تستر|تيستر|بدون كرتون|\bunboxed\b|\bno box\b|\bwithout box\b/.test(folded)) return 'tester';
-  if (/\b(samples?|vials?|decants?)\b|عينه|تقسيم/.test(folded)) return 'sample';
-  if (/\brefills?\b|ريفيل|عبوه اعاده تعبئه/.test(folded)) return 'refill';
-  if (/\b(gift set|set|coffret)\b|طقم|مجموعه هديه|بوكس هدايا/.test(folded)) return 'gift_set';
+  if (/\btesters?\b|\bunboxed\b|\bno box\b|\bwithout box\b/.test(folded) || AR_TESTER.test(folded)) return 'tester';
+  if (/\b(samples?|vials?|decants?)\b/.test(folded) || AR_SAMPLE.test(folded)) return 'sample';
+  if (/\brefills?\b/.test(folded) || AR_REFILL.test(folded)) return 'refill';
+  if (/\b(gift set|set|coffret)\b/.test(folded) || AR_SET.test(folded)) return 'gift_set';
   const ml = size ? (size.unit === 'ml' ? size.value : size.value * 29.57) : null;
-  if (/\b(mini|miniature|travel size)\b|ميني/.test(folded) || (ml !== null && ml <= 15)) {
-    return ml !== null && ml <= 10 && /\bvial\b|عينه/.test(folded) ? 'sample' : 'mini';
+  if (
+    /\b(mini|miniature|travel size|travel spray)\b/.test(folded) ||
+    AR_MINI.test(folded) ||
+    (ml !== null && ml <= 15)
+  ) {
+    return ml !== null && ml <= 10 && (/\bvial\b/.test(folded) || AR_VIAL.test(folded)) ? 'sample' : 'mini';
   }
   if (concentration === 'oil') return 'oil';
   return 'full';
@@ -504,6 +527,7 @@ export function parseListing(raw: string): ParsedListing {
   let concentration: string | null = null;
   let gender: 'men' | 'women' | null = null;
   const words: string[] = [];
+  const repeated = new Set<string>();
   const tail = new Set<string>();
   const nameWords = new Set<string>();
   const addWord = (t: string) => {
@@ -511,8 +535,9 @@ export function parseListing(raw: string): ParsedListing {
     if (g) gender = gender && gender !== g ? null : g;
     else if (!LINKING_WORDS.has(t) && !DESCRIPTORS.has(t)) named = true;
     if (words.length >= MAX_LISTING_WORDS) return;
-    // a word said twice is said once ("Omnia Coral by Bvlgari Omnia Coral")
+    // a word said twice is said once ("Omnia Coral by Bvlgari Omnia Coral"), and known as repeated
     if (words.includes(t)) {
+      repeated.add(t);
       if (!inTail) nameWords.add(t);
       return;
     }
@@ -542,9 +567,9 @@ export function parseListing(raw: string): ParsedListing {
     const phrase = PHRASES.find((p) => p.tokens.every((t, k) => tokens[i + k] === t));
     if (phrase) {
       if (phrase.slug && !concentrations.includes(phrase.slug)) {
-        // spelled out ("Eau de Toilette") before abbreviated ("EDP" in a seller's keyword list),
-        // then the first stated
-        const spelled = phrase.tokens.length > 1;
+        // spelled out ("Eau de Toilette", "Elixir", "الكسير") before abbreviated or short ("EDP"
+        // in a seller's keyword list, "Parfum Spray"), then the first stated
+        const spelled = phrase.tokens.length > 1 || NAMED_ALONE.has(phrase.slug);
         const at = spelled ? concentrations.findIndex((c) => !spelledOut.has(c)) : -1;
         if (at === -1) concentrations.push(phrase.slug);
         else concentrations.splice(at, 0, phrase.slug);
@@ -579,6 +604,7 @@ export function parseListing(raw: string): ParsedListing {
   const form = formOf(folded, size, concentration);
   return {
     words,
+    repeated,
     tail,
     described,
     concentration,

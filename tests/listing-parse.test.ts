@@ -30,6 +30,14 @@ describe('concentration: only real concentration expressions', () => {
     expect(id('Rasasi Hawas For Men EDP Parfum Spray 3.3 OZ', 'Rasasi')).toBe('rasasi-hawas-for-him-edp');
   });
 
+  it('"Elixir" names its concentration as a spelled-out phrase does, in either script: before "EDP"', () => {
+    expect(parseListing('Dior Sauvage Elixir EDP 60 ml').concentrations).toEqual(['elixir', 'edp']);
+    expect(parseListing('ديور سوفاج الكسير او دو برفيوم').concentrations).toEqual(['elixir', 'edp']);
+    expect(parseListing('Good Girl Extrait EDP').concentrations).toEqual(['extrait', 'edp']);
+    expect(id('ديور سوفاج الكسير او دو برفيوم 60 مل', 'ديور')).toBe('dior-sauvage-elixir');
+    expect(id('ديور سوفاج او دو برفيوم 100 مل', 'ديور')).toBe('dior-sauvage-edp');
+  });
+
   it('concentration words spelt as shops spell them: "Elixer", "Eau de Parfums", "Extrait de Parfume"…', () => {
     for (const [phrase, slug] of [
       ['Extrait de Parfume', 'extrait'],
@@ -317,5 +325,24 @@ describe('versions: siblings, gender versions, flankers', () => {
 
   it('an Arabic name with a final ة is another word (اميرة is not امير)', () => {
     expect(id('اميرة العرب اصداف نسائي 100 مل', 'أصداف')).toBeNull();
+  });
+});
+
+describe('a name saying a word twice is not a listing saying it once', () => {
+  it('"Tom Ford Noir EDP" is Noir, "Tom Ford Noir de Noir EDP" is Noir de Noir', () => {
+    expect(parseListing('Tom Ford Noir de Noir EDP').repeated).toEqual(new Set(['noir']));
+    expect(parseListing('Tom Ford Noir EDP').repeated).toEqual(new Set());
+    expect(id('Tom Ford Noir EDP 50 ml', 'Tom Ford')).toBe('tom-ford-noir-edp');
+    expect(id('Tom Ford Noir de Noir EDP 100ml', 'Tom Ford')).toBe('tom-ford-noir-de-noir-edp');
+    expect(id('توم فورد نوار أو دو برفيوم 50 مل', '')).toBe('tom-ford-noir-edp');
+    expect(id('توم فورد نوار دو نوار او دو بارفيوم', '')).toBe('tom-ford-noir-de-noir-edp');
+  });
+});
+
+describe('form: a travel spray is a small bottle', () => {
+  it('"Travel Spray" is a mini, as "Travel Size" is', () => {
+    expect(parseListing('Mediterranean Honeysuckle Eau de Parfum Travel Spray').form).toBe('mini');
+    expect(parseListing('Libre Eau de Parfum Travel Size').form).toBe('mini');
+    expect(parseListing('Mediterranean Honeysuckle Eau de Parfum Spray').form).toBe('full');
   });
 });
