@@ -17,6 +17,7 @@
  *   the older grouped files only, until they are reviewed house by house.
  */
 import { normalizeText } from '../lib/text.ts';
+import { parseListing } from '../matching/parse.ts';
 import { resolveNote } from '../vocabulary/notes.ts';
 import type { Evidence, EvidenceFact, EvidenceKind, PerfumeRecord } from './schema.ts';
 
@@ -41,8 +42,36 @@ export function ownerKey(owner: string): string {
   );
 }
 
+/**
+ * "بديل عطر …", "inspired by …", "alternative to …": the listing sells another perfume as the answer
+ * to the one it names, and the concentration it states may be the original's.
+ */
+const SOLD_AS_ANSWER =
+  /بديل|مستوحى|مستوحي|\binspired\b|\binspiracion\b|\binspiración\b|\balternative to\b|\bdupe\b|\bclone\b/iu;
+
+/**
+ * Why a shop's listing is not the perfume's bottle, or null when it is: a sample or decant, a
+ * miniature (15 ml or less, "mini", "travel spray") and a gift set hold the perfume but are not it
+ * as sold; a listing selling another perfume as the answer to this one names the original, not a
+ * bottle of it. A tester and a refill are the perfume itself. Only a bottle backs an identity.
+ */
+export function shopListingProblem(gave: string): string | null {
+  if (SOLD_AS_ANSWER.test(gave)) return 'sold as the answer to another perfume';
+  const { form } = parseListing(gave);
+  if (form === 'sample') return 'a sample or decant';
+  if (form === 'mini') return 'a miniature';
+  if (form === 'gift_set') return 'a gift set';
+  return null;
+}
+
+/** A source backing `fact`; a shop's listing backs an identity only when it is the perfume's bottle. */
+function backs(e: Evidence, fact: EvidenceFact): boolean {
+  if (!e.supports.includes(fact)) return false;
+  return fact !== 'identity' || e.kind !== 'shop' || shopListingProblem(e.gave) === null;
+}
+
 function backing(evidence: readonly Evidence[], fact: EvidenceFact): Evidence[] {
-  return evidence.filter((e) => e.supports.includes(fact));
+  return evidence.filter((e) => backs(e, fact));
 }
 
 function owners(evidence: readonly Evidence[]): Set<string> {

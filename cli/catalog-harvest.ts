@@ -14,17 +14,23 @@
  * --apply-known adds the shops' listings to the records of the house files
  * (catalog/data/perfumes; with --apply-to legacy, only those of the older
  * grouped files), each at most once; it never changes another fact.
+ * --prune first takes out of every record the shops' listings that are not
+ * its bottle: a sample, a miniature, a set, another perfume sold as the
+ * answer to it (catalog/evidence.ts shopListingProblem), a decant shop's
+ * listing, or one the matcher reads, as surely as the harvest asks, as
+ * another perfume of the catalog. It prints each one taken out, and why.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATA_DIR, loadBundledCatalog, readPerfumeFile } from '../catalog/bundled.ts';
-import { isLegacyFile } from '../catalog/evidence.ts';
-import { type HarvestedListing, harvest } from '../catalog/harvest/harvest.ts';
-import { extractListings, type HarvestSource } from '../catalog/harvest/sources.ts';
+import { isLegacyFile, shopListingProblem } from '../catalog/evidence.ts';
+import { type HarvestedListing, harvest, MIN_CONFIDENCE } from '../catalog/harvest/harvest.ts';
+import { extractListings, type HarvestSource, sourceRef } from '../catalog/harvest/sources.ts';
 import type { Evidence, PerfumeRecord } from '../catalog/schema.ts';
 import { buildSnapshot } from '../catalog/store.ts';
 import type { CatalogPerfume } from '../catalog/types.ts';
+import { explainMatch } from '../matching/matcher.ts';
 import { houseFromRecord, perfumeRow } from '../services/catalog.ts';
 
 const { values } = parseArgs({
@@ -33,6 +39,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: '.harvest/out' },
     'apply-known': { type: 'boolean', default: false },
     'apply-to': { type: 'string', default: 'all' },
+    prune: { type: 'boolean', default: false },
   },
 });
 const filesDir = values.files as string;
@@ -82,6 +89,42 @@ const snapshot = buildSnapshot(
   bundled.perfumes.map((r) => perfumeRow(r, houseAr.get(r.house) ?? null) as CatalogPerfume),
   bundled.houses.map(houseFromRecord),
 );
+if (values.prune) {
+  const decants = new Set(sources.filter((s) => s.sells === 'decants').map(sourceRef));
+  const dir = join(DATA_DIR, 'perfumes');
+  let pruned = 0;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+    const records = readPerfumeFile(join(dir, file));
+    let changed = false;
+    for (const r of records) {
+      const kept = (r.evidence ?? []).filter((e) => {
+        if (e.kind !== 'shop') return true;
+        const why = decants.has(e.source)
+          ? "a decant shop's listing"
+          : (shopListingProblem(e.gave) ?? otherPerfume(r.id, e.gave));
+        if (why === null) return true;
+        process.stdout.write(`${file} ${r.id}: ${why}: ${e.owner}: ${e.gave}\n`);
+        return false;
+      });
+      if (kept.length === (r.evidence ?? []).length) continue;
+      pruned += (r.evidence ?? []).length - kept.length;
+      (r as PerfumeRecord & { evidence: Evidence[] }).evidence = kept;
+      changed = true;
+    }
+    if (changed) writeFileSync(join(dir, file), `${JSON.stringify(records, null, 2)}\n`);
+  }
+  process.stdout.write(`pruned: ${pruned} shop listings that are not their record's bottle\n`);
+}
+
+/** The other perfume of the catalog a cited listing names, as surely as the harvest asks; null when none. */
+function otherPerfume(id: string, gave: string): string | null {
+  // "House — title", "title (الماركة: …)": the harvest's own ways of writing a listing
+  const [house, title] = gave.includes(' — ') ? (gave.split(' — ', 2) as [string, string]) : ['', gave];
+  const match = explainMatch(snapshot, { name: title.replace(/\s*\((?:Brand|الماركة):.*$/u, ''), house });
+  if (!match.perfumeId || match.perfumeId === id || match.sibling || match.confidence < MIN_CONFIDENCE) return null;
+  return `another perfume (${match.perfumeId})`;
+}
+
 const result = harvest(snapshot, listings);
 
 mkdirSync(outDir, { recursive: true });
@@ -116,5 +159,5 @@ if (values['apply-known']) {
 const s = result.stats;
 const twice = result.proposals.filter((p) => p.shops >= 2);
 process.stdout.write(
-  `${s.listings} listings from ${s.sources} sources of ${s.owners} shops: ${s.notPerfume} not a perfume, ${s.matchedKnown} of ${result.known.size} known records, ${s.matchedProposals} of ${result.proposals.length} proposed identities (${twice.length} named by 2 shops or more, ${new Set(twice.map((p) => p.house)).size} houses), ${s.unplaced} unplaced\n`,
+  `${s.listings} listings from ${s.sources} sources of ${s.owners} shops: ${s.notPerfume} not a perfume's bottle, ${s.matchedKnown} of ${result.known.size} known records, ${s.matchedProposals} of ${result.proposals.length} proposed identities (${twice.length} named by 2 shops or more, ${new Set(twice.map((p) => p.house)).size} houses), ${s.unplaced} unplaced\n`,
 );

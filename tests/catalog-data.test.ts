@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkAlike } from '../catalog/alike.ts';
 import { DATA_DIR, loadAlikeResolutions, loadBundledCatalog } from '../catalog/bundled.ts';
-import { ownerKey } from '../catalog/evidence.ts';
+import { ownerKey, shopListingProblem } from '../catalog/evidence.ts';
 import { type HarvestSource, sourceRef } from '../catalog/harvest/sources.ts';
 import { checkCatalog, type Problem } from '../catalog/validate.ts';
 import { normalizeText } from '../lib/text.ts';
@@ -35,6 +35,21 @@ describe('the shipped perfume catalog', () => {
       for (const e of p.evidence ?? []) {
         expect(excluded.includes(e.source), `${p.id} cites ${e.source}`).toBe(false);
         expect(e.kind === 'shop' && excludedOwners.has(ownerKey(e.owner)), `${p.id} cites ${e.owner}`).toBe(false);
+      }
+    }
+  });
+
+  it("rests no identity on a decant shop's listing, nor on a listing that is not the perfume's bottle", () => {
+    const sources = JSON.parse(
+      readFileSync(join(DATA_DIR, '..', 'harvest', 'sources.json'), 'utf8'),
+    ) as HarvestSource[];
+    const decants = new Set(sources.filter((s) => s.sells === 'decants').map((s) => sourceRef(s)));
+    expect(decants.size).toBeGreaterThan(0);
+    for (const p of perfumes) {
+      for (const e of p.evidence ?? []) {
+        if (e.kind !== 'shop') continue;
+        expect(decants.has(e.source), `${p.id} cites a decant shop: ${e.gave}`).toBe(false);
+        expect(shopListingProblem(e.gave), `${p.id}: ${e.gave}`).toBeNull();
       }
     }
   });

@@ -6,6 +6,7 @@ import {
   isLegacyFile,
   ownerKey,
   readEvidence,
+  shopListingProblem,
   validGtin,
 } from '../catalog/evidence.ts';
 import { EVIDENCE_KINDS, type Evidence, type EvidenceKind, type PerfumeRecord } from '../catalog/schema.ts';
@@ -317,5 +318,47 @@ describe('the rules at their edges', () => {
 
   it('knows an older grouped file only by its whole name', () => {
     expect(isLegacyFile('old-designers-1.json')).toBe(false);
+  });
+});
+
+describe("a shop's listing backs an identity only as the perfume's bottle", () => {
+  it('a sample, a decant, a miniature, a set or an answer to another perfume is not the bottle', () => {
+    expect(shopListingProblem('عينة ديور سوفاج بارفيوم')).toBe('a sample or decant');
+    expect(shopListingProblem('Dior Sauvage EDP decant 10ml')).toBe('a sample or decant');
+    expect(shopListingProblem('MINI LATTAFA ASAD BOURBON 30ML EDP')).toBe('a miniature');
+    expect(shopListingProblem('Shakira Dream EDT 8 ml')).toBe('a miniature');
+    expect(shopListingProblem('Angel Nova Eau de Parfum Travel Spray')).toBe('a miniature');
+    expect(shopListingProblem('عطر جورجيو أرماني سي أو دو بارفيوم طقم محدود 50 مل + 10 مل')).toBe('a gift set');
+    expect(shopListingProblem('خمرة من لطافة 100 مل بديل عطر كيليان أنجيلز شير أو دو برفيوم')).toBe(
+      'sold as the answer to another perfume',
+    );
+    expect(shopListingProblem('Club de Nuit Intense Man EDT, inspired by Aventus')).toBe(
+      'sold as the answer to another perfume',
+    );
+  });
+
+  it('a full bottle, a tester and a refill are the perfume; a word holding "ميني" is no miniature', () => {
+    expect(shopListingProblem('Dior Sauvage EDP 100 ml')).toBeNull();
+    expect(shopListingProblem('تستر ديور سوفاج او دو بارفيوم 100 مل')).toBeNull();
+    expect(shopListingProblem('Chanel Coco EDP refill 100 ml')).toBeNull();
+    expect(shopListingProblem('توم فورد عود مينيرالي أو دو برفيوم 100 مل')).toBeNull();
+    expect(shopListingProblem('لطافة عود مود ريمينيسينس أو دو برفيوم 100 مل')).toBeNull();
+  });
+
+  it('two shops, one of them selling a sample: one shop backs the identity, which is not enough', () => {
+    const record = identity([
+      shop('shop-a.com', 'Lattafa Qimmah EDP 100ml'),
+      shop('shop-b.com', 'عينة لطافة قمة او دو بارفيوم 2مل'),
+    ]);
+    expect(readEvidence(record).shops).toBe(1);
+    expect(readEvidence(record).identity).toBe(false);
+    const both = identity([
+      shop('shop-a.com', 'Lattafa Qimmah EDP 100ml'),
+      shop('shop-b.com', 'لطافة قمة او دو بارفيوم'),
+    ]);
+    expect(readEvidence(both).identity).toBe(true);
+    // the sample still gives what it says of the perfume: its gender
+    const gendered = identity([shop('shop-a.com', 'Lattafa Qimmah EDP 2ml sample for women', ['gender'])]);
+    expect(readEvidence(gendered).gender).toBe(true);
   });
 });

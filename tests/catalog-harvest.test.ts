@@ -114,6 +114,22 @@ describe('harvesting identities from shops', () => {
     expect(result.stats.notPerfume).toBe(2);
   });
 
+  it("counts only a perfume's bottle: not a sample, a miniature, a decant shop's pour, nor an answer to it", () => {
+    const decants = { ...source('decants.example'), sells: 'decants' as const };
+    const result = harvest(snapshot, [
+      listing(a, 'عينة لطافة خمرة او دو برفيوم 2مل'),
+      listing(b, 'MINI LATTAFA KHAMRAH 30ML EDP'),
+      listing(c, 'Lattafa Khamrah EDP Travel Spray'),
+      listing(decants, 'Lattafa Khamrah EDP 100ml'),
+      listing(a, 'خمرة من لطافة 100 مل بديل عطر كيليان أنجيلز شير أو دو برفيوم'),
+    ]);
+    expect(result.known.get('lattafa-khamrah-edp')).toBeUndefined();
+    expect(result.stats.notPerfume).toBe(5);
+    // a tester is the perfume itself
+    const tester = harvest(snapshot, [listing(a, 'تستر لطافة خمرة او دو برفيوم 100مل')]);
+    expect(tester.known.get('lattafa-khamrah-edp')?.map((e) => e.owner)).toEqual(['shop-a.com']);
+  });
+
   it('proposes a house it does not know from the house field, and skips a placeholder house', () => {
     const result = harvest(snapshot, [
       listing(a, 'Velvet Dusk EDP 100 ml', 'Maison Inconnue'),

@@ -22,7 +22,7 @@
 import { normalizeText } from '../../lib/text.ts';
 import { explainMatch, listingHouse, saysNoHouse } from '../../matching/matcher.ts';
 import { parseListing } from '../../matching/parse.ts';
-import { ownerKey } from '../evidence.ts';
+import { ownerKey, shopListingProblem } from '../evidence.ts';
 import type { Evidence } from '../schema.ts';
 import { buildSnapshot, type CatalogSnapshot } from '../store.ts';
 import type { CatalogHouse, CatalogPerfume } from '../types.ts';
@@ -257,7 +257,9 @@ export function harvest(snapshot: CatalogSnapshot, listings: readonly HarvestedL
   // 1. clusters of what the catalog does not know
   for (const l of listings) {
     const parsed = parseListing(l.title);
-    if (parsed.notPerfume || parsed.form === 'gift_set') {
+    // only a perfume's bottle names it: not a sample, a decant shop's pour, a miniature, a set,
+    // nor another perfume sold as the answer to it (catalog/evidence.ts)
+    if (parsed.notPerfume || l.source.sells === 'decants' || shopListingProblem(l.title) !== null) {
       notPerfume++;
       continue;
     }

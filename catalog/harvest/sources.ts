@@ -45,6 +45,11 @@ export interface HarvestSource {
   /** set when the source may not be used, with why (a copy of a test fixture's origin) */
   excluded?: string;
   /**
+   * `decants`: the shop pours the perfumes it lists into small bottles of its own; its listings
+   * name perfumes, never sell their bottles, and back no identity
+   */
+  sells?: 'decants';
+  /**
    * the id of a source of the same shop listing the same products in the
    * other script, row by row (a shop's Arabic and English catalogs): its
    * listing i is this one's listing i, used only when both read as many
