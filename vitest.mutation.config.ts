@@ -27,6 +27,7 @@ export const MUTATION_TESTS = [
   'tests/loved-engine.test.ts',
   'tests/loved-products.test.ts',
   'tests/loved-perfumes.test.ts',
+  'tests/catalog-validate.test.ts',
   'tests/catalog-evidence.test.ts',
   'tests/catalog-harvest.test.ts',
   'tests/catalog-alike.test.ts',

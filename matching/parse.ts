@@ -414,7 +414,6 @@ const QUANTITY =
 const arabicWords = (alternatives: string) => new RegExp(`(?:^|\\s)(?:${alternatives})(?=\\s|$)`, 'u');
 const AR_TESTER = arabicWords('تستر|تيستر|بدون كرتون');
 const AR_SAMPLE = arabicWords('عينه|تقسيم');
-const AR_VIAL = arabicWords('عينه');
 const AR_REFILL = arabicWords('ريفيل|عبوه اعاده تعبئه');
 const AR_SET = arabicWords('طقم|مجموعه هديه|بوكس هدايا');
 const AR_MINI = arabicWords('ميني');
@@ -430,7 +429,8 @@ function formOf(folded: string, size: ParsedListing['size'], concentration: stri
     AR_MINI.test(folded) ||
     (ml !== null && ml <= 15)
   ) {
-    return ml !== null && ml <= 10 && (/\bvial\b/.test(folded) || AR_VIAL.test(folded)) ? 'sample' : 'mini';
+    // a vial or a sample said so is a sample, above: a small bottle is a miniature
+    return 'mini';
   }
   if (concentration === 'oil') return 'oil';
   return 'full';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkAlike } from '../catalog/alike.ts';
-import { DATA_DIR, loadAlikeResolutions, loadBundledCatalog } from '../catalog/bundled.ts';
+import { DATA_DIR, loadAlikeResolutions, loadBundledCatalog, loadWithdrawn } from '../catalog/bundled.ts';
 import { ownerKey, shopListingProblem } from '../catalog/evidence.ts';
 import { type HarvestSource, sourceRef } from '../catalog/harvest/sources.ts';
 import { checkCatalog, type Problem } from '../catalog/validate.ts';
@@ -52,6 +52,13 @@ describe('the shipped perfume catalog', () => {
         expect(shopListingProblem(e.gave), `${p.id}: ${e.gave}`).toBeNull();
       }
     }
+  });
+
+  it('ships no record it lists as withdrawn: the import would delete it from every database', () => {
+    const ids = new Set(perfumes.map((p) => p.id));
+    const withdrawn = loadWithdrawn();
+    expect(withdrawn.length).toBeGreaterThan(0);
+    for (const w of withdrawn) expect(ids.has(w.id), `${w.id} is shipped and withdrawn`).toBe(false);
   });
 
   it("cites a shop's listing from a repository only from a registered shop's catalog, at the commit read", () => {

@@ -357,6 +357,9 @@ describe("a shop's listing backs an identity only as the perfume's bottle", () =
       shop('shop-b.com', 'لطافة قمة او دو بارفيوم'),
     ]);
     expect(readEvidence(both).identity).toBe(true);
+    // the house's own text, and a reference's, are not listings: a miniature named there takes nothing away
+    const house = identity([page('house', 'lattafa.com', 'Qimmah EDP, also as a 10 ml travel spray', ['identity'])]);
+    expect(readEvidence(house).identity).toBe(true);
     // the sample still gives what it says of the perfume: its gender
     const gendered = identity([shop('shop-a.com', 'Lattafa Qimmah EDP 2ml sample for women', ['gender'])]);
     expect(readEvidence(gendered).gender).toBe(true);

@@ -34,6 +34,12 @@ describe('concentration: only real concentration expressions', () => {
     expect(parseListing('Dior Sauvage Elixir EDP 60 ml').concentrations).toEqual(['elixir', 'edp']);
     expect(parseListing('ديور سوفاج الكسير او دو برفيوم').concentrations).toEqual(['elixir', 'edp']);
     expect(parseListing('Good Girl Extrait EDP').concentrations).toEqual(['extrait', 'edp']);
+    // said before it, the seller's "EDP" still comes after the word that names the concentration
+    expect(parseListing('Sauvage EDP Elixir').concentrations).toEqual(['elixir', 'edp']);
+    expect(parseListing('Sauvage EDP Eau de Toilette').concentrations).toEqual(['edt', 'edp']);
+    // a short word ("Parfum") or an abbreviation keeps its place, after the spelled-out ones
+    expect(parseListing('Eau de Parfum Elixir EDT').concentrations).toEqual(['edp', 'elixir', 'edt']);
+    expect(parseListing('Sauvage EDT Parfum').concentrations).toEqual(['edt', 'parfum']);
     expect(id('ديور سوفاج الكسير او دو برفيوم 60 مل', 'ديور')).toBe('dior-sauvage-elixir');
     expect(id('ديور سوفاج او دو برفيوم 100 مل', 'ديور')).toBe('dior-sauvage-edp');
   });
@@ -344,5 +350,21 @@ describe('form: a travel spray is a small bottle', () => {
     expect(parseListing('Mediterranean Honeysuckle Eau de Parfum Travel Spray').form).toBe('mini');
     expect(parseListing('Libre Eau de Parfum Travel Size').form).toBe('mini');
     expect(parseListing('Mediterranean Honeysuckle Eau de Parfum Spray').form).toBe('full');
+  });
+
+  it('15 ml or less is a miniature, an ounce is not; a vial or a sample is a sample, a perfume oil an oil', () => {
+    expect(parseListing('Dior Sauvage EDP 15ml').form).toBe('mini');
+    expect(parseListing('Dior Sauvage EDP 16ml').form).toBe('full');
+    expect(parseListing('Dior Sauvage EDT 1 oz').form).toBe('full');
+    expect(parseListing('Dior Sauvage EDT 0.5 oz').form).toBe('mini');
+    expect(parseListing('Dior Sauvage EDP 2ml vial').form).toBe('sample');
+    expect(parseListing('Dior Sauvage EDP sample').form).toBe('sample');
+    expect(parseListing('Dior Sauvage EDP samples').form).toBe('sample');
+    expect(parseListing('Dior Sauvage EDP vials').form).toBe('sample');
+    expect(parseListing('Dior Sauvage EDP decant').form).toBe('sample');
+    expect(parseListing('Dior Sauvage EDP decants').form).toBe('sample');
+    expect(parseListing('عينة ديور سوفاج او دو برفيوم 2مل').form).toBe('sample');
+    expect(parseListing('ديور سوفاج او دو برفيوم ميني 10 مل').form).toBe('mini');
+    expect(parseListing('Al Haramain Amber Oud Concentrated Perfume Oil 30 ml').form).toBe('oil');
   });
 });

@@ -804,3 +804,33 @@ describe('shop spellings a person reads at once', () => {
     }
   });
 });
+
+describe('a name saying a word twice', () => {
+  // "Noir" older than "Noir de Noir": of two names explaining a listing equally, the older is taken
+  const tf = [
+    P('noir', 'Noir', 'Tom Ford', 'edp', 'men', 2000),
+    P('noir-de-noir', 'Noir de Noir', 'Tom Ford', 'edp', 'unisex', 2010),
+  ];
+  const own = () => ({ index: buildSearchIndex(tf, houses), perfumes: tf });
+
+  it('explains a listing saying the word once less well: "Tom Ford Noir EDP" is Noir', () => {
+    expect(matchListing(own(), { name: 'Tom Ford Noir EDP 50 ml', house: '' }).perfumeId).toBe('noir');
+    // the name's repeat, unsaid, counts as a word of the name left unexplained: 2 of 3
+    expect(
+      alignment(['noir'], ['noir', 'de', 'noir'], new Set(), () => 1, ['noir', 'de', 'noir'], new Set()),
+    ).toBeCloseTo(2 / 3, 6);
+    expect(
+      alignment(['noir'], ['noir', 'de', 'noir'], new Set(), () => 1, ['noir', 'de', 'noir'], new Set(['noir'])),
+    ).toBe(1);
+    // a name that says its words once is not touched; nor is a name when the listing's repeats are not asked for
+    expect(alignment(['noir'], ['noir'], new Set(), () => 1, ['noir'], new Set())).toBe(1);
+    expect(alignment(['noir'], ['noir', 'de', 'noir'])).toBe(1);
+    // a word said three times, twice unsaid: 3 of 5
+    expect(alignment(['la', 'la'], ['la', 'la', 'la'], new Set(), () => 1, ['la'], new Set())).toBeCloseTo(3 / 5, 6);
+  });
+
+  it('is the closer reading of a listing repeating it: "Tom Ford Noir de Noir" is Noir de Noir, not the older Noir', () => {
+    expect(matchListing(own(), { name: 'Tom Ford Noir de Noir EDP 100ml', house: '' }).perfumeId).toBe('noir-de-noir');
+    expect(matchListing(own(), { name: 'Noir de Noir', house: 'Tom Ford' }).perfumeId).toBe('noir-de-noir');
+  });
+});
