@@ -58,7 +58,7 @@ export interface ParsedListing {
 const NOT_PERFUME: [RegExp, string][] = [
   [/\b(deodorant|deo|antiperspirant|stick)\b|مزيل|مضاد للتعرق/, 'deodorant'],
   [
-    /\b(body lotion|lotion|body milk|cream|creme|balm|body wash|moisturi[sz]er|emulsion|shampoo|conditioner|cleanser|body oil|hair oil|face)\b|لوشن|كريم|بلسم|مرطب|شامبو|زيت شعر|زيت للشعر|زيت جسم/,
+    /\b(body lotion|lotion|body milk|cream|creme|balm|body wash|body smoother|moisturi[sz]er|emulsion|shampoo|conditioner|cleanser|body oil|hair oil|face)\b|لوشن|كريم|بلسم|مرطب|شامبو|زيت شعر|زيت للشعر|زيت جسم/,
     'body care',
   ],
   [/\b(shower gel|bath|gel douche|soap)\b|شاور|صابون|جل استحمام/, 'bath product'],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { evidenceProblems } from '../catalog/evidence.ts';
 import { type HarvestedListing, harvest, proposalId } from '../catalog/harvest/harvest.ts';
 import { extractListings, type HarvestSource, MAX_LISTINGS_PER_SOURCE, sourceRef } from '../catalog/harvest/sources.ts';
+import { buildSnapshot } from '../catalog/store.ts';
 import { bundledSnapshot } from './bundled-snapshot.ts';
 
 function source(owner: string, n = 1): HarvestSource {
@@ -174,7 +175,13 @@ describe("a shop's catalog in two scripts", () => {
 
 describe("a concentration word in a perfume's name", () => {
   it('proposes "Salvo Elixir" sold as an EDP, not an Elixir named Salvo', () => {
-    const snapshot = bundledSnapshot();
+    // the catalog as it was before Salvo Elixir EDP became a record of its own
+    const { perfumes, houses } = bundledSnapshot();
+    const snapshot = buildSnapshot(
+      1,
+      perfumes.filter((p) => p.id !== 'maison-alhambra-salvo-elixir-edp'),
+      houses,
+    );
     const result = harvest(snapshot, [
       listing(source('shop-a.com'), 'Maison Alhambra Salvo Elixir EDP 100ml'),
       listing(source('shop-b.com'), 'MAISON ALHAMBRA SALVO ELIXIR EAU DE PARFUM 100 ML'),

@@ -184,7 +184,11 @@ describe("sellers' noise never counts against a match", () => {
   });
 
   it('but a word that names a flanker, after the name, still does', () => {
-    expect(id("Yves Saint Laurent Men's Y Eau de Parfum Intense EDP Spray 3.38 oz", 'Yves Saint Laurent')).toBeNull();
+    // "Intense" names the flanker Y Intense, not the seller's praise of Y EDP; a flanker we lack is no Y
+    expect(id("Yves Saint Laurent Men's Y Eau de Parfum Intense EDP Spray 3.38 oz", 'Yves Saint Laurent')).toBe(
+      'yves-saint-laurent-y-intense-edp',
+    );
+    expect(id("Yves Saint Laurent Men's Y Live Eau de Toilette Intense 3.3 oz", 'Yves Saint Laurent')).toBeNull();
   });
 });
 
@@ -315,10 +319,11 @@ describe('versions: siblings, gender versions, flankers', () => {
   });
 
   it('a flanker we lack is not its line', () => {
-    // flankers the catalog does not hold (Sauvage Eau Forte and Asad Zanzibar have since become identities of their own)
+    // flankers the catalog does not hold (Sauvage Eau Forte, Asad Zanzibar, Spicebomb Infrared and Eros
+    // Energy have since become identities of their own)
     expect(id('Sauvage Very Cool Spray', 'Dior')).toBeNull();
-    expect(id('Spicebomb Infrared', 'Viktor & Rolf')).toBeNull();
-    expect(id('Eros Energy EDP', 'Versace')).toBeNull();
+    expect(id('Spicebomb Dark Leather EDP', 'Viktor & Rolf')).toBeNull();
+    expect(id('Eros Najim EDP', 'Versace')).toBeNull();
     expect(id('Polo 67 Ralph Lauren Eau De Toilette', 'Ralph Lauren')).toBeNull();
   });
 
@@ -366,5 +371,15 @@ describe('form: a travel spray is a small bottle', () => {
     expect(parseListing('عينة ديور سوفاج او دو برفيوم 2مل').form).toBe('sample');
     expect(parseListing('ديور سوفاج او دو برفيوم ميني 10 مل').form).toBe('mini');
     expect(parseListing('Al Haramain Amber Oud Concentrated Perfume Oil 30 ml').form).toBe('oil');
+  });
+});
+
+describe('a body care product named after a perfume is no perfume', () => {
+  it('"Aromatics Elixir … Body Smoother" is a lotion, however the perfume is named', () => {
+    expect(
+      parseListing('Aromatics Elixir By Clinique For Women. Body Smoother 6.7 oz/200 ml').notPerfume,
+    ).not.toBeNull();
+    expect(id('Aromatics Elixir By Clinique For Women. Body Smoother 6.7-Ounces', 'Clinique')).toBeNull();
+    expect(parseListing('Aromatics Elixir By Clinique Eau de Parfum 100 ml').notPerfume).toBeNull();
   });
 });
