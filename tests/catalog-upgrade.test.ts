@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => closeTestApp(app));
 
-const WITHDRAWN = 'calvin-klein-eternity-edp';
+const WITHDRAWN = 'davidoff-cool-water-woman-edt';
 const KEPT = loadBundledCatalog().perfumes.find((p) => p.id === 'calvin-klein-euphoria-edp');
 
 /** The withdrawn record as an earlier release shipped it. */
@@ -29,9 +29,9 @@ async function asAnEarlierReleaseLoadedIt() {
   const row = perfumeRow(
     {
       id: WITHDRAWN,
-      name: 'Eternity',
-      house: 'Calvin Klein',
-      concentration: 'edp',
+      name: 'Cool Water Woman',
+      house: 'Davidoff',
+      concentration: 'edt',
       gender: 'women',
       families: ['floral'],
       accords: { floral: 100, 'white floral': 80, powdery: 60, fresh: 50 },
@@ -73,14 +73,14 @@ describe('a catalog upgrade reaches merchants', () => {
     expect(before.perfumes.some((p) => p.id === WITHDRAWN)).toBe(true);
     const { merchant } = await createMerchantWithKey(app);
     await syncProducts(app.db, before, merchant.id, [
-      { merchant_product_id: 'eternity', name: 'Calvin Klein Eternity EDP 100ml', house: 'Calvin Klein' },
-      { merchant_product_id: 'pinned-eternity', name: 'Eternity gift', house: 'Calvin Klein' },
+      { merchant_product_id: 'cool-water-woman', name: 'Davidoff Cool Water Woman EDT 100ml', house: 'Davidoff' },
+      { merchant_product_id: 'pinned-cool-water-woman', name: 'Cool Water Woman gift', house: 'Davidoff' },
       { merchant_product_id: 'euphoria', name: 'Euphoria EDP 100ml', house: 'Calvin Klein' },
     ]);
-    await pinMatch(app.db, before, merchant.id, 'pinned-eternity', WITHDRAWN);
+    await pinMatch(app.db, before, merchant.id, 'pinned-cool-water-woman', WITHDRAWN);
     await pinMatch(app.db, before, merchant.id, 'euphoria', KEPT?.id as string);
     const was = await listed(merchant.id);
-    expect(was.find((p) => p.merchant_product_id === 'eternity')?.sillage_perfume_id).toBe(WITHDRAWN);
+    expect(was.find((p) => p.merchant_product_id === 'cool-water-woman')?.sillage_perfume_id).toBe(WITHDRAWN);
 
     const load = await ensureBundledCatalog(app.db);
     expect(load).toMatchObject({ loaded: true, withdrawn: 1 });
@@ -88,7 +88,7 @@ describe('a catalog upgrade reaches merchants', () => {
     expect(gone).toBeUndefined();
     // waiting to be matched again: never recommended as the withdrawn perfume meanwhile
     const waiting = await listed(merchant.id);
-    expect(waiting.find((p) => p.merchant_product_id === 'pinned-eternity')).toMatchObject({
+    expect(waiting.find((p) => p.merchant_product_id === 'pinned-cool-water-woman')).toMatchObject({
       status: 'pending',
       pinned: false,
       sillage_perfume_id: null,
@@ -99,7 +99,7 @@ describe('a catalog upgrade reaches merchants', () => {
     const total = await rematchAllMerchants(app.db, after);
     expect(total.changed).toBeGreaterThanOrEqual(2);
     const now = await listed(merchant.id);
-    for (const id of ['eternity', 'pinned-eternity']) {
+    for (const id of ['cool-water-woman', 'pinned-cool-water-woman']) {
       const p = now.find((x) => x.merchant_product_id === id);
       expect(p?.sillage_perfume_id, id).not.toBe(WITHDRAWN);
       expect(p?.status, id).not.toBe('pending');
