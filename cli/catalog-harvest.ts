@@ -11,6 +11,8 @@
  * (default .harvest/out):
  *   proposals.json       identities the catalog lacks, with their shops' listings as evidence
  *   known-evidence.json  shops' listings of records the catalog has, by record id
+ *   inspired.json        "inspired by" claims of shops' listings naming two records of ours,
+ *                        with the independent shops behind each (catalog/harvest/inspired.ts)
  * --apply-known adds the shops' listings to the records of the house files
  * (catalog/data/perfumes; with --apply-to legacy, only those of the older
  * grouped files), each at most once; it never changes another fact.
@@ -25,7 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATA_DIR, loadBundledCatalog, readPerfumeFile } from '../catalog/bundled.ts';
 import { isLegacyFile, shopListingProblem } from '../catalog/evidence.ts';
-import { type HarvestedListing, harvest, MIN_CONFIDENCE } from '../catalog/harvest/harvest.ts';
+import { type HarvestedListing, harvest, harvestInspired, MIN_CONFIDENCE } from '../catalog/harvest/harvest.ts';
 import { extractListings, type HarvestSource, sourceRef } from '../catalog/harvest/sources.ts';
 import type { Evidence, PerfumeRecord } from '../catalog/schema.ts';
 import { buildSnapshot } from '../catalog/store.ts';
@@ -57,7 +59,12 @@ for (const source of sources) {
   }
   try {
     const found = extractListings(readFileSync(file, 'utf8'), source.extract, { rows: true });
-    const read = found.map((l) => ({ source, title: l.title, houseField: l.house }));
+    const read = found.map((l) => ({
+      source,
+      title: l.title,
+      houseField: l.house,
+      ...(l.description ? { description: l.description } : {}),
+    }));
     bySource.set(source.id, read);
     listings.push(...read.filter((l) => l.title !== ''));
   } catch (err) {
@@ -126,9 +133,11 @@ function otherPerfume(id: string, gave: string): string | null {
 }
 
 const result = harvest(snapshot, listings);
+const inspired = harvestInspired(snapshot, listings);
 
 mkdirSync(outDir, { recursive: true });
 writeFileSync(join(outDir, 'proposals.json'), `${JSON.stringify(result.proposals, null, 2)}\n`);
+writeFileSync(join(outDir, 'inspired.json'), `${JSON.stringify(inspired.proposals, null, 2)}\n`);
 writeFileSync(
   join(outDir, 'known-evidence.json'),
   `${JSON.stringify(Object.fromEntries([...result.known].sort((a, b) => a[0].localeCompare(b[0]))), null, 2)}\n`,
@@ -160,4 +169,8 @@ const s = result.stats;
 const twice = result.proposals.filter((p) => p.shops >= 2);
 process.stdout.write(
   `${s.listings} listings from ${s.sources} sources of ${s.owners} shops: ${s.notPerfume} not a perfume's bottle, ${s.matchedKnown} of ${result.known.size} known records, ${s.matchedProposals} of ${result.proposals.length} proposed identities (${twice.length} named by 2 shops or more, ${new Set(twice.map((p) => p.house)).size} houses), ${s.unplaced} unplaced\n`,
+);
+const i = inspired.stats;
+process.stdout.write(
+  `"inspired by": ${i.claims} listings claim one: ${i.placed} name two records of ours (${inspired.proposals.length} relations, ${inspired.proposals.filter((p) => p.shops >= 2).length} claimed by 2 shops or more), ${i.alternativeUnknown} sell a perfume we lack, ${i.originalUnknown} name an original we lack or leave its concentration open\n`,
 );

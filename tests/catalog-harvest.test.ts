@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evidenceProblems } from '../catalog/evidence.ts';
-import { type HarvestedListing, harvest, proposalId } from '../catalog/harvest/harvest.ts';
+import { type HarvestedListing, harvest, harvestInspired, proposalId } from '../catalog/harvest/harvest.ts';
+import { MAX_CLAIM_TEXT, MAX_ORIGINAL_WORDS, splitInspiredClaim } from '../catalog/harvest/inspired.ts';
 import { extractListings, type HarvestSource, MAX_LISTINGS_PER_SOURCE, sourceRef } from '../catalog/harvest/sources.ts';
 import { buildSnapshot } from '../catalog/store.ts';
 import { bundledSnapshot } from './bundled-snapshot.ts';
@@ -189,5 +191,125 @@ describe("a concentration word in a perfume's name", () => {
     const salvo = result.proposals.find((p) => p.name.toLowerCase().startsWith('salvo'));
     expect(salvo).toMatchObject({ concentration: 'edp', shops: 2 });
     expect(salvo?.name.toLowerCase()).toBe('salvo elixir');
+  });
+});
+
+describe('"inspired by" claims in shops\' listings', () => {
+  it('reads the original after the words that claim it, and the alternative from the rest, in Arabic, English and Spanish', () => {
+    expect(splitInspiredClaim('عطر تيفاني نسائي عالي التركيز 100 مل (بديل قوتشي فلورا)')).toMatchObject({
+      alternative: 'عطر تيفاني نسائي عالي التركيز 100 مل',
+      original: 'قوتشي فلورا',
+    });
+    // the claim before both names: the original ends where the next "عطر" begins the alternative
+    expect(splitInspiredClaim('عطر مستوحى من عطر كريد افينتوس عطر ارماف كلوب دي نوي انتنس رجالي 105مل')).toMatchObject({
+      original: 'كريد افينتوس',
+      alternative: 'عطر عطر ارماف كلوب دي نوي انتنس رجالي 105مل',
+    });
+    // "لعطر" is the claim's; the "ل" of a name is the name's
+    expect(splitInspiredClaim('عطر ويفز زودياك بديل متقن لعطر لي لابو سانتال33 100مل')?.original).toBe(
+      'لي لابو سانتال33',
+    );
+    expect(splitInspiredClaim('عطر همسات بوكيت 100 مل (بديل لانكوم آيدول)')?.original).toBe('لانكوم آيدول');
+    expect(splitInspiredClaim('Rose Petals EDP 100ml - inspired by Rose Prick Tom Ford')).toMatchObject({
+      alternative: 'Rose Petals EDP 100ml -',
+      original: 'Rose Prick Tom Ford',
+    });
+    expect(
+      splitInspiredClaim('Notas de fondo: almizcle, cedro.ESTA FRAGANCIA ESTA INSPIRADA EN EL PERFUME GIO DE ARMANI')
+        ?.original,
+    ).toBe('GIO DE ARMANI');
+    expect(splitInspiredClaim('Es un gran clon de Acqua di Giò Profondo de Giorgio Armani.')?.original).toBe(
+      'Acqua di Giò Profondo de Giorgio Armani',
+    );
+    expect(splitInspiredClaim('Lattafa Khamrah Eau de Parfum 100ml')).toBeNull();
+  });
+
+  it('takes no denial and no mere comparison for a claim', () => {
+    expect(splitInspiredClaim('Casablanca no es un dupe de otro perfume, sino una fragancia original.')).toBeNull();
+    expect(splitInspiredClaim('Not a clone of Aventus, whatever the forums say.')).toBeNull();
+    expect(splitInspiredClaim('Se le compara con el dupe de Delina de Parfums de Marly.')).toBeNull();
+    expect(splitInspiredClaim('Often called an alternative to Baccarat Rouge 540.')).toBeNull();
+    expect(splitInspiredClaim('عطر لا يعتبر بديل عطر سوفاج')).toBeNull();
+    // the sentence that denies does not silence the next one that claims
+    expect(splitInspiredClaim('No es una copia exacta. Es un dupe de Delina de Parfums de Marly.')?.original).toBe(
+      'Delina de Parfums de Marly',
+    );
+  });
+
+  it('reads an original of at most MAX_ORIGINAL_WORDS words, each in the text, and no claim past MAX_CLAIM_TEXT', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('Aventus', 'de', 'Creed', 'عطر', 'بديل', 'inspired', 'by', '(', '100ml', 'x'), {
+          maxLength: 40,
+        }),
+        (words) => {
+          const text = words.join(' ');
+          const claim = splitInspiredClaim(text);
+          if (!claim) return;
+          const said = claim.original.split(' ');
+          expect(said.length).toBeLessThanOrEqual(MAX_ORIGINAL_WORDS);
+          for (const w of said) expect(text).toContain(w);
+        },
+      ),
+    );
+    const long = `${'Lattafa Khamrah EDP. '.repeat(MAX_CLAIM_TEXT / 10)}Inspired by Angels' Share.`;
+    expect(splitInspiredClaim(long)).toBeNull();
+    expect(
+      splitInspiredClaim(`${'x '.repeat(20)}inspired by ${'Aventus '.repeat(50)}`)?.original.split(' '),
+    ).toHaveLength(MAX_ORIGINAL_WORDS);
+  });
+
+  const snapshot = bundledSnapshot();
+  const a = source('shop-a.com');
+  const a2 = source('shop-a.com', 2);
+  const b = source('shop-b.com');
+
+  it('groups claims by the two records they name, one listing per shop, enough for the record from two shops', () => {
+    const result = harvestInspired(snapshot, [
+      listing(a, 'خمرة من لطافة 100 مل بديل عطر كيليان أنجيلز شير أو دو برفيوم'),
+      listing(a2, 'Lattafa Khamrah EDP 100ml (inspired by Kilian Angels Share)'),
+      {
+        ...listing(b, 'KHAMRAH UNISEX 100ML EDP LATTAFA'),
+        description: 'Gourmand. Es un dupe de Angels Share de Kilian.',
+      },
+      listing(b, 'Lattafa Khamrah Eau de Parfum 100ml'),
+    ]);
+    expect(result.proposals).toHaveLength(1);
+    const [p] = result.proposals;
+    expect(p).toMatchObject({ alternative: 'lattafa-khamrah-edp', original: 'kilian-angels-share-edp', shops: 2 });
+    expect(p?.owners).toEqual(['shop-a.com', 'shop-b.com']);
+    expect(p?.evidence.map((e) => e.gave)).toEqual([
+      'خمرة من لطافة 100 مل بديل عطر كيليان أنجيلز شير أو دو برفيوم',
+      'KHAMRAH UNISEX 100ML EDP LATTAFA — Es un dupe de Angels Share de Kilian.',
+    ]);
+    expect(result.stats).toEqual({ claims: 3, placed: 3, alternativeUnknown: 0, originalUnknown: 0 });
+    const record = {
+      id: 'lattafa-khamrah-edp',
+      name: 'Khamrah',
+      house: 'Lattafa',
+      concentration: 'edp',
+      gender: 'unisex',
+      inspired_by: 'kilian-angels-share-edp',
+      evidence: p?.evidence ?? [],
+    };
+    expect(evidenceProblems(record, false).problems.filter((x) => x.startsWith('inspired_by'))).toEqual([]);
+    expect(
+      evidenceProblems({ ...record, evidence: (p?.evidence ?? []).slice(0, 1) }, false).problems.filter((x) =>
+        x.startsWith('inspired_by'),
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('names no record for a perfume we lack, nor an original whose concentration the claim leaves open', () => {
+    const result = harvestInspired(snapshot, [
+      listing(a, 'عطر ماجيك نوير عالي التركيز 100مل بديل عطر ديور سوفاج'),
+      listing(b, 'Lattafa Khamrah EDP 100ml inspired by Dior Sauvage'),
+      listing(b, 'Lattafa Khamrah EDP 100ml inspired by Lattafa Khamrah'),
+    ]);
+    expect(result.proposals).toEqual([]);
+    expect(result.stats).toEqual({ claims: 3, placed: 0, alternativeUnknown: 1, originalUnknown: 2 });
+    // the same original with its concentration stated is a record
+    const stated = harvestInspired(snapshot, [listing(b, 'Lattafa Khamrah EDP 100ml inspired by Dior Sauvage EDT')]);
+    expect(stated.proposals.map((p) => p.original)).toEqual(['dior-sauvage-edt']);
   });
 });

@@ -20,13 +20,14 @@
  */
 
 import { normalizeText } from '../../lib/text.ts';
-import { explainMatch, listingHouse, saysNoHouse } from '../../matching/matcher.ts';
+import { explainMatch, listingHouse, MATCH_THRESHOLD, saysNoHouse } from '../../matching/matcher.ts';
 import { parseListing } from '../../matching/parse.ts';
 import { ownerKey, shopListingProblem } from '../evidence.ts';
 import type { Evidence } from '../schema.ts';
 import { buildSnapshot, type CatalogSnapshot } from '../store.ts';
 import type { CatalogHouse, CatalogPerfume } from '../types.ts';
-import { type HarvestSource, type SourceListing, sourceRef } from './sources.ts';
+import { splitInspiredClaim } from './inspired.ts';
+import { type HarvestSource, sourceRef } from './sources.ts';
 
 /** A listing counts as a shop's word for a perfume only when the matcher is this sure. */
 export const MIN_CONFIDENCE = 0.95;
@@ -38,6 +39,8 @@ export interface HarvestedListing {
   source: HarvestSource;
   title: string;
   houseField: string;
+  /** the listing's description, when its source's rule reads one */
+  description?: string;
   /** the same product as the same shop lists it in the other script */
   twin?: HarvestedListing;
 }
@@ -444,4 +447,103 @@ export function harvest(snapshot: CatalogSnapshot, listings: readonly HarvestedL
 /** The id a record written from a proposal takes: house-name-concentration. */
 export function proposalId(p: Pick<Proposal, 'house' | 'name' | 'concentration'>): string {
   return [slug(p.house), slug(p.name), p.concentration].filter(Boolean).join('-');
+}
+
+/** An "inspired by" the shops' listings claim: a record of ours sold as the answer to another record of ours. */
+export interface InspiredProposal {
+  /** the record sold as the answer */
+  alternative: string;
+  /** the record it is sold as the answer to */
+  original: string;
+  shops: number;
+  owners: string[];
+  /** one listing per shop, its claim as written */
+  evidence: Evidence[];
+}
+
+export interface InspiredHarvest {
+  proposals: InspiredProposal[];
+  stats: {
+    /** listings whose title or description makes a claim */
+    claims: number;
+    /** claims both of whose perfumes are records of ours, and not one line */
+    placed: number;
+    /** claims whose alternative is no record of ours (a house's own dupe line, mostly) */
+    alternativeUnknown: number;
+    /** claims whose original is no record of ours, or names a line whose concentration it leaves open */
+    originalUnknown: number;
+  };
+}
+
+/**
+ * The record a claim's text names: matched at least `sure`, not a sibling,
+ * and its concentration stated unless the catalog holds only one of its line.
+ */
+function claimRecord(snapshot: CatalogSnapshot, name: string, house: string, sure: number): CatalogPerfume | null {
+  const match = explainMatch(snapshot, { name, house });
+  const perfume = match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined;
+  if (!perfume || match.confidence < sure || match.sibling) return null;
+  if (parseListing(name).concentrations.includes(perfume.concentration ?? '')) return perfume;
+  const line = `${perfume.house}|${normalizeText(perfume.name)}`;
+  const sameLine = snapshot.perfumes.filter((p) => `${p.house}|${normalizeText(p.name)}` === line);
+  return sameLine.length === 1 ? perfume : null;
+}
+
+/**
+ * The "inspired by" claims of shops' listings (catalog/harvest/inspired.ts),
+ * grouped by the two records they name, with the independent shops behind
+ * each. A claim in a title names the alternative in the rest of the title;
+ * one in a description names the listing itself. A proposal is never a
+ * record: a writer checks its listings, and the record needs two
+ * independent sources or the house (catalog/evidence.ts).
+ */
+export function harvestInspired(snapshot: CatalogSnapshot, listings: readonly HarvestedListing[]): InspiredHarvest {
+  const groups = new Map<string, { alternative: string; original: string; byOwner: Map<string, Evidence> }>();
+  const stats = { claims: 0, placed: 0, alternativeUnknown: 0, originalUnknown: 0 };
+  for (const l of listings) {
+    const inTitle = splitInspiredClaim(l.title);
+    const claim = inTitle ?? (l.description ? splitInspiredClaim(l.description) : null);
+    if (!claim) continue;
+    stats.claims++;
+    // the alternative as surely as the harvest asks of any listing; the original, named in the shop's
+    // words and seldom with its house as the catalog spells it, as surely as a shop's product is matched
+    const alternative = claimRecord(snapshot, inTitle ? claim.alternative : l.title, l.houseField, MIN_CONFIDENCE);
+    if (!alternative) {
+      stats.alternativeUnknown++;
+      continue;
+    }
+    const original = claimRecord(snapshot, claim.original, '', MATCH_THRESHOLD);
+    if (!original || lineOf(original) === lineOf(alternative)) {
+      stats.originalUnknown++;
+      continue;
+    }
+    stats.placed++;
+    const key = `${alternative.id}|${original.id}`;
+    const group = groups.get(key) ?? { alternative: alternative.id, original: original.id, byOwner: new Map() };
+    groups.set(key, group);
+    const owner = ownerKey(l.source.owner);
+    if (group.byOwner.has(owner)) continue;
+    group.byOwner.set(owner, {
+      source: sourceRef(l.source),
+      kind: 'shop',
+      owner: l.source.owner,
+      gave: (inTitle ? l.title : `${l.title} — ${claim.said}`).slice(0, 600),
+      supports: ['inspired_by'],
+    });
+  }
+  const proposals = [...groups.values()].map((g) => ({
+    alternative: g.alternative,
+    original: g.original,
+    shops: g.byOwner.size,
+    owners: [...g.byOwner.values()].map((e) => e.owner).sort(),
+    evidence: [...g.byOwner.values()],
+  }));
+  proposals.sort(
+    (a, b) => b.shops - a.shops || a.alternative.localeCompare(b.alternative) || a.original.localeCompare(b.original),
+  );
+  return { proposals, stats };
+}
+
+function lineOf(p: CatalogPerfume): string {
+  return `${p.house}|${normalizeText(p.name)}`;
 }

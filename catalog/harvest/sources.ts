@@ -16,11 +16,20 @@ export type ExtractRule =
       title: string[];
       house?: string | null;
       price?: string | null;
+      /** the field holding the listing's description, read for what it claims ("inspired by") */
+      description?: string | null;
     }
-  | { format: 'csv'; delimiter?: string; title: string[]; house?: string | null; price?: string | null }
+  | {
+      format: 'csv';
+      delimiter?: string;
+      title: string[];
+      house?: string | null;
+      price?: string | null;
+      description?: string | null;
+    }
   | {
       format: 'regex';
-      /** one listing per match: named groups `title` (or `name`), optional `house` */
+      /** one listing per match: named groups `title` (or `name`), optional `house` and `description` */
       pattern: string;
       flags?: string;
     };
@@ -60,7 +69,12 @@ export interface HarvestSource {
 export interface SourceListing {
   title: string;
   house: string;
+  /** the listing's description, when the source's rule reads one (at most MAX_DESCRIPTION characters) */
+  description?: string;
 }
+
+/** The most characters of a listing's description kept: enough for what it claims of the perfume. */
+export const MAX_DESCRIPTION = 2_000;
 
 /** The most listings read from one source file, whatever it holds. */
 export const MAX_LISTINGS_PER_SOURCE = 50_000;
@@ -97,15 +111,21 @@ function titleOf(fields: readonly string[], get: (field: string) => unknown): st
  */
 export function extractListings(content: string, rule: ExtractRule, opts: { rows?: boolean } = {}): SourceListing[] {
   const out: SourceListing[] = [];
-  const push = (title: string, house: string) => {
-    if ((title || opts.rows) && out.length < MAX_LISTINGS_PER_SOURCE) out.push({ title, house: house.trim() });
+  const push = (title: string, house: string, description = '') => {
+    if ((!title && !opts.rows) || out.length >= MAX_LISTINGS_PER_SOURCE) return;
+    const about = description.replace(/\s+/g, ' ').trim().slice(0, MAX_DESCRIPTION);
+    out.push(about ? { title, house: house.trim(), description: about } : { title, house: house.trim() });
   };
   if (rule.format === 'json') {
     const items = at(JSON.parse(content.replace(/^\uFEFF/, '')), rule.items);
     if (!Array.isArray(items)) throw new Error(`no array at "${rule.items}"`);
     for (const item of items) {
       const get = (f: string) => at(item, f);
-      push(titleOf(rule.title, get), rule.house ? text(get(rule.house)) : '');
+      push(
+        titleOf(rule.title, get),
+        rule.house ? text(get(rule.house)) : '',
+        rule.description ? text(get(rule.description)) : '',
+      );
     }
   } else if (rule.format === 'csv') {
     const rows = parseCsv(content, {
@@ -120,13 +140,14 @@ export function extractListings(content: string, rule: ExtractRule, opts: { rows
       push(
         titleOf(rule.title, (f) => row[f]),
         rule.house ? text(row[rule.house]) : '',
+        rule.description ? text(row[rule.description]) : '',
       );
     }
   } else {
     const flags = rule.flags?.includes('g') ? rule.flags : `${rule.flags ?? ''}g`;
     for (const m of content.matchAll(new RegExp(rule.pattern, flags))) {
       const g = m.groups ?? {};
-      push(decodeEscapes(text(g.title ?? g.name)), decodeEscapes(text(g.house)));
+      push(decodeEscapes(text(g.title ?? g.name)), decodeEscapes(text(g.house)), decodeEscapes(text(g.description)));
       if (out.length >= MAX_LISTINGS_PER_SOURCE) break;
     }
   }
