@@ -22,6 +22,7 @@ export default {
     'catalog/evidence.ts',
     'catalog/validate.ts',
     'catalog/harvest/sources.ts',
+    'catalog/harvest/inspired.ts',
     'events/validate.ts',
     'auth/origins.ts',
     'auth/keys.ts',

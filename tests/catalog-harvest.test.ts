@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { evidenceProblems } from '../catalog/evidence.ts';
 import { type HarvestedListing, harvest, harvestInspired, proposalId } from '../catalog/harvest/harvest.ts';
 import { MAX_CLAIM_TEXT, MAX_ORIGINAL_WORDS, splitInspiredClaim } from '../catalog/harvest/inspired.ts';
-import { extractListings, type HarvestSource, MAX_LISTINGS_PER_SOURCE, sourceRef } from '../catalog/harvest/sources.ts';
+import {
+  extractListings,
+  type HarvestSource,
+  MAX_DESCRIPTION,
+  MAX_LISTINGS_PER_SOURCE,
+  sourceRef,
+} from '../catalog/harvest/sources.ts';
 import { buildSnapshot } from '../catalog/store.ts';
 import { bundledSnapshot } from './bundled-snapshot.ts';
 
@@ -65,6 +71,62 @@ describe('reading listings out of a shop catalog', () => {
   it('reads at most MAX_LISTINGS_PER_SOURCE listings, however many the file holds', () => {
     const many = JSON.stringify(Array.from({ length: MAX_LISTINGS_PER_SOURCE + 5 }, (_, i) => ({ name: `P ${i}` })));
     expect(extractListings(many, { format: 'json', items: '', title: ['name'] })).toHaveLength(MAX_LISTINGS_PER_SOURCE);
+  });
+
+  it('reads a description, its spaces folded and its length capped, and gives none where the rule names none', () => {
+    const long = `Inspired by\n  Aventus.   ${'x'.repeat(MAX_DESCRIPTION)}`;
+    const [json] = extractListings(JSON.stringify([{ name: 'Khamrah', about: long }]), {
+      format: 'json',
+      items: '',
+      title: ['name'],
+      description: 'about',
+    });
+    expect(json?.description?.startsWith('Inspired by Aventus. xx')).toBe(true);
+    expect(json?.description).toHaveLength(MAX_DESCRIPTION);
+    expect(
+      extractListings('name,about\nKhamrah,"  Gourmand  and   sweet "\n', {
+        format: 'csv',
+        title: ['name'],
+        description: 'about',
+      }),
+    ).toEqual([{ title: 'Khamrah', house: '', description: 'Gourmand and sweet' }]);
+    expect(
+      extractListings('{ t: "Asad", d: "Lattafa \\"Asad\\"", }', {
+        format: 'regex',
+        pattern: 't: "(?<title>[^"]+)", d: "(?<description>(?:[^"\\\\]|\\\\.)*)"',
+      }),
+    ).toEqual([{ title: 'Asad', house: '', description: 'Lattafa "Asad"' }]);
+    // no description field in the rule, or an empty one: no description at all
+    expect(extractListings('[{"name":"Asad","about":"x"}]', { format: 'json', items: '', title: ['name'] })).toEqual([
+      { title: 'Asad', house: '' },
+    ]);
+    expect(
+      extractListings('[{"name":"Asad","about":"  "}]', {
+        format: 'json',
+        items: '',
+        title: ['name'],
+        description: 'about',
+      }),
+    ).toEqual([{ title: 'Asad', house: '' }]);
+  });
+
+  it('reads numbers as words, other values as nothing, a field broken over lines as one line, and a BOM before JSON', () => {
+    const json = '\uFEFF[{"name":"Club de\\n  Nuit","size":105,"flag":true,"brand":{"x":1}}]';
+    expect(
+      extractListings(json, { format: 'json', items: '', title: ['name', 'size', 'flag'], house: 'brand' }),
+    ).toEqual([{ title: 'Club de Nuit 105', house: '' }]);
+    // a path through a null is no array, not a crash
+    expect(() => extractListings('{"data":null}', { format: 'json', items: 'data.products', title: ['name'] })).toThrow(
+      /no array at "data.products"/,
+    );
+  });
+
+  it('decodes the escapes source code writes a title with', () => {
+    const code = String.raw`n: "Eau d\'Issey \"Pour\" \\ Homme\/Men", n: "L&#39;Interdit &#039;Rouge&apos; &quot;X&quot;"`;
+    expect(extractListings(code, { format: 'regex', pattern: 'n: "(?<title>(?:[^"\\\\]|\\\\.)+)"' })).toEqual([
+      { title: `Eau d'Issey "Pour" \\ Homme/Men`, house: '' },
+      { title: `L'Interdit 'Rouge' "X"`, house: '' },
+    ]);
   });
 
   it('names a listing by its repository, path and commit', () => {
@@ -298,6 +360,22 @@ describe('"inspired by" claims in shops\' listings', () => {
         x.startsWith('inspired_by'),
       ),
     ).toHaveLength(1);
+  });
+
+  it('holds a claim naming a line for each perfume of it, and never borrows a profile from a line of several', () => {
+    const line = harvestInspired(snapshot, [
+      listing(a, 'ARMAF CLUB DE NUIT INTENSE MAN 105ML (dupe of Creed Aventus)'),
+      listing(b, 'Armaf Club de Nuit Intense Man - inspired by Creed Aventus'),
+    ]);
+    expect(line.proposals.map((p) => [p.alternative, p.original, p.shops])).toEqual([
+      ['armaf-club-de-nuit-intense-man-edp', 'creed-aventus-edp', 2],
+      ['armaf-club-de-nuit-intense-man-edt', 'creed-aventus-edp', 2],
+    ]);
+    // the concentration stated names the one perfume of the line
+    const edt = harvestInspired(snapshot, [
+      listing(b, 'Armaf Club de Nuit Intense Man EDT - inspired by Creed Aventus'),
+    ]);
+    expect(edt.proposals.map((p) => p.alternative)).toEqual(['armaf-club-de-nuit-intense-man-edt']);
   });
 
   it('names no record for a perfume we lack, nor an original whose concentration the claim leaves open', () => {

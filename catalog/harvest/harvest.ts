@@ -466,7 +466,7 @@ export interface InspiredHarvest {
   stats: {
     /** listings whose title or description makes a claim */
     claims: number;
-    /** claims both of whose perfumes are records of ours, and not one line */
+    /** claims both of whose perfumes are records of ours, and not one line (a line's claim is its every record's) */
     placed: number;
     /** claims whose alternative is no record of ours (a house's own dupe line, mostly) */
     alternativeUnknown: number;
@@ -475,18 +475,14 @@ export interface InspiredHarvest {
   };
 }
 
-/**
- * The record a claim's text names: matched at least `sure`, not a sibling,
- * and its concentration stated unless the catalog holds only one of its line.
- */
-function claimRecord(snapshot: CatalogSnapshot, name: string, house: string, sure: number): CatalogPerfume | null {
+/** The records of the line a claim's text names, matched at least `sure` and not as a sibling. */
+function claimLine(snapshot: CatalogSnapshot, name: string, house: string, sure: number): CatalogPerfume[] {
   const match = explainMatch(snapshot, { name, house });
   const perfume = match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined;
-  if (!perfume || match.confidence < sure || match.sibling) return null;
-  if (parseListing(name).concentrations.includes(perfume.concentration ?? '')) return perfume;
-  const line = `${perfume.house}|${normalizeText(perfume.name)}`;
-  const sameLine = snapshot.perfumes.filter((p) => `${p.house}|${normalizeText(p.name)}` === line);
-  return sameLine.length === 1 ? perfume : null;
+  if (!perfume || match.confidence < sure || match.sibling) return [];
+  // the concentration it states names one perfume of the line; none names the line
+  if (parseListing(name).concentrations.includes(perfume.concentration ?? '')) return [perfume];
+  return snapshot.perfumes.filter((p) => lineOf(p) === lineOf(perfume));
 }
 
 /**
@@ -507,29 +503,34 @@ export function harvestInspired(snapshot: CatalogSnapshot, listings: readonly Ha
     stats.claims++;
     // the alternative as surely as the harvest asks of any listing; the original, named in the shop's
     // words and seldom with its house as the catalog spells it, as surely as a shop's product is matched
-    const alternative = claimRecord(snapshot, inTitle ? claim.alternative : l.title, l.houseField, MIN_CONFIDENCE);
-    if (!alternative) {
+    // a claim that names a line and no concentration of it speaks of every perfume of the line
+    const alternatives = claimLine(snapshot, inTitle ? claim.alternative : l.title, l.houseField, MIN_CONFIDENCE);
+    if (alternatives.length === 0) {
       stats.alternativeUnknown++;
       continue;
     }
-    const original = claimRecord(snapshot, claim.original, '', MATCH_THRESHOLD);
-    if (!original || lineOf(original) === lineOf(alternative)) {
+    // the original lends its profile: the claim must name one perfume, not a line of several
+    const originals = claimLine(snapshot, claim.original, '', MATCH_THRESHOLD);
+    const original = originals.length === 1 ? (originals[0] as CatalogPerfume) : null;
+    if (!original || lineOf(original) === lineOf(alternatives[0] as CatalogPerfume)) {
       stats.originalUnknown++;
       continue;
     }
     stats.placed++;
-    const key = `${alternative.id}|${original.id}`;
-    const group = groups.get(key) ?? { alternative: alternative.id, original: original.id, byOwner: new Map() };
-    groups.set(key, group);
-    const owner = ownerKey(l.source.owner);
-    if (group.byOwner.has(owner)) continue;
-    group.byOwner.set(owner, {
+    const evidence: Evidence = {
       source: sourceRef(l.source),
       kind: 'shop',
       owner: l.source.owner,
       gave: (inTitle ? l.title : `${l.title} — ${claim.said}`).slice(0, 600),
       supports: ['inspired_by'],
-    });
+    };
+    for (const alternative of alternatives) {
+      const key = `${alternative.id}|${original.id}`;
+      const group = groups.get(key) ?? { alternative: alternative.id, original: original.id, byOwner: new Map() };
+      groups.set(key, group);
+      const owner = ownerKey(l.source.owner);
+      if (!group.byOwner.has(owner)) group.byOwner.set(owner, evidence);
+    }
   }
   const proposals = [...groups.values()].map((g) => ({
     alternative: g.alternative,
