@@ -115,6 +115,10 @@ describe('reading listings out of a shop catalog', () => {
     expect(
       extractListings(json, { format: 'json', items: '', title: ['name', 'size', 'flag'], house: 'brand' }),
     ).toEqual([{ title: 'Club de Nuit 105', house: '' }]);
+    // a field with nothing in it adds no space
+    expect(
+      extractListings('[{"brand":" ","name":"Khamrah"}]', { format: 'json', items: '', title: ['brand', 'name'] }),
+    ).toEqual([{ title: 'Khamrah', house: '' }]);
     // a path through a null is no array, not a crash
     expect(() => extractListings('{"data":null}', { format: 'json', items: 'data.products', title: ['name'] })).toThrow(
       /no array at "data.products"/,
@@ -389,5 +393,125 @@ describe('"inspired by" claims in shops\' listings', () => {
     // the same original with its concentration stated is a record
     const stated = harvestInspired(snapshot, [listing(b, 'Lattafa Khamrah EDP 100ml inspired by Dior Sauvage EDT')]);
     expect(stated.proposals.map((p) => p.original)).toEqual(['dior-sauvage-edt']);
+  });
+});
+
+describe('"inspired by" claims: where a name ends, and what is no claim', () => {
+  it.each([
+    ['no', 'Casablanca no es un dupe de Aventus.'],
+    ['not', 'Not inspired by Aventus.'],
+    ["isn't", "It isn't inspired by Aventus."],
+    ['nor', 'Nor is it a clone of Aventus.'],
+    ['ni', 'Ni es un clon de Aventus.'],
+    ['sin', 'Sin ser un dupe de Aventus.'],
+    ['never', 'Never a clone of Aventus.'],
+    ['nunca', 'Nunca fue un dupe de Aventus.'],
+    ['comparado', 'Comparado a menudo, un dupe de Aventus.'],
+    ['similares', 'Notas similares a un dupe de Aventus.'],
+    ['recuerdan', 'Sus notas recuerdan un clon de Aventus.'],
+    ['reminiscent', 'Reminiscent of a clone of Aventus.'],
+    ['vibe', 'Same vibe as a clone of Aventus.'],
+    ['parecido', 'Muy parecido, un dupe de Aventus.'],
+    ['semejante', 'Semejante a un clon de Aventus.'],
+    ['like a', 'Smells like a clone of Aventus.'],
+    ['a menudo', 'Se dice a menudo que es dupe de Aventus.'],
+    ['often', 'Often called a clone of Aventus.'],
+    ['suelen', 'Lo suelen llamar dupe de Aventus.'],
+    ['style', 'In the style of a clone of Aventus.'],
+    ['ليس', 'ليس بديل عطر افينتوس'],
+    ['لا يعتبر', 'لا يعتبر بديل عطر افينتوس'],
+    ['يشبه', 'يشبه بديل عطر افينتوس'],
+  ])('"%s" makes a sentence no claim', (_word, text) => {
+    expect(splitInspiredClaim(text)).toBeNull();
+  });
+
+  it.each([
+    ['a closing bracket', 'Khamrah (inspired by Angels Share) EDP'],
+    ['an opening bracket', 'Khamrah inspired by Angels Share (EDP)'],
+    ['a square bracket', 'Khamrah [inspired by Angels Share] EDP'],
+    ['a bar', 'Khamrah inspired by Angels Share | Lattafa'],
+    ['a full stop', 'Khamrah, inspired by Angels Share. Gourmand'],
+    ['a semicolon', 'Khamrah inspired by Angels Share; gourmand'],
+    ['an exclamation', 'Khamrah inspired by Angels Share! Gourmand'],
+    ['a question mark', 'Khamrah inspired by Angels Share? Yes'],
+    ['an Arabic question mark', 'Khamrah inspired by Angels Share؟ نعم'],
+    ['an Arabic comma', 'Khamrah inspired by Angels Share، جديد'],
+    ['a comma', 'Khamrah inspired by Angels Share, new'],
+    ['a spaced dash', 'Khamrah inspired by Angels Share - Lattafa'],
+    ['a spaced en dash', 'Khamrah inspired by Angels Share – Lattafa'],
+    ['a spaced em dash', 'Khamrah inspired by Angels Share — Lattafa'],
+    ['a size', 'Khamrah inspired by Angels Share 100ml EDP'],
+    ['a spaced size', 'Khamrah inspired by Angels Share 100 ml EDP'],
+    ['a one-digit size', 'Khamrah inspired by Angels Share 5ml EDP'],
+    ['a decimal size', 'Khamrah inspired by Angels Share 3.45ml EDP'],
+    ['a size with a comma', 'Khamrah inspired by Angels Share 2,5 ml'],
+    ['a size after a dash', 'Khamrah inspired by Angels Share -100ml'],
+    ['an Arabic size', 'Khamrah inspired by Angels Share 100 مل جديد'],
+    ['an Arabic short size', 'Khamrah inspired by Angels Share 50م جديد'],
+    ['"and"', 'Khamrah inspired by Angels Share and Tobacco Vanille'],
+    ['"y"', 'Khamrah inspirado en Angels Share y Tobacco Vanille'],
+    ['"or"', 'Khamrah inspired by Angels Share or Tobacco Vanille'],
+    ['"o"', 'Khamrah inspirado en Angels Share o Tobacco Vanille'],
+    ['"و"', 'Khamrah inspired by Angels Share و Tobacco Vanille'],
+  ])('the original ends at %s', (_end, text) => {
+    expect(splitInspiredClaim(text)?.original).toBe('Angels Share');
+  });
+
+  it('keeps a word that only looks like an end: a size word inside a name, a number without a unit', () => {
+    expect(splitInspiredClaim('X inspired by Angels Share 100mlx')?.original).toBe('Angels Share 100mlx');
+    expect(splitInspiredClaim('X inspired by Baccarat Rouge 540')?.original).toBe('Baccarat Rouge 540');
+    expect(splitInspiredClaim('X inspired by Angels Share-Kilian')?.original).toBe('Angels Share-Kilian');
+  });
+
+  it('reads the original folded: spaces, and the marks around it, taken out', () => {
+    expect(splitInspiredClaim('X inspired by   Angels   Share')?.original).toBe('Angels Share');
+    expect(splitInspiredClaim('X inspired by -- «Angels Share» *')?.original).toBe('Angels Share');
+    expect(splitInspiredClaim('X inspired by 1 Million')?.original).toBe('1 Million');
+    // a claim with no name after it is none; a later sentence's may be one
+    expect(splitInspiredClaim('X inspired by --')).toBeNull();
+    expect(splitInspiredClaim('Inspired by ***. Es un dupe de Aventus.')?.original).toBe('Aventus');
+  });
+
+  it('reads the alternative with brackets as spaces, and quotes the sentence trimmed and capped', () => {
+    expect(splitInspiredClaim('Rose(Petals) inspired by Rose Prick')?.alternative).toBe('Rose Petals');
+    expect(splitInspiredClaim('   Rose Petals inspired by Rose Prick')?.said).toBe(
+      'Rose Petals inspired by Rose Prick',
+    );
+    const said = splitInspiredClaim(`${'word '.repeat(200)}inspired by Rose Prick`)?.said ?? '';
+    expect(said).toHaveLength(600);
+  });
+});
+
+describe('"inspired by" claims grouped', () => {
+  const snapshot = bundledSnapshot();
+  const shops = ['shop-c.com', 'shop-b.com', 'shop-a.com'].map((o) => source(o));
+
+  it('orders the relations by how many shops claim them, their shops by name, and quotes each listing at most 600 characters', () => {
+    const long = `Lattafa Khamrah EDP ${'gourmand '.repeat(80)}`;
+    const result = harvestInspired(snapshot, [
+      listing(shops[0] as HarvestSource, 'Lattafa Khamrah EDP - inspired by Creed Aventus'),
+      ...shops.map((s) => ({ ...listing(s, long), description: "Es un dupe de Angels' Share de Kilian." })),
+    ]);
+    expect(result.proposals.map((p) => [p.original, p.shops])).toEqual([
+      ['kilian-angels-share-edp', 3],
+      ['creed-aventus-edp', 1],
+    ]);
+    expect(result.proposals[0]?.owners).toEqual(['shop-a.com', 'shop-b.com', 'shop-c.com']);
+    for (const e of result.proposals[0]?.evidence ?? []) {
+      expect(e.kind).toBe('shop');
+      expect(e.gave.length).toBe(600);
+    }
+  });
+
+  it('names no record the matcher is not sure of, nor one it reads as a sibling version', () => {
+    const result = harvestInspired(snapshot, [
+      // "أنجيلز شير" reads as Angels' Share less surely than a harvested listing must
+      listing(shops[0] as HarvestSource, 'كيليان أنجيلز شير أو دو برفيوم - inspired by Lattafa Khamrah'),
+      // Aventus is an EDP only: an EDT of it is a sibling, not the perfume
+      listing(shops[1] as HarvestSource, 'Lattafa Khamrah EDP - inspired by Creed Aventus EDT'),
+      listing(shops[2] as HarvestSource, 'Creed Aventus EDT - inspired by Lattafa Khamrah'),
+    ]);
+    expect(result.proposals).toEqual([]);
+    expect(result.stats).toEqual({ claims: 3, placed: 0, alternativeUnknown: 2, originalUnknown: 1 });
   });
 });

@@ -100,8 +100,7 @@ function titleOf(fields: readonly string[], get: (field: string) => unknown): st
     .map((f) => text(get(f)))
     .filter(Boolean)
     .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+    .replace(/\s+/g, ' ');
 }
 
 /**
@@ -113,8 +112,9 @@ export function extractListings(content: string, rule: ExtractRule, opts: { rows
   const out: SourceListing[] = [];
   const push = (title: string, house: string, description = '') => {
     if ((!title && !opts.rows) || out.length >= MAX_LISTINGS_PER_SOURCE) return;
-    const about = description.replace(/\s+/g, ' ').trim().slice(0, MAX_DESCRIPTION);
-    out.push(about ? { title, house: house.trim(), description: about } : { title, house: house.trim() });
+    // every field comes trimmed (`text`)
+    const about = description.replace(/\s+/g, ' ').slice(0, MAX_DESCRIPTION);
+    out.push(about ? { title, house, description: about } : { title, house });
   };
   if (rule.format === 'json') {
     const items = at(JSON.parse(content.replace(/^\uFEFF/, '')), rule.items);
