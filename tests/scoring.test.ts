@@ -276,15 +276,15 @@ describe('scenarios on the shipped catalog', () => {
       season: 'summer',
       occasion: 'sport',
     });
-    // D&G Light Blue Eau Intense Pour Homme, second here until it was withdrawn, left five aquatics
-    // the catalog ranks first; the sixth (Louis Vuitton Afternoon Swim, aquatic 0.5) is citrus first
+    // Acqua di Giò EDT, back with a referenced profile (citrus, aquatic 85), ranks second; L'Eau
+    // d'Issey (aquatic, fresh), fifth before it, is sixth now
     expect(top).toHaveLength(6);
     expect(top.slice(0, 5)).toEqual([
       'rabanne-invictus-edt', // Rabanne Invictus
+      'giorgio-armani-acqua-di-gio-edt', // Giorgio Armani Acqua di Giò
       'issey-miyake-l-eau-d-issey-pour-homme-edt', // Issey Miyake L'Eau d'Issey Pour Homme
       'orto-parisi-megamare-parfum', // Orto Parisi Megamare
       'creed-millesime-imperial-edp', // Creed Millésime Impérial
-      'issey-miyake-l-eau-d-issey-edt', // Issey Miyake L'Eau d'Issey: aquatic, fresh
     ]);
     for (const id of top.slice(0, 5))
       expect(weightOf(id, 'aquatic') + weightOf(id, 'marine') + weightOf(id, 'ozonic'), id).toBeGreaterThan(0.6);
