@@ -117,6 +117,9 @@ const STRONG: [string, string][] = [
   ['eau de toillete', 'edt'],
   ['eau de toillette', 'edt'],
   ['eau de toilet', 'edt'],
+  // the "de" left out ("… 100 ml Eau Toilette Spray", "Eau Parfum")
+  ['eau toilette', 'edt'],
+  ['eau parfum', 'edp'],
   ['edt', 'edt'],
   ['eau de cologne', 'edc'],
   ['edc', 'edc'],

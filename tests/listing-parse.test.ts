@@ -55,6 +55,9 @@ describe('concentration: only real concentration expressions', () => {
       ['EDP.', 'edp'],
       ['Eau de Toillette', 'edt'],
       ['Eau de Toilet', 'edt'],
+      // the "de" left out
+      ['Eau Toilette', 'edt'],
+      ['Eau Parfum', 'edp'],
       ['ELIXER', 'elixir'],
       ["L'Elixir", 'elixir'],
     ] as const) {
@@ -76,6 +79,12 @@ describe('concentration: only real concentration expressions', () => {
     expect(id('Khamrah Eau de Parfums 100ml', 'Lattafa')).toBe('lattafa-khamrah-edp');
     expect(id('Khamrah Parfume 100ml', 'Lattafa')).toBe('lattafa-khamrah-edp');
     expect(id('Sauvage Eau de Toilet 100ml', 'Dior')).toBe('dior-sauvage-edt');
+    // "Eau Toilette" is the concentration, not two words of a name the perfume's name lacks: a flanker
+    // word before it ("Green Tea Cucumber … Eau Toilette") is left unexplained, and matches nothing
+    expect(id('Sauvage 100 ml Eau Toilette Spray', 'Dior')).toBe('dior-sauvage-edt');
+    expect(
+      id('GREEN TEA CUCUMBER by Elizabeth Arden for Women 3.3 oz 100 ml Eau Toilette Spray', 'Elizabeth Arden'),
+    ).toBeNull();
     // "… EDP Intensément": a flanker of the line, not its EDP
     expect(id('La Vie Est Belle EDP 100ml', 'Lancome')).toBe('lancome-la-vie-est-belle-edp');
     expect(id('La Vie Est Belle EDP Intensement 100ml', 'Lancome')).toBeNull();

@@ -36,6 +36,8 @@ describe('every concentration phrase is read as its concentration, its words as 
     ['eau de toillete', 'edt'],
     ['eau de toillette', 'edt'],
     ['eau de toilet', 'edt'],
+    ['eau toilette', 'edt'],
+    ['eau parfum', 'edp'],
     ['edt', 'edt'],
     ['eau de cologne', 'edc'],
     ['edc', 'edc'],
