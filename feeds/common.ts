@@ -34,6 +34,8 @@ export const MAX_CATEGORY = 80;
 export const MAX_HTML_CHARS = 64_000;
 /** A size label's length. */
 export const MAX_LABEL = 120;
+/** A barcode's length (a GTIN has at most 14 digits: longer text is cut here, and checked by the product sync). */
+export const MAX_BARCODE = 40;
 
 export const DEFAULT_FEED_CURRENCY = 'SAR';
 
@@ -153,6 +155,20 @@ export function priceOf(v: unknown): number | null {
   return Math.round(n * 100) / 100;
 }
 
+/**
+ * A barcode (GTIN, EAN, UPC) as the shop gives it: text trimmed and cut to MAX_BARCODE, a number as
+ * its decimal digits; null when there is none. Not checked here: its check digit is the product
+ * sync's to check.
+ */
+export function barcodeOf(v: unknown): string | null {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return null;
+    // an integer past 2^53 as its digits, not "1e+21"
+    return cut(Number.isInteger(v) ? BigInt(v).toString() : String(v), MAX_BARCODE);
+  }
+  return cut(v, MAX_BARCODE);
+}
+
 /** The regular and sale price from a price and a higher "was" price (Shopify's compare_at_price). */
 export function saleOf(price: number | null, was: number | null): { price: number | null; sale_price: number | null } {
   if (price !== null && was !== null && was > price) return { price: was, sale_price: price };
@@ -222,6 +238,8 @@ export interface ProductDraft {
   /** hints passed on as the feed gives them (the product sync validates them) */
   accords?: unknown;
   notes?: unknown;
+  /** the product's own barcode, when the feed gives one beside its variants' (barcodeOf) */
+  barcode?: string | null;
 }
 
 /** One variant (or the product itself when it has none). */
@@ -239,6 +257,8 @@ export interface VariantDraft {
   id?: string | null;
   image_url?: string | null;
   product_url?: string | null;
+  /** its barcode (barcodeOf), when it has one */
+  barcode?: string | null;
 }
 
 /** Forms that are products of their own, never another size of the full bottle. */
@@ -277,7 +297,8 @@ function titleWithoutSize(title: string): string {
  * concentration, and testers, samples, gift sets and refills, make rows of their own, with the id
  * `{productId}:{concentration}` (`:{form}` after it for a tester…). The default size is the first
  * available one, else the first: the row's price and sale price are its; the row is available when
- * any size is.
+ * any size is. Each size keeps its variant's barcode; the row's is the product's own (when the
+ * product is one row), else its default size's.
  */
 export function rowsOf(product: ProductDraft, variants: VariantDraft[]): FeedRow[] {
   const groups = new Map<string, { concentration: string | null; form: ProductForm | null; items: VariantDraft[] }>();
@@ -303,6 +324,7 @@ export function rowsOf(product: ProductDraft, variants: VariantDraft[]): FeedRow
         price: v.price,
         sale_price: v.sale_price !== null && v.price !== null && v.sale_price < v.price ? v.sale_price : null,
         available: v.available,
+        ...(v.barcode ? { barcode: v.barcode } : {}),
       };
     });
     const at = Math.max(
@@ -326,6 +348,9 @@ export function rowsOf(product: ProductDraft, variants: VariantDraft[]): FeedRow
       name = words.join(' ');
     }
     const own = items[at] ?? first;
+    // the product's own barcode names it only when it is one row: split by concentration or form,
+    // it would name at most one of them, so each row takes its default size's
+    const barcode = (split ? null : product.barcode) || chosen.barcode || null;
     rows.push({
       merchant_product_id: split && suffix ? `${product.id}:${suffix}`.slice(0, MAX_ID) : product.id,
       name: cut(name, MAX_NAME) ?? product.name,
@@ -341,6 +366,7 @@ export function rowsOf(product: ProductDraft, variants: VariantDraft[]): FeedRow
       categories: product.categories,
       ...(product.accords !== undefined ? { accords: product.accords as FeedRow['accords'] } : {}),
       ...(product.notes !== undefined ? { notes: product.notes as FeedRow['notes'] } : {}),
+      ...(barcode ? { barcode } : {}),
     });
   }
   return rows;

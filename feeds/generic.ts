@@ -2,12 +2,14 @@
  * A CSV or JSON file at a URL, in the product upload's own format (feeds/upload-format.ts,
  * docs/merchant-catalog.md) with four more fields a feed may give: `sale_price`, `available`,
  * `size` and `group_id` (rows with one group_id are the variants of one product), and
- * `categories` (separated by `|`). `mapping` names the feed's column for each of our fields when
- * the feed names it otherwise (`{"name": "Product Title"}`; the other way round,
- * `{"Product Title": "name"}`, is read the same). One file is one page. Pure.
+ * `categories` (separated by `|`). A row's `barcode` (else `gtin`, `ean` or `upc`) is its size's.
+ * `mapping` names the feed's column for each of our fields when the feed names it otherwise
+ * (`{"name": "Product Title"}`; the other way round, `{"Product Title": "name"}`, is read the
+ * same). One file is one page. Pure.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import {
+  barcodeOf,
   categoriesOf,
   currencyOf,
   cut,
@@ -29,7 +31,7 @@ import {
   type VariantDraft,
 } from './common.ts';
 import type { Connector, FeedPage, FeedProblem, FeedRow, FeedSource } from './types.ts';
-import { csvProduct, jsonProducts, PRODUCT_CSV_COLUMNS, PRODUCT_CSV_OPTIONS } from './upload-format.ts';
+import { barcodeField, csvProduct, jsonProducts, PRODUCT_CSV_COLUMNS, PRODUCT_CSV_OPTIONS } from './upload-format.ts';
 
 /** Our fields: the upload's columns and what a feed adds. */
 export const FEED_FIELDS: readonly string[] = [
@@ -131,6 +133,7 @@ function readRecord(r: Record<string, unknown>, url: string): Read | FeedProblem
       available: availableValue(r.available),
       image_url: safeUrl(r.image_url, url),
       product_url: safeUrl(r.product_url, url),
+      barcode: barcodeOf(barcodeField(r)),
     },
   };
 }

@@ -3,7 +3,7 @@
  * channels: RSS 2.0 (`<rss xmlns:g="http://base.google.com/ns/1.0"><channel><item>`), Atom
  * (`<feed><entry>`) and the tab-separated form (a header row of the attribute names, with or
  * without `g:`). One feed is one page. Items that share `item_group_id` are the variants of one
- * product (docs/feeds.md). Pure.
+ * product (docs/feeds.md); an item's `g:gtin` is its size's barcode. Pure.
  *
  * The XML is read by fast-xml-parser, configured so that a hostile feed costs bounded work:
  * - a document type declaration (`<!DOCTYPE`, where entities are declared) refuses the page: no
@@ -17,6 +17,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { XMLParser } from 'fast-xml-parser';
 import {
   arr,
+  barcodeOf,
   categoriesOf,
   currencyOf,
   cut,
@@ -169,6 +170,7 @@ function readItem(item: Item, base: string, now: number): ReadItem | FeedProblem
       available: availableOf(field(item, 'availability')),
       image_url: safeUrl(field(item, 'image_link'), base),
       product_url: safeUrl(linkOf(item), base),
+      barcode: barcodeOf(field(item, 'gtin')),
     },
     currency: price.currency ?? sale.currency,
     description: plainText(field(item, 'description') ?? text(item.summary) ?? text(item.content)),

@@ -9,10 +9,13 @@
  * without options is read as one size. Hidden products and products that are not goods (a
  * service, a booking, a digital product, codes, a donation) are not read. The house is `brand.name`,
  * else the source's `brands` map (brand id → name) for `brand_id`: whether the listing carries the
- * brand is not confirmed. Pure.
+ * brand is not confirmed. The product's barcode is its `gtin`, a size's its sku's `barcode` (a
+ * product without skus is one size, with the product's); `sku` (the shop's own code) and `mpn` (the
+ * maker's part number) are never read as barcodes. Pure.
  */
 import {
   arr,
+  barcodeOf,
   categoriesOf,
   currencyOf,
   failedPage,
@@ -142,6 +145,7 @@ function readProduct(raw: unknown, source: FeedSource, now: number, timed: { any
       if (vid && label) values.set(vid, label);
     }
   const skus = values.size > 0 ? arr(p.skus).slice(0, MAX_VARIANTS) : [];
+  const gtin = barcodeOf(p.gtin);
 
   let variants: VariantDraft[];
   if (skus.length) {
@@ -162,6 +166,7 @@ function readProduct(raw: unknown, source: FeedSource, now: number, timed: { any
         text: [label, name].filter(Boolean).join(' / '),
         ...pricesOf(sku, ended),
         available: !out && (unlimited || sku.unlimited_quantity === true || (stock !== null && stock > 0)),
+        barcode: barcodeOf(sku.barcode),
       };
     });
   } else {
@@ -172,6 +177,7 @@ function readProduct(raw: unknown, source: FeedSource, now: number, timed: { any
         text: name,
         ...pricesOf(p, ended),
         available: p.is_available === true && !out && (unlimited || quantity === null || quantity > 0),
+        barcode: gtin,
       },
     ];
   }
@@ -191,6 +197,7 @@ function readProduct(raw: unknown, source: FeedSource, now: number, timed: { any
         product_url: safeUrl(urls.customer) ?? safeUrl(p.url),
         description: plainText(p.description),
         categories: categoriesOf(arr(p.categories).map((c) => obj(c).name)),
+        barcode: gtin,
       },
       variants,
     ),

@@ -7,10 +7,12 @@
  * body carries it). New public apps may not read products with the REST Admin API.
  *
  * A variant can be bought when Shopify says it is `availableForSale`; a `compareAtPrice` above the
- * price makes the price a sale. The house is the product's `vendor`. Pure.
+ * price makes the price a sale. The house is the product's `vendor`; a variant's `barcode` is its
+ * size's. Pure.
  */
 import {
   arr,
+  barcodeOf,
   categoriesOf,
   cut,
   failedPage,
@@ -43,7 +45,7 @@ export const PRODUCT_FIELDS = `fragment SillageProduct on Product {
   description(truncateAt: 4000)
   featuredMedia { preview { image { url } } }
   variants(first: ${SHOPIFY_GRAPHQL_VARIANTS}) {
-    nodes { id title price compareAtPrice availableForSale selectedOptions { name value } }
+    nodes { id title price compareAtPrice availableForSale barcode selectedOptions { name value } }
   }
 }`;
 
@@ -105,6 +107,7 @@ function readProduct(raw: unknown, origin: string, source: FeedSource) {
       text: [label, ...options].join(' / '),
       ...saleOf(priceOf(v.price), priceOf(v.compareAtPrice)),
       available: v.availableForSale === true,
+      barcode: barcodeOf(v.barcode),
     };
   });
   if (!variants.length) return fail('the product has no variants (no price)');

@@ -6,10 +6,11 @@
  *   with the `X-Shopify-Access-Token` header, paged by the `Link: <…>; rel="next"` header; a
  *   variant can be bought when Shopify does not track its stock, sells it out of stock
  *   (`inventory_policy: continue`), or has some (`inventory_quantity > 0`).
- * Pure.
+ * A variant's `barcode`, when the listing gives it (Admin's does), is its size's. Pure.
  */
 import {
   arr,
+  barcodeOf,
   categoriesOf,
   cut,
   failedPage,
@@ -91,6 +92,7 @@ function readProduct(
       price,
       sale_price,
       available: variantAvailable(v, mode),
+      barcode: barcodeOf(v.barcode),
     };
   });
   if (!variants.length) return fail('the product has no variants (no price)');

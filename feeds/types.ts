@@ -27,6 +27,11 @@ export interface FeedSize {
   /** the price now, when the shop discounts this size */
   sale_price: number | null;
   available: boolean;
+  /**
+   * the variant's barcode (GTIN, EAN, UPC) as the feed gives it: trimmed text, at most 40 characters;
+   * absent when it has none. Its check digit is the product sync's to check.
+   */
+  barcode?: string | null;
 }
 
 /**
@@ -53,6 +58,11 @@ export interface FeedRow {
   accords?: string[] | null;
   /** the merchant's note pyramid, when the feed gives it (CSV and JSON feeds in the upload's format) */
   notes?: FeedNotes | null;
+  /**
+   * the product's barcode as the feed gives it: the product's own when the feed has one, else the
+   * default size's (the size whose price the row takes); absent when neither has one
+   */
+  barcode?: string | null;
 }
 
 export interface FeedNotes {

@@ -1,8 +1,9 @@
 /**
  * The product upload's own formats (`products:sync`, docs/merchant-catalog.md): a JSON array of
  * MerchantProductInput objects (or `{products: [...]}`), or a CSV with the columns below (lists
- * separated by `|`). Values are passed on as written; the sync validates each row. Pure: reading
- * a file is services/product-feed.ts's, and a feed URL's is feeds/generic.ts's.
+ * separated by `|`; the barcode's column may be named `gtin`, `ean` or `upc` instead). Values are
+ * passed on as written; the sync validates each row. Pure: reading a file is
+ * services/product-feed.ts's, and a feed URL's is feeds/generic.ts's.
  */
 export const PRODUCT_CSV_COLUMNS = [
   'merchant_product_id',
@@ -17,7 +18,21 @@ export const PRODUCT_CSV_COLUMNS = [
   'heart_notes',
   'base_notes',
   'description',
+  'barcode',
 ] as const;
+
+/** Other names of the `barcode` column or field, read when `barcode` itself is missing or empty. */
+export const BARCODE_ALIASES = ['gtin', 'ean', 'upc'] as const;
+
+/** A record's barcode as written: its `barcode`, else the first of its aliases that holds a value. */
+export function barcodeField(r: Record<string, unknown>): unknown {
+  for (const k of ['barcode', ...BARCODE_ALIASES]) {
+    const v = r[k];
+    if (v === undefined || v === null || (typeof v === 'string' && !v.trim())) continue;
+    return v;
+  }
+  return undefined;
+}
 
 /** The options the upload's CSV is read with (csv-parse). */
 export const PRODUCT_CSV_OPTIONS = {
@@ -49,6 +64,8 @@ export function csvProduct(r: Record<string, string>): Record<string, unknown> {
   }
   for (const k of ['currency', 'image_url', 'product_url', 'description'] as const)
     if (r[k]?.trim()) out[k] = r[k]?.trim();
+  const barcode = barcodeField(r);
+  if (typeof barcode === 'string') out.barcode = barcode.trim();
   const accords = list(r.accords);
   if (accords) out.accords = accords;
   const top = list(r.top_notes);

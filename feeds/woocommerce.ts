@@ -5,11 +5,15 @@
  * 150.00). A variation's own price and stock are not in the listing: a variable product's sizes
  * take the product's stock, and their prices come from `prices.price_range` (the smallest size the
  * lowest, the largest the highest) when the range has two ends, else the product's price. The
- * house is the `brands` field, else an attribute named brand (in English or Arabic). Pure.
+ * house is the `brands` field, else an attribute named brand (in English or Arabic). The barcode is
+ * `global_unique_id` (WooCommerce 9.2's GTIN, UPC, EAN or ISBN field), the product's and a
+ * variation's, when the answer carries it (the REST API's product does; the Store API's names no such
+ * field). Pure.
  */
 
 import {
   arr,
+  barcodeOf,
   categoriesOf,
   currencyOf,
   failedPage,
@@ -109,22 +113,23 @@ function readProduct(raw: unknown, origin: string, source: FeedSource) {
       const label = plainName(term.name, 80);
       if (typeof term.slug === 'string' && label) termNames.set(term.slug, label);
     }
-  const labels = arr(p.variations)
-    .slice(0, MAX_VARIANTS)
-    .map((v) =>
-      arr(obj(v).attributes)
-        .slice(0, 5)
-        .map((a) => {
-          const value = obj(a).value;
-          if (typeof value !== 'string') return null;
-          return termNames.get(value) ?? plainName(slugText(value), 80);
-        })
-        .filter((x): x is string => !!x)
-        .join(' / '),
-    );
+  const variations = arr(p.variations).slice(0, MAX_VARIANTS);
+  const barcode = barcodeOf(p.global_unique_id);
+  const barcodes = variations.map((v) => barcodeOf(obj(v).global_unique_id));
+  const labels = variations.map((v) =>
+    arr(obj(v).attributes)
+      .slice(0, 5)
+      .map((a) => {
+        const value = obj(a).value;
+        if (typeof value !== 'string') return null;
+        return termNames.get(value) ?? plainName(slugText(value), 80);
+      })
+      .filter((x): x is string => !!x)
+      .join(' / '),
+  );
   let variants: VariantDraft[];
   if (!labels.length) {
-    variants = [{ label: '', text: name, price: regular, sale_price: onSale ? sale : null, available }];
+    variants = [{ label: '', text: name, price: regular, sale_price: onSale ? sale : null, available, barcode }];
   } else if (min !== null && max !== null && min !== max) {
     const mls = labels.map((l) => mlOf(l));
     const known = mls.filter((m): m is number => m !== null);
@@ -136,14 +141,16 @@ function readProduct(raw: unknown, origin: string, source: FeedSource) {
       price: mls[i] === null ? null : mls[i] === least ? min : mls[i] === most ? max : null,
       sale_price: null,
       available,
+      barcode: barcodes[i],
     }));
   } else {
-    variants = labels.map((label) => ({
+    variants = labels.map((label, i) => ({
       label,
       text: label,
       price: regular,
       sale_price: onSale ? sale : null,
       available,
+      barcode: barcodes[i],
     }));
   }
   return {
@@ -157,6 +164,7 @@ function readProduct(raw: unknown, origin: string, source: FeedSource) {
         product_url: safeUrl(p.permalink, origin),
         description: plainText(p.description) ?? plainText(p.short_description),
         categories: categoriesOf(arr(p.categories).map((c) => obj(c).name)),
+        barcode,
       },
       variants,
     ),

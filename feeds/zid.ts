@@ -9,11 +9,13 @@
  * else the English. The house is the attribute named brand ("Brand", "الماركة"…), else a `brand`
  * field. A variant is a product of its own with a `parent_id`: those on the page are folded into
  * their parent as its sizes (their attribute values name the size), as are a parent's `variants`;
- * a variant whose parent is not on the page is read as a product. Unpublished and draft products are
- * not read. Pure.
+ * a variant whose parent is not on the page is read as a product. A product's `barcode` is its own,
+ * a variant's its size's (a product without variants is one size, with the product's). Unpublished
+ * and draft products are not read. Pure.
  */
 import {
   arr,
+  barcodeOf,
   categoriesOf,
   currencyOf,
   failedPage,
@@ -123,6 +125,7 @@ function readProduct(p: Record<string, unknown>, children: Record<string, unknow
   const house = houseOf(p) ?? children.map(houseOf).find(Boolean) ?? '';
 
   const kids = [...children, ...arr(p.variants).map(obj)].filter((v) => !hidden(v)).slice(0, MAX_VARIANTS);
+  const barcode = barcodeOf(p.barcode);
   const variants: VariantDraft[] = kids.length
     ? kids.map((v) => {
         const label = variantLabel(v);
@@ -132,9 +135,10 @@ function readProduct(p: Record<string, unknown>, children: Record<string, unknow
           ...pricesOf(v),
           available: inStock(v),
           image_url: imageOf(v),
+          barcode: barcodeOf(v.barcode),
         };
       })
-    : [{ label: '', text: name, ...pricesOf(p), available: inStock(p) }];
+    : [{ label: '', text: name, ...pricesOf(p), available: inStock(p), barcode }];
 
   return {
     rows: rowsOf(
@@ -147,6 +151,7 @@ function readProduct(p: Record<string, unknown>, children: Record<string, unknow
         product_url: safeUrl(p.html_url) ?? safeUrl(p.url),
         description: plainText(localized(p.description)) ?? plainText(localized(p.short_description)),
         categories: categoriesOf(arr(p.categories).map((c) => localized(obj(c).name))),
+        barcode,
       },
       variants,
     ),

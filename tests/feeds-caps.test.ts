@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_DOCUMENT_CHARS, MAX_ITEMS_PER_DOCUMENT, MAX_ITEMS_PER_PAGE, MAX_PAGE_CHARS } from '../feeds/common.ts';
+import {
+  barcodeOf,
+  MAX_BARCODE,
+  MAX_DOCUMENT_CHARS,
+  MAX_ITEMS_PER_DOCUMENT,
+  MAX_ITEMS_PER_PAGE,
+  MAX_PAGE_CHARS,
+} from '../feeds/common.ts';
 
 const DOC = MAX_ITEMS_PER_DOCUMENT;
 
@@ -28,6 +35,14 @@ function checkPage(page: FeedPage) {
     expect((r.description ?? '').length).toBeLessThanOrEqual(4000);
     for (const u of [r.image_url, r.product_url]) if (u !== null) expect(u).toMatch(/^https?:\/\/.{1,1990}$/);
     for (const s of r.sizes) if (s.sale_price !== null) expect(s.sale_price).toBeLessThan(s.price ?? 0);
+    // a barcode is emitted only when there is one: trimmed text of 1–40 characters
+    for (const b of [r.barcode, ...r.sizes.map((s) => s.barcode)]) {
+      if (b === undefined) continue;
+      expect(typeof b).toBe('string');
+      expect((b as string).length).toBeGreaterThan(0);
+      expect((b as string).length).toBeLessThanOrEqual(MAX_BARCODE);
+      expect(b).toBe((b as string).trim());
+    }
   }
   for (const p of page.rejected) expect(p.reason.length).toBeGreaterThan(0);
 }
@@ -136,6 +151,26 @@ describe('caps: every connector bounds its work', () => {
     expect(row?.product_url).toBeNull();
   });
 
+  it('cuts a barcode to 40 characters, reads a number as its digits, and no text as none', () => {
+    expect(MAX_BARCODE).toBe(40);
+    expect(barcodeOf(' 3348901250146 ')).toBe('3348901250146');
+    // leading zeros are the barcode's own: text is kept as written
+    expect(barcodeOf('012345678905')).toBe('012345678905');
+    expect(barcodeOf(3348901250146)).toBe('3348901250146');
+    expect(barcodeOf(1e21)).toBe('1000000000000000000000');
+    expect(barcodeOf('9'.repeat(100))).toBe('9'.repeat(40));
+    // not checked here: a malformed one is passed on for the sync to refuse
+    expect(barcodeOf('ABC-123')).toBe('ABC-123');
+    for (const none of ['', '   ', null, undefined, true, {}, [], Number.NaN, Number.POSITIVE_INFINITY])
+      expect(barcodeOf(none), String(none)).toBeNull();
+    const body = JSON.stringify({
+      products: [shopifyProduct(1, { variants: [{ title: '100 ml', price: '10.00', barcode: '7'.repeat(500) }] })],
+    });
+    const [row] = readPage('shopify', body, 'https://shop.example/products.json', src('shopify')).rows;
+    expect(row?.barcode).toBe('7'.repeat(40));
+    expect(row?.sizes[0]?.barcode).toBe('7'.repeat(40));
+  });
+
   it('refuses deeply nested XML', () => {
     const deep = `<rss><channel><item><g:id>1</g:id>${'<a>'.repeat(MAX_XML_DEPTH * 2)}x${'</a>'.repeat(MAX_XML_DEPTH * 2)}</item></channel></rss>`;
     expect(readPage('google', deep, 'https://x.example/f', src('google')).rejected[0]?.reason).toMatch(
@@ -226,12 +261,15 @@ describe('properties', () => {
       price: fc.option(fc.integer({ min: 0, max: 100_000 }).map((n) => (n / 100).toFixed(2))),
       compare_at_price: fc.option(fc.integer({ min: 0, max: 100_000 }).map((n) => (n / 100).toFixed(2))),
       available: fc.boolean(),
+      barcode: fc.option(fc.constantFrom('3348901250146', ' 012345678905 ', '', 6291100123445)),
     });
     fc.assert(
       fc.property(fc.array(variant, { minLength: 1, maxLength: 12 }), (variants) => {
         const body = JSON.stringify({ products: [shopifyProduct(1, { variants })] });
         const page = readPage('shopify', body, 'https://shop.example/products.json', src('shopify'));
         checkPage(page);
+        // Shopify has no product barcode: each row's is its default size's, or none
+        for (const r of page.rows) expect(r.barcode).toBe((r.sizes.find((z) => z.available) ?? r.sizes[0])?.barcode);
         expect(page.rows.reduce((n, r) => n + r.sizes.length, 0)).toBe(variants.length);
         expect(new Set(page.rows.map((r) => r.merchant_product_id)).size).toBe(page.rows.length);
       }),

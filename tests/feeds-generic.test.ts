@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mapColumns } from '../feeds/generic.ts';
 import { readPage } from '../feeds/index.ts';
 import type { FeedSource } from '../feeds/types.ts';
-import { csvProduct, jsonProducts } from '../feeds/upload-format.ts';
+import { csvProduct, jsonProducts, PRODUCT_CSV_COLUMNS } from '../feeds/upload-format.ts';
 import { readProductFeed } from '../services/product-feed.ts';
 
 const csvBody = readFileSync(join(import.meta.dirname, 'fixtures', 'feeds', 'generic-products.csv'), 'utf8');
@@ -125,6 +125,78 @@ describe('a JSON URL', () => {
   it('refuses a file that is not a product list', () => {
     expect(readPage('json', '{"items": []}', source.url, source).rejected[0]?.reason).toMatch(/neither a JSON list/);
     expect(readPage('json', 'not json', source.url, source).rejected).toEqual([{ reason: 'the page is not JSON' }]);
+  });
+});
+
+describe('barcodes in a CSV or JSON feed', () => {
+  const csvSource: FeedSource = { kind: 'csv', url: 'https://shop.example/feed.csv' };
+  const jsonSource: FeedSource = { kind: 'json', url: 'https://shop.example/feed.json' };
+
+  it("reads a row's barcode as its size's; a group's row takes its default size's; a row without one has none", () => {
+    const csv =
+      'merchant_product_id,name,house,price,size,group_id,available,barcode\n' +
+      'K1,Khamrah 100ml,Lattafa,250,100 ml,K,no, 6291108730508 \n' +
+      'K2,Khamrah 50ml,Lattafa,160,50 ml,K,,06291108730515\n' +
+      'K3,Khamrah 30ml,Lattafa,110,30 ml,K,,\n' +
+      'A1,Asad 100ml,Lattafa,90,,,,\n';
+    const page = readPage('csv', csv, csvSource.url, csvSource);
+    expect(page.rejected).toEqual([]);
+    const [khamrah, asad] = page.rows;
+    // the 100 ml is sold out: the row's price and barcode are the 50 ml's, its leading zero kept
+    expect(khamrah).toMatchObject({ merchant_product_id: 'K', price: 160, barcode: '06291108730515' });
+    expect(khamrah?.sizes.map((z) => [z.ml, z.barcode])).toEqual([
+      [100, '6291108730508'],
+      [50, '06291108730515'],
+      [30, undefined],
+    ]);
+    expect(khamrah?.sizes[2]).not.toHaveProperty('barcode');
+    expect(asad).toMatchObject({ merchant_product_id: 'A1' });
+    expect(asad).not.toHaveProperty('barcode');
+    expect(asad?.sizes[0]).not.toHaveProperty('barcode');
+  });
+
+  it('takes gtin, ean or upc when there is no barcode column, and a mapped column of another name', () => {
+    const one = (header: string, value: string, source = csvSource) =>
+      readPage(
+        'csv',
+        `merchant_product_id,name,house,price,${header}\nP1,Oud 100ml,Ajmal,99,${value}\n`,
+        source.url,
+        source,
+      ).rows[0]?.barcode;
+    expect(one('gtin', '6293708000019')).toBe('6293708000019');
+    expect(one('ean', '6293708000019')).toBe('6293708000019');
+    expect(one('upc', '012345678905')).toBe('012345678905');
+    expect(one('EAN Code', '6293708000019', { ...csvSource, mapping: { barcode: 'EAN Code' } })).toBe('6293708000019');
+    expect(one('EAN Code', '6293708000019')).toBeUndefined();
+    // barcode first; an empty one gives way to an alias
+    expect(one('barcode,gtin', '111,222')).toBe('111');
+    expect(one('barcode,gtin', ',222')).toBe('222');
+  });
+
+  it('reads a JSON barcode given as text or as a number, and its aliases', () => {
+    const body = JSON.stringify([
+      { merchant_product_id: 'J1', name: 'Oud 100ml', house: 'Ajmal', barcode: 6293708000019 },
+      { merchant_product_id: 'J2', name: 'Amber 100ml', house: 'Ajmal', ean: ' 6293708000026 ' },
+      { merchant_product_id: 'J3', name: 'Musk 100ml', house: 'Ajmal', barcode: null },
+    ]);
+    const rows = readPage('json', body, jsonSource.url, jsonSource).rows;
+    expect(rows.map((r) => [r.merchant_product_id, r.barcode, r.sizes[0]?.barcode])).toEqual([
+      ['J1', '6293708000019', '6293708000019'],
+      ['J2', '6293708000026', '6293708000026'],
+      ['J3', undefined, undefined],
+    ]);
+    expect(rows[2]).not.toHaveProperty('barcode');
+  });
+
+  it('the upload CSV has a barcode column, its aliases read into it', () => {
+    expect(PRODUCT_CSV_COLUMNS).toContain('barcode');
+    expect(csvProduct({ merchant_product_id: '1', name: 'N', barcode: ' 6293708000019 ' })).toMatchObject({
+      barcode: '6293708000019',
+    });
+    expect(csvProduct({ merchant_product_id: '1', name: 'N', upc: '012345678905' })).toMatchObject({
+      barcode: '012345678905',
+    });
+    expect(csvProduct({ merchant_product_id: '1', name: 'N', barcode: '  ' })).not.toHaveProperty('barcode');
   });
 });
 

@@ -123,6 +123,52 @@ describe('Google Merchant Center TSV, as a Salla or Zid store exports it', () =>
   });
 });
 
+describe('Google Merchant Center barcodes (g:gtin)', () => {
+  it("reads each item's g:gtin as its size's barcode; a group's row takes its default size's", () => {
+    const item = (id: string, size: string, gtin: string | null, availability = 'in_stock') =>
+      `<item><g:id>${id}</g:id><g:item_group_id>G1</g:item_group_id><g:title>Khamrah EDP ${size}</g:title>` +
+      `<g:brand>Lattafa</g:brand><g:price>${size === '100ml' ? 250 : 160} SAR</g:price><g:size>${size}</g:size>` +
+      `<g:availability>${availability}</g:availability>${gtin === null ? '' : `<g:gtin>${gtin}</g:gtin>`}</item>`;
+    const rss = `<rss xmlns:g="http://base.google.com/ns/1.0"><channel>${[
+      item('K100', '100ml', ' 6291108730508 ', 'out_of_stock'),
+      item('K50', '50ml', '06291108730515'),
+      item('K30', '30ml', null),
+    ].join('')}</channel></rss>`;
+    const [row, ...more] = readPage('google', rss, 'https://perfumes.example/feed.xml', source).rows;
+    expect(more).toEqual([]);
+    // the 100ml is out of stock: the row's price and barcode are the 50ml's (its leading zero kept)
+    expect(row).toMatchObject({ merchant_product_id: 'G1', price: 160, barcode: '06291108730515' });
+    expect(row?.sizes.map((z) => [z.label, z.barcode])).toEqual([
+      ['100ml', '6291108730508'],
+      ['50ml', '06291108730515'],
+      ['30ml', undefined],
+    ]);
+    expect(row?.sizes[2]).not.toHaveProperty('barcode');
+  });
+
+  it('reads a gtin column in the tab-separated form; an item without one has no barcode', () => {
+    const tsv =
+      'id\ttitle\tbrand\tprice\tgtin\n' +
+      'A1\tOud 100ml\tAjmal\t99 SAR\t6293708000019\n' +
+      'A2\tAmber 50ml\tAjmal\t80 SAR\t\n';
+    const rows = byId(readPage('google', tsv, 'https://x.example/f.tsv', source).rows);
+    expect(rows.get('A1')).toMatchObject({ barcode: '6293708000019', sizes: [{ barcode: '6293708000019' }] });
+    expect(rows.get('A2')).toBeDefined();
+    expect(rows.get('A2')).not.toHaveProperty('barcode');
+    expect(rows.get('A2')?.sizes[0]).not.toHaveProperty('barcode');
+    const prefixed = 'g:id\tg:title\tg:price\tg:gtin\nB1\tOud 100ml\t99 SAR\t6293708000026\n';
+    expect(readPage('google', prefixed, 'https://x.example/f.tsv', source).rows[0]?.barcode).toBe('6293708000026');
+  });
+
+  it('the fixtures, which name no gtin, give rows without barcodes', () => {
+    for (const name of ['google-feed.rss.xml', 'google-feed.atom.xml', 'google-feed-salla.tsv'])
+      for (const r of readPage('google', fixture(name), 'https://perfumes.example/feed.xml', source).rows) {
+        expect(r, name).not.toHaveProperty('barcode');
+        for (const z of r.sizes) expect(z, name).not.toHaveProperty('barcode');
+      }
+  });
+});
+
 describe('prices and availability', () => {
   it('reads "150.00 SAR", "SAR 150", "1,250.00 AED"', () => {
     expect(moneyOf('150.00 SAR')).toEqual({ amount: 150, currency: 'SAR' });

@@ -247,6 +247,97 @@ describe("Salla Merchant API products (an Arabic store's listing)", () => {
     expect(named?.sizes).toEqual([{ label: '30 مل', ml: 30, price: 90, sale_price: null, available: true }]);
   });
 
+  it("reads the product's gtin and each sku's barcode, never its sku or mpn; a size without one has none", () => {
+    const sizes = {
+      options: [
+        {
+          id: 5,
+          values: [
+            { id: 51, name: '100 مل' },
+            { id: 52, name: '50 مل' },
+            { id: 53, name: '30 مل' },
+          ],
+        },
+      ],
+      skus: [
+        {
+          id: 71,
+          price: 260,
+          stock_quantity: 0,
+          related_option_values: [51],
+          sku: '6291100000001',
+          barcode: ' 6291107456010 ',
+        },
+        {
+          id: 72,
+          price: 180,
+          stock_quantity: 2,
+          related_option_values: [52],
+          sku: '6291100000002',
+          barcode: 6291107456027,
+        },
+        { id: 73, price: 120, stock_quantity: 2, related_option_values: [53], sku: '6291100000003', barcode: '' },
+      ],
+    };
+    const codes = { sku: '6291100000000', mpn: '6291100000009' };
+    // the product's own gtin is the row's; each size keeps its sku's
+    const [withGtin] = readOne(product({ ...sizes, ...codes, gtin: '6291107456003' })).rows;
+    expect(withGtin).toMatchObject({ price: 180, barcode: '6291107456003' });
+    expect(withGtin?.sizes.map((z) => [z.label, z.barcode])).toEqual([
+      ['100 مل', '6291107456010'],
+      ['50 مل', '6291107456027'],
+      ['30 مل', undefined],
+    ]);
+    expect(withGtin?.sizes[2]).not.toHaveProperty('barcode');
+    // no gtin: the default size's (the 100 ml is sold out: the 50 ml's, whose price the row takes)
+    const [noGtin] = readOne(product({ ...sizes, ...codes, gtin: '' })).rows;
+    expect(noGtin).toMatchObject({ price: 180, barcode: '6291107456027' });
+    // a product without skus is one size: the gtin is the row's and its size's
+    const [single] = readOne(product({ gtin: '6291107456003' })).rows;
+    expect(single).toMatchObject({ barcode: '6291107456003', sizes: [{ barcode: '6291107456003' }] });
+    // sku and mpn are not barcodes, however they look
+    const [codesOnly] = readOne(product({ ...codes, gtin: '' })).rows;
+    expect(codesOnly).toBeDefined();
+    expect(codesOnly).not.toHaveProperty('barcode');
+    expect(codesOnly?.sizes[0]).not.toHaveProperty('barcode');
+    const [skuCodes] = readOne(
+      product({ ...sizes, skus: sizes.skus.map(({ barcode: _, ...sku }) => sku), ...codes, gtin: null }),
+    ).rows;
+    expect(skuCodes).not.toHaveProperty('barcode');
+    for (const z of skuCodes?.sizes ?? []) expect(z).not.toHaveProperty('barcode');
+    // the fixtures' empty gtin and barcodes give none
+    for (const r of rows.values()) expect(r).not.toHaveProperty('barcode');
+  });
+
+  it('a product split by concentration: each row takes its default size’s barcode, not the product’s gtin', () => {
+    const split = byId(
+      readOne(
+        product({
+          id: 77,
+          name: 'Bleu de Chanel',
+          gtin: '3145891073003',
+          options: [
+            {
+              id: 8,
+              values: [
+                { id: 81, name: 'EDP' },
+                { id: 82, name: 'EDT' },
+              ],
+            },
+            { id: 9, values: [{ id: 91, name: '100 مل' }] },
+          ],
+          skus: [
+            { id: 1, price: 650, stock_quantity: 3, related_option_values: [81, 91], barcode: '3145891073607' },
+            { id: 2, price: 560, stock_quantity: 3, related_option_values: [82, 91] },
+          ],
+        }),
+      ).rows,
+    );
+    expect(split.get('77:edp')).toMatchObject({ barcode: '3145891073607', sizes: [{ barcode: '3145891073607' }] });
+    expect(split.get('77:edt')).toBeDefined();
+    expect(split.get('77:edt')).not.toHaveProperty('barcode');
+  });
+
   it("takes the currency from the price objects, else the source's", () => {
     expect(readOne(product({ price: money(260, 'AED'), regular_price: money(260, 'AED') })).rows[0]?.currency).toBe(
       'AED',

@@ -128,3 +128,55 @@ describe('Shopify Admin API', () => {
     expect(page.rejected).toEqual([{ id: '8003', reason: 'the product is draft, not active' }]);
   });
 });
+
+describe('Shopify barcodes', () => {
+  const source: FeedSource = { kind: 'shopify_admin', url: 'https://shop.example' };
+  const url = 'https://shop.example/admin/api/2024-10/products.json?limit=250&status=active';
+  const variant = (title: string, price: string, extra: Record<string, unknown> = {}) => ({
+    title,
+    price,
+    inventory_management: null,
+    ...extra,
+  });
+  const read = (variants: unknown[]) =>
+    byId(
+      readPage(
+        'shopify_admin',
+        JSON.stringify({
+          products: [{ id: 9001, title: 'Bleu de Chanel', vendor: 'Chanel', status: 'active', variants }],
+        }),
+        url,
+        source,
+      ).rows,
+    );
+
+  it("each size keeps its variant's barcode; a row's is its default size's; a variant without one has none", () => {
+    const rows = read([
+      variant('EDP / 100 ml', '650.00', {
+        barcode: ' 3145891073607 ',
+        inventory_management: 'shopify',
+        inventory_quantity: 0,
+      }),
+      variant('EDP / 50 ml', '480.00', { barcode: '3145891073508' }),
+      variant('EDT / 100 ml', '600.00', { barcode: null }),
+      variant('EDT / 50 ml', '400.00', { barcode: '' }),
+    ]);
+    // the 100 ml EDP is sold out: the row's barcode is the 50 ml's, whose price it takes
+    expect(rows.get('9001:edp')).toMatchObject({ price: 480, barcode: '3145891073508' });
+    expect(rows.get('9001:edp')?.sizes).toEqual([
+      { label: 'EDP / 100 ml', ml: 100, price: 650, sale_price: null, available: false, barcode: '3145891073607' },
+      { label: 'EDP / 50 ml', ml: 50, price: 480, sale_price: null, available: true, barcode: '3145891073508' },
+    ]);
+    // no variant of the EDT has one: neither the row nor its sizes carry a barcode
+    const edt = rows.get('9001:edt');
+    expect(edt).toBeDefined();
+    expect(edt).not.toHaveProperty('barcode');
+    for (const s of edt?.sizes ?? []) expect(s).not.toHaveProperty('barcode');
+  });
+
+  it('a barcode given as a number is read as its digits', () => {
+    const rows = read([variant('100 ml', '650.00', { barcode: 3145891073607 })]);
+    expect(rows.get('9001')?.barcode).toBe('3145891073607');
+    expect(rows.get('9001')?.sizes[0]?.barcode).toBe('3145891073607');
+  });
+});

@@ -84,6 +84,80 @@ describe('WooCommerce Store API, an Arabic shop', () => {
   });
 });
 
+describe('WooCommerce barcodes (global_unique_id)', () => {
+  const one = (product: Record<string, unknown>) =>
+    readPage(
+      'woocommerce',
+      JSON.stringify([
+        {
+          id: 201,
+          name: 'Oud Mood',
+          brands: [{ name: 'Arabian Oud' }],
+          prices: { price: '25000', regular_price: '25000', currency_code: 'SAR', currency_minor_unit: 2 },
+          is_in_stock: true,
+          is_purchasable: true,
+          ...product,
+        },
+      ]),
+      url,
+      source,
+    ).rows;
+  const sizes = {
+    attributes: [
+      {
+        name: 'Size',
+        has_variations: true,
+        terms: [
+          { name: '50 ml', slug: '50-ml' },
+          { name: '100 ml', slug: '100-ml' },
+        ],
+      },
+    ],
+    prices: {
+      price: '25000',
+      regular_price: '25000',
+      currency_minor_unit: 2,
+      price_range: { min_amount: '25000', max_amount: '42000' },
+    },
+  };
+
+  it("reads a simple product's global_unique_id as its row's and its one size's", () => {
+    const [row] = one({ global_unique_id: ' 6291106065107 ' });
+    expect(row).toMatchObject({ barcode: '6291106065107', sizes: [{ label: 'one size', barcode: '6291106065107' }] });
+    for (const none of [undefined, '', null]) {
+      const [plain] = one({ global_unique_id: none });
+      expect(plain).toBeDefined();
+      expect(plain).not.toHaveProperty('barcode');
+      expect(plain?.sizes[0]).not.toHaveProperty('barcode');
+    }
+  });
+
+  it("reads each variation's global_unique_id as its size's; the product's, else the default size's, as the row's", () => {
+    const variations = [
+      { id: 2011, attributes: [{ name: 'Size', value: '50-ml' }], global_unique_id: '6291106065114' },
+      { id: 2012, attributes: [{ name: 'Size', value: '100-ml' }] },
+    ];
+    const [row] = one({ ...sizes, variations });
+    expect(row?.sizes.map((z) => [z.label, z.price, z.barcode])).toEqual([
+      ['50 ml', 250, '6291106065114'],
+      ['100 ml', 420, undefined],
+    ]);
+    expect(row?.sizes[1]).not.toHaveProperty('barcode');
+    expect(row?.barcode).toBe('6291106065114');
+    expect(one({ ...sizes, variations, global_unique_id: '6291106065107' })[0]?.barcode).toBe('6291106065107');
+    // one price for all sizes: read the same
+    const [flat] = one({ ...sizes, prices: { price: '25000', currency_minor_unit: 2 }, variations });
+    expect(flat?.sizes.map((z) => z.barcode)).toEqual(['6291106065114', undefined]);
+  });
+
+  it("the Store API's answer, which names no global_unique_id, gives no barcode", () => {
+    for (const r of readPage('woocommerce', body, url, source).rows) {
+      expect(r).not.toHaveProperty('barcode');
+      for (const z of r.sizes) expect(z).not.toHaveProperty('barcode');
+    }
+  });
+});
+
 describe('where the Store API is', () => {
   it('keeps a WordPress in a folder, and cuts an address already into its REST API', () => {
     expect(wordpressBase('https://shop.example')).toBe('https://shop.example');

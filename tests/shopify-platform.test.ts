@@ -506,6 +506,7 @@ describe('the Admin GraphQL connector, edge by edge', () => {
       'description(truncateAt: 4000)',
       'compareAtPrice',
       'availableForSale',
+      'barcode',
       'selectedOptions',
       'pageInfo { hasNextPage endCursor }',
       'status:active',
@@ -540,6 +541,42 @@ describe('the Admin GraphQL connector, edge by edge', () => {
     expect(
       page([node({}, { title: 'Default Title', selectedOptions: [{ value: '100 ml' }] })]).rows[0]?.sizes[0]?.ml,
     ).toBe(100);
+  });
+
+  it("reads each variant's barcode as its size's, and the default size's as the row's; a variant without one has none", () => {
+    expect(PRODUCTS_QUERY).toMatch(/variants\(first: \d+\) \{\s*nodes \{[^}]*\bbarcode\b/);
+    const read = page([
+      node(
+        {
+          variants: {
+            nodes: [
+              { title: '100ml', price: '250.00', availableForSale: false, barcode: '6291106811018' },
+              { title: '50ml', price: '160.00', availableForSale: true, barcode: ' 6291106811025 ' },
+              { title: '30ml', price: '110.00', availableForSale: true, barcode: null },
+            ],
+          },
+        },
+        {},
+      ),
+    ]);
+    const [row] = read.rows;
+    // the 100ml is sold out: the row's price and barcode are the 50ml's
+    expect(row).toMatchObject({ price: 160, barcode: '6291106811025' });
+    expect(row?.sizes.map((z) => z.barcode)).toEqual(['6291106811018', '6291106811025', undefined]);
+    expect(row?.sizes[2]).not.toHaveProperty('barcode');
+    // a webhook's refetch reads the same
+    expect(
+      shopifyProductRows(
+        {
+          data: {
+            product: node({}, { barcode: '6291106811018' }),
+          },
+        },
+        source,
+      )[0],
+    ).toMatchObject({ barcode: '6291106811018', sizes: [{ barcode: '6291106811018' }] });
+    // none at all: no barcode key on the row
+    expect(page([node()]).rows[0]).not.toHaveProperty('barcode');
   });
 
   it('an id, a title and a vendor are needed; the page is the product’s own, else built from its handle', () => {

@@ -242,6 +242,47 @@ describe("Zid's product pages", () => {
     expect(zidProductRows({ ...product, variants }, source)).toEqual(read.rows);
   });
 
+  it("reads the product's barcode and each variant's; a size without one has none", () => {
+    const { product, variants } = zidProduct({
+      id: P1,
+      name: 'Khamrah EDP',
+      price: 250,
+      sizes: [
+        { label: '100 مل', price: 250, quantity: 0 },
+        { label: '50 مل', price: 160 },
+        { label: '30 مل', price: 110 },
+      ],
+    });
+    const [v100, v50, v30] = variants;
+    const coded = [
+      { ...v100, barcode: '6291108730508' },
+      { ...v50, barcode: ' 6291108730515 ' },
+      { ...v30, barcode: null },
+    ];
+    // the parent names none: the row's is its default size's (the 100 مل is sold out: the 50 مل's)
+    const read = zid.parse(page([product, ...coded]), zid.firstUrl(source), source);
+    expect(read.rows[0]).toMatchObject({ price: 160, barcode: '6291108730515' });
+    expect(read.rows[0]?.sizes.map((z) => [z.ml, z.barcode])).toEqual([
+      [100, '6291108730508'],
+      [50, '6291108730515'],
+      [30, undefined],
+    ]);
+    expect(read.rows[0]?.sizes[2]).not.toHaveProperty('barcode');
+    // the parent's own barcode is the row's; the refetch with embedded variants reads the same
+    const parent = { ...product, barcode: '6291108730492' };
+    const rows = zid.parse(page([parent, ...coded]), zid.firstUrl(source), source).rows;
+    expect(rows[0]?.barcode).toBe('6291108730492');
+    expect(zidProductRows({ ...parent, variants: coded }, source)).toEqual(rows);
+    // a product without variants is one size, with the product's barcode
+    const single = zidProduct({ id: P2, name: 'Asad EDP 100 مل', price: 100 }).product;
+    const [row] = zid.parse(page([{ ...single, barcode: 6291108735107 }]), zid.firstUrl(source), source).rows;
+    expect(row).toMatchObject({ barcode: '6291108735107', sizes: [{ barcode: '6291108735107' }] });
+    const [plain] = zid.parse(page([{ ...single, barcode: '' }]), zid.firstUrl(source), source).rows;
+    expect(plain).toBeDefined();
+    expect(plain).not.toHaveProperty('barcode');
+    expect(plain?.sizes[0]).not.toHaveProperty('barcode');
+  });
+
   it('skips drafts and unpublished products, reads one without a brand with no house, and counts pages itself', () => {
     const draft = { ...zidProduct({ id: P1, name: 'x', price: 1 }).product, is_draft: true };
     const unbranded = zidProduct({ id: P2, name: 'Oud Wood', price: 1, brand: null }).product;
