@@ -21,6 +21,7 @@ import inlineMatcherPlugin from './plugins/app/inline-matcher.ts';
 import jobsPlugin from './plugins/app/jobs.ts';
 import largeBodiesPlugin from './plugins/app/large-bodies.ts';
 import leadsPlugin from './plugins/app/leads.ts';
+import learningPlugin from './plugins/app/learning.ts';
 import merchantProductsPlugin from './plugins/app/merchant-products.ts';
 import metricsPlugin from './plugins/app/metrics.ts';
 import platformsPlugin from './plugins/app/platforms.ts';
@@ -204,6 +205,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(shopifyPlugin);
   await app.register(woocommercePlugin);
   await app.register(feedRunnerPlugin);
+  await app.register(learningPlugin);
   await app.register(demoPlugin);
   await app.register(swaggerPlugin);
 

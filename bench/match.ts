@@ -167,6 +167,8 @@ function recommendableFigures(
         available: true,
         salePrice: null,
         sizes: null,
+        barcode: null,
+        barcodeIssues: [],
       },
       snapshot,
     );

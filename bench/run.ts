@@ -12,6 +12,7 @@ import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
 import { runFeedLoadBench, runFeedStoreBench, runFeedsBench } from './feeds.ts';
 import { runImportBench } from './import.ts';
+import { runLearningBench } from './learning.ts';
 import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
 import { runMatchBench, runRecognitionBench } from './match.ts';
@@ -35,6 +36,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   engine: () => runEngineBench(),
   endpoint: () => runEndpointBench(),
   events: () => runEventsBench(),
+  learning: () => runLearningBench(),
   load: () => runLoadBench(),
   throughput: () => runThroughputBench(),
   'rate-limit-accuracy': () => runRateLimitAccuracy(),

@@ -212,13 +212,3 @@ export function evidenceProblems(r: PerfumeRecord, legacy: boolean): { problems:
 export function isLegacyFile(fileName: string): boolean {
   return /^(designers|niche|me)-[a-z0-9-]+\.json$/.test(fileName);
 }
-
-/** A GTIN's check digit holds (GTIN-8, UPC-A 12, EAN-13, GTIN-14). */
-export function validGtin(code: string): boolean {
-  if (!/^(\d{8}|\d{12,14})$/.test(code)) return false;
-  const digits = [...code].map(Number);
-  const check = digits.pop() as number;
-  let sum = 0;
-  for (let i = digits.length - 1, w = 3; i >= 0; i--, w = 4 - w) sum += (digits[i] as number) * w;
-  return (10 - (sum % 10)) % 10 === check;
-}

@@ -1,7 +1,8 @@
 import { Value } from '@sinclair/typebox/value';
+import { validGtin } from '../lib/gtin.ts';
 import { normalizeText } from '../lib/text.ts';
 import { resolveTerm, type VocabularyKind } from '../vocabulary/index.ts';
-import { evidenceProblems, validGtin } from './evidence.ts';
+import { evidenceProblems } from './evidence.ts';
 import {
   type HouseRecord,
   HouseRecordSchema,

@@ -25,7 +25,8 @@ import {
 } from '../services/feeds.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
 import { eraseLeads, exportLeads, type LeadExport, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
-import { createMerchant, listMerchants, merchantView } from '../services/merchants.ts';
+import { learnMerchant, learntBarcodeView, listLearntBarcodes } from '../services/learning.ts';
+import { createMerchant, listMerchants, merchantView, updateMerchant } from '../services/merchants.ts';
 import {
   listProducts,
   pinMatch,
@@ -39,6 +40,7 @@ import {
 import { reattributeMerchant } from '../services/purchase-attribution.ts';
 
 type MerchantView = ReturnType<typeof merchantView>;
+type LearntBarcodeView = ReturnType<typeof learntBarcodeView>;
 type KeyView = Awaited<ReturnType<typeof listKeys>>[number];
 type CreatedKey = Awaited<ReturnType<typeof createKey>>;
 type ProductView = ReturnType<typeof productView>;
@@ -54,6 +56,13 @@ type ProductStatus = 'matched' | 'partial' | 'unmatched' | 'pending';
 export interface AdminClient {
   createMerchant(input: { name: string; slug: string }): Promise<MerchantView>;
   listMerchants(): Promise<MerchantView[]>;
+  /** whether its shelf teaches every shop, and whether it learns from theirs (docs/learning.md) */
+  updateMerchant(merchant: string, change: { teaches?: boolean; learns?: boolean }): Promise<MerchantView>;
+  /** the barcodes the shelves taught: conflicts, or keys */
+  listLearntBarcodes(query: {
+    status: 'conflict' | 'key';
+    limit: number;
+  }): Promise<{ barcodes: LearntBarcodeView[]; total: number }>;
   createKey(merchant: string, input: { mode: 'test' | 'live'; allowed_origins: string[] }): Promise<CreatedKey>;
   listKeys(merchant: string): Promise<KeyView[]>;
   revokeKey(keyId: string): Promise<KeyView>;
@@ -123,13 +132,28 @@ export function directClient(config: Config, database: Database, owned = false):
   return {
     createMerchant: async (input) => merchantView(await createMerchant(db, input)),
     listMerchants: async () => (await listMerchants(db)).map(merchantView),
+    // with no server running, what a change teaches is learnt at once (the service learns in the background)
+    updateMerchant: async (merchant, change) => {
+      const m = await updateMerchant(db, merchant, change);
+      await learnMerchant(db, await loadSnapshot(db), m.id);
+      return merchantView(m);
+    },
+    listLearntBarcodes: async (query) => {
+      const { rows, total } = await listLearntBarcodes(db, { ...query, offset: 0 });
+      const snapshot = await loadSnapshot(db);
+      return { barcodes: rows.map((r) => learntBarcodeView(r, snapshot)), total };
+    },
     createKey: (merchant, input) =>
       createKey(db, merchant, { mode: input.mode, allowedOrigins: input.allowed_origins }),
     listKeys: (merchant) => listKeys(db, merchant),
     revokeKey: async (keyId) => changedKey(await revokeKey(db, keyId)),
     updateKeyOrigins: async (keyId, origins) => changedKey(await updateKeyOrigins(db, keyId, origins)),
-    syncProducts: async (merchant, products, replace) =>
-      syncProducts(db, await loadSnapshot(db), merchant, products, { replace }),
+    syncProducts: async (merchant, products, replace) => {
+      const snapshot = await loadSnapshot(db);
+      const summary = await syncProducts(db, snapshot, merchant, products, { replace });
+      await learnMerchant(db, snapshot, summary.merchant_id);
+      return summary;
+    },
     listProducts: async (merchant, query) => {
       const { rows, total } = await listProducts(db, merchant, { ...query, offset: 0 });
       const snapshot = await loadSnapshot(db);
@@ -251,6 +275,9 @@ export function httpClient(baseUrl: string, token: string): AdminClient {
   return {
     createMerchant: (input) => call('POST', '/merchants', { body: input }),
     listMerchants: async () => (await call<{ merchants: MerchantView[] }>('GET', '/merchants')).merchants,
+    updateMerchant: (merchant, change) => call('PATCH', merchantPath(merchant), { body: change }),
+    listLearntBarcodes: (query) =>
+      call('GET', '/learning/barcodes', { query: { status: query.status, limit: String(query.limit) } }),
     createKey: (merchant, input) => call('POST', `${merchantPath(merchant)}/keys`, { body: input }),
     listKeys: async (merchant) => (await call<{ keys: KeyView[] }>('GET', `${merchantPath(merchant)}/keys`)).keys,
     revokeKey: (keyId) => call('POST', `/keys/${encodeURIComponent(keyId)}/revoke`),

@@ -14,6 +14,11 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   migrate                                    apply database migrations
   merchants:create --name <name> --slug <slug>
   merchants:list
+  merchants:learning <merchant> [--teaches on|off] [--learns on|off]
+                                             whether its shelf teaches every shop, and learns from theirs
+                                             (both on by default; docs/learning.md)
+  barcodes:list [--status conflict|key] [--limit N]
+                                             barcodes the shelves taught: those shops disagree on (default), or keys
   keys:create <merchant> --mode test|live [--origin <origin>]...
                                              prints the key once; origins like https://shop.example
                                              or https://*.shop.example
@@ -151,6 +156,8 @@ const COMMANDS = new Set([
   'users:create',
   'merchants:create',
   'merchants:list',
+  'merchants:learning',
+  'barcodes:list',
   'keys:create',
   'keys:list',
   'keys:revoke',
@@ -200,6 +207,8 @@ export async function run(argv: string[], config: Config, database?: Database): 
       confirm: { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
       merchant: { type: 'string' },
+      teaches: { type: 'string' },
+      learns: { type: 'string' },
       server: { type: 'string' },
       direct: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -240,6 +249,41 @@ export async function run(argv: string[], config: Config, database?: Database): 
       case 'merchants:list': {
         const list = await admin.listMerchants();
         print(out, list, list, ['id', 'slug', 'name', 'created_at']);
+        return 0;
+      }
+      case 'merchants:learning': {
+        const onOff = (v: string | undefined, what: string) => {
+          if (v === undefined) return undefined;
+          if (v !== 'on' && v !== 'off') throw new AppError(400, 'usage', `${what} must be on or off`);
+          return v === 'on';
+        };
+        const change = { teaches: onOff(values.teaches, '--teaches'), learns: onOff(values.learns, '--learns') };
+        const merchant = need(args[0], '<merchant>');
+        const m =
+          change.teaches === undefined && change.learns === undefined
+            ? (await admin.listMerchants()).find((x) => x.id === merchant || x.slug === merchant)
+            : await admin.updateMerchant(merchant, change);
+        if (!m) throw new AppError(404, 'merchant_not_found', `No merchant with id or slug "${merchant}"`);
+        print(out, m, [m], ['slug', 'teaches', 'learns']);
+        return 0;
+      }
+      case 'barcodes:list': {
+        const status = values.status ?? 'conflict';
+        if (status !== 'conflict' && status !== 'key')
+          throw new AppError(400, 'usage', '--status must be conflict or key');
+        const { barcodes, total } = await admin.listLearntBarcodes({ status, limit: limitOf(values.limit) });
+        if (out.json) print(out, { barcodes, total });
+        else {
+          const rows = barcodes.map((b) => ({
+            barcode: b.barcode,
+            shops: b.shops,
+            perfume: b.perfume
+              ? `${b.perfume.sillage_perfume_id}`
+              : (b.perfumes ?? []).map((p) => `${p.sillage_perfume_id} (${p.shops})`).join(', '),
+          }));
+          print(out, rows, rows, ['barcode', 'shops', 'perfume']);
+          process.stdout.write(`${barcodes.length} of ${total}\n`);
+        }
         return 0;
       }
       case 'keys:create': {

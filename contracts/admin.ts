@@ -20,7 +20,55 @@ export const AdminMerchantSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   slug: Type.String(),
+  teaches: Type.Boolean({
+    description:
+      "Whether what its shelf shows (a barcode's perfume) is learnt for every shop: only derived facts, never its text, prices or name (docs/learning.md). true by default",
+  }),
+  learns: Type.Boolean({
+    description: 'Whether barcodes other shops taught match its products. true by default',
+  }),
   created_at: IsoDateTime,
+});
+
+export const UpdateMerchantBodySchema = Type.Object(
+  {
+    teaches: Type.Optional(Type.Boolean()),
+    learns: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const LearntBarcodesQuerySchema = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Union([Type.Literal('conflict'), Type.Literal('key')], { description: 'default conflict' }),
+    ),
+    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d{0,2}|1000)$', description: '1–1000, default 100' })),
+    offset: Type.Optional(Type.String({ pattern: '^\\d{1,7}$', description: 'default 0' })),
+  },
+  { additionalProperties: false },
+);
+
+const LearntPerfume = Type.Object({
+  sillage_perfume_id: Type.String(),
+  name: Nullable(Type.String({ description: 'null when the perfume has left the catalog' })),
+  house: Nullable(Type.String()),
+});
+
+export const LearntBarcodeSchema = Type.Object({
+  barcode: Type.String({ description: 'Its GTIN-14 (zeros in front of an EAN-13 or a UPC-A)' }),
+  status: Type.Union([Type.Literal('key'), Type.Literal('conflict')], {
+    description:
+      'key: matches its perfume for every shop that learns; conflict: shops put it on different perfumes, so it matches nothing',
+  }),
+  perfume: Nullable(LearntPerfume),
+  shops: Type.Integer({ description: 'How many shops taught it (a key) or carry it (a conflict); never which' }),
+  perfumes: Nullable(
+    Type.Array(Type.Composite([LearntPerfume, Type.Object({ shops: Type.Integer() })]), {
+      description: "A conflict's perfumes, each with how many shops matched a product carrying it to that one",
+    }),
+  ),
+  updated_at: IsoDateTime,
 });
 
 const AllowedOrigins = Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
@@ -98,6 +146,13 @@ export const SyncSummarySchema = Type.Object({
     Type.Object({ index: Type.Integer(), merchant_product_id: Type.Optional(Type.String()), reason: Type.String() }),
     { description: 'The first 1,000 rejected rows: position in the feed and reason' },
   ),
+  barcodes_ignored: Type.Integer({
+    description:
+      "Barcodes sent that were not read (not 8, 12, 13 or 14 digits, a failed check digit, a shop's own in-store code): their products are stored without them, never refused for it",
+  }),
+  barcode_issues: Type.Array(Type.Object({ merchant_product_id: Type.String(), reason: Type.String() }), {
+    description: 'The first 1,000 barcodes ignored: the product and why',
+  }),
   catalog_version: Type.Integer(),
 });
 
@@ -258,8 +313,12 @@ export const AdminProductSchema = Type.Object({
         price: Nullable(Type.Number()),
         sale_price: Nullable(Type.Number()),
         available: Type.Boolean(),
+        barcode: Type.Optional(Type.String({ description: "This size's own barcode, as its digits" })),
       }),
     ),
+  ),
+  barcode: Nullable(
+    Type.String({ description: "The product's barcode (GTIN), as its digits, when a valid one was sent" }),
   ),
   status: ProductStatusSchema,
   quality: Nullable(QualitySchema),
@@ -320,6 +379,12 @@ export const AdminProductSchema = Type.Object({
   confidence: Nullable(Type.Number()),
   reason: Nullable(Type.String()),
   pinned: Type.Boolean(),
+  matched_by: Nullable(
+    Type.Union([Type.Literal('name'), Type.Literal('barcode'), Type.Literal('pin')], {
+      description:
+        'How it was matched: by its name and house; by a barcode our catalog records or the shelves of at least two shops taught (the reason says which: "matched by barcode …, learnt from N shops"); or pinned by hand. null when not matched',
+    }),
+  ),
   match_change: Nullable(
     Type.Object(
       {

@@ -150,6 +150,13 @@ export type PerfumeResult = Static<typeof PerfumeResultSchema>;
 /** the rules of matching/listing.ts that the schema publishes (tests/openapi.test.ts holds them equal) */
 export const PUBLISHED_LISTING_RULES = { maxDescriptionLength: 4000, defaultCurrency: 'SAR' } as const;
 
+/** a barcode as a shop sends it: read by its check digit at sync, ignored with a reason when malformed (lib/gtin.ts) */
+const BarcodeInput = Type.Union([Type.String({ maxLength: 40 }), Type.Integer({ minimum: 0 })], {
+  description:
+    "The bottle's barcode (GTIN-8, UPC-A, EAN-13 or GTIN-14; spaces and hyphens are dropped). Checked by its check digit; a malformed one, or a shop's own in-store code (prefix 2), is ignored with a reason (`barcode_issues` of the sync), never refusing the product. A barcode that products of two shops or more carry, matched to one perfume, matches it for every shop (docs/learning.md)",
+  examples: ['3348901250146'],
+});
+
 const NoteList = Type.Array(Type.String({ maxLength: 80 }), { maxItems: 30 });
 
 /**
@@ -224,6 +231,7 @@ export const MerchantProductInputSchema = Type.Object(
         }),
       ),
     ),
+    barcode: Type.Optional(Nullable(BarcodeInput)),
     sizes: Type.Optional(
       Nullable(
         Type.Array(
@@ -233,6 +241,7 @@ export const MerchantProductInputSchema = Type.Object(
             price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9 }))),
             sale_price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9 }))),
             available: Type.Optional(Type.Boolean()),
+            barcode: Type.Optional(Nullable(BarcodeInput)),
           }),
           {
             maxItems: 20,

@@ -3,6 +3,8 @@
  * catalog), checked field by field. Pure.
  */
 
+import { gtinKey, MAX_BARCODE_TEXT, readBarcode } from '../lib/gtin.ts';
+
 export interface ProductInput {
   merchantProductId: string;
   name: string;
@@ -21,6 +23,10 @@ export interface ProductInput {
   salePrice: number | null;
   /** the sizes the shop sells it in, as a feed lists them (at most MAX_SIZES) */
   sizes: ProductSize[] | null;
+  /** the bottle's barcode (GTIN), as its digits, when the shop sent a valid one */
+  barcode: string | null;
+  /** the barcodes sent that were not read (malformed, a failed check digit…), each with why: never a reason to refuse the product */
+  barcodeIssues: string[];
 }
 
 export interface ProductSize {
@@ -29,6 +35,8 @@ export interface ProductSize {
   price: number | null;
   sale_price: number | null;
   available: boolean;
+  /** this size's own barcode, when the shop sent a valid one */
+  barcode?: string;
 }
 
 /** Most sizes one product lists (a shop sells a perfume in a handful). */
@@ -77,7 +85,26 @@ const money = (v: unknown): number | null | undefined =>
       ? Math.round(v * 100) / 100
       : undefined;
 
-function sizesOf(v: unknown): { value: ProductSize[] | null; error?: string } {
+/** A barcode field as sent: left out, read, or ignored with why (pushed onto `issues`). */
+function barcodeField(v: unknown, field: string, issues: string[]): string | null {
+  if (v === undefined || v === null || v === '') return null;
+  const read = readBarcode(v);
+  if ('code' in read) return read.code;
+  const shown =
+    typeof v === 'string' || typeof v === 'number' ? JSON.stringify(String(v).slice(0, MAX_BARCODE_TEXT)) : '';
+  issues.push(`${field}${shown ? ` ${shown}` : ''} ${read.reason}: ignored`);
+  return null;
+}
+
+/** The keys of every valid barcode a listing carries (its own and its sizes'), each once. */
+export function barcodeKeysOf(listing: Pick<ProductInput, 'barcode' | 'sizes'>): string[] {
+  const keys = new Set<string>();
+  if (listing.barcode) keys.add(gtinKey(listing.barcode));
+  for (const s of listing.sizes ?? []) if (s.barcode) keys.add(gtinKey(s.barcode));
+  return [...keys];
+}
+
+function sizesOf(v: unknown, issues: string[]): { value: ProductSize[] | null; error?: string } {
   if (v === undefined || v === null) return { value: null };
   if (!Array.isArray(v) || v.length > MAX_SIZES)
     return { value: null, error: `sizes must be a list of at most ${MAX_SIZES}` };
@@ -97,7 +124,16 @@ function sizesOf(v: unknown): { value: ProductSize[] | null; error?: string } {
     if (o.available !== undefined && typeof o.available !== 'boolean') {
       return { value: null, error: `sizes/${i}/available must be true or false` };
     }
-    out.push({ label, ml: ml as number | null, price, sale_price: sale, available: o.available !== false });
+    const size: ProductSize = {
+      label,
+      ml: ml as number | null,
+      price,
+      sale_price: sale,
+      available: o.available !== false,
+    };
+    const barcode = barcodeField(o.barcode, `sizes/${i}/barcode`, issues);
+    if (barcode) size.barcode = barcode;
+    out.push(size);
   }
   return { value: out };
 }
@@ -167,7 +203,9 @@ export function validateProductInput(raw: unknown): ValidatedProduct {
   }
   const salePrice = money(r.sale_price);
   if (salePrice === undefined) return fail('sale_price must be a number ≥ 0');
-  const sizes = sizesOf(r.sizes);
+  const barcodeIssues: string[] = [];
+  const barcode = barcodeField(r.barcode, 'barcode', barcodeIssues);
+  const sizes = sizesOf(r.sizes, barcodeIssues);
   if (sizes.error) return fail(sizes.error);
   return {
     ok: true,
@@ -185,6 +223,8 @@ export function validateProductInput(raw: unknown): ValidatedProduct {
       accords: accords.value,
       notes,
       description,
+      barcode,
+      barcodeIssues,
     },
   };
 }

@@ -50,6 +50,8 @@ export interface RecognisedProduct {
   inspiredBy: CatalogPerfume | null;
   /** the merchant's own image wins; the perfume's is the fallback */
   imageUrl: string | null;
+  /** the barcode key (GTIN-14) it was matched by (matching/barcodes.ts); absent when matched by its name or pinned */
+  matchKey?: string;
   /** perfume line (house + name) for diversity; the listing's own when unmatched */
   line: string;
   lineHouse: string;

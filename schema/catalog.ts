@@ -109,6 +109,12 @@ export const merchantProducts = pgTable(
     salePrice: numeric('sale_price', { precision: 14, scale: 2, mode: 'number' }),
     /** the sizes a feed lists: [{label, ml, price, sale_price, available}] */
     sizes: jsonb('sizes').$type<ProductSize[]>(),
+    /** the bottle's barcode as the shop sent it (valid digits only; lib/gtin.ts) */
+    barcode: text('barcode'),
+    /** the GTIN-14 keys of its barcode and its sizes' barcodes: what learning reads (services/learning.ts) */
+    barcodeKeys: text('barcode_keys').array().notNull().default(sql`'{}'::text[]`),
+    /** the learnt barcode it was matched by; null when matched by its name, or pinned */
+    matchKey: text('match_key'),
     /** the feed source that brought it (a pull removes only its own source's products); null when pushed */
     feedSourceId: uuid('feed_source_id'),
     matchStatus: text('match_status', { enum: MATCH_STATUSES }).notNull().default('pending'),
@@ -132,6 +138,7 @@ export const merchantProducts = pgTable(
   (t) => [
     uniqueIndex('merchant_products_merchant_product_uq').on(t.merchantId, t.merchantProductId),
     index('merchant_products_status_idx').on(t.merchantId, t.matchStatus),
+    index('merchant_products_barcode_keys_idx').using('gin', t.barcodeKeys),
     check('merchant_products_status_check', sql`${t.matchStatus} in ('pending', 'matched', 'partial', 'unmatched')`),
   ],
 );

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 export const merchants = pgTable('merchants', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -16,6 +16,12 @@ export const merchants = pgTable('merchants', {
   webhookUrl: text('webhook_url'),
   /** the webhook's signing secret, encrypted as the leads' contact details are */
   webhookSecretEncrypted: text('webhook_secret_encrypted'),
+  /** whether what its shelf shows (a barcode's perfume) is learnt for every shop (docs/learning.md) */
+  teaches: boolean('teaches').notNull().default(true),
+  /** whether what other shelves taught is used for its products */
+  learns: boolean('learns').notNull().default(true),
+  /** the catalog_version its shelf was last learnt from: learning runs again when they differ (services/learning.ts) */
+  learntVersion: bigint('learnt_version', { mode: 'number' }),
 });
 
 export const apiKeys = pgTable(

@@ -400,6 +400,7 @@ const fingerprint = (r: {
   sizes: ProductSize[] | null;
   accords: string[] | null;
   notes: NotePyramid | null;
+  barcode: string | null;
 }) =>
   JSON.stringify([
     r.name,
@@ -412,9 +413,10 @@ const fingerprint = (r: {
     r.product_url,
     r.description,
     // field by field: jsonb stores an object's keys in its own order
-    (r.sizes ?? []).map((z) => [z.label, z.ml, z.price, z.sale_price, z.available]),
+    (r.sizes ?? []).map((z) => [z.label, z.ml, z.price, z.sale_price, z.available, z.barcode ?? null]),
     r.accords ?? [],
     [r.notes?.top ?? [], r.notes?.heart ?? [], r.notes?.base ?? []],
+    r.barcode,
   ]);
 
 /** The merchant's stored products as a pull compares them: each one's fingerprint and source, read a page at a time. */
@@ -436,6 +438,7 @@ async function storedPrints(db: Db, merchantId: string) {
         sizes: merchantProducts.sizes,
         accords: merchantProducts.accords,
         notes: merchantProducts.notes,
+        barcode: merchantProducts.barcode,
         source: merchantProducts.feedSourceId,
       })
       .from(merchantProducts)
@@ -514,6 +517,7 @@ export async function pullSource(
         sizes: l.sizes,
         accords: l.accords,
         notes: l.notes,
+        barcode: l.barcode,
       });
       if (!was) added++;
       else if (was.print !== now) changed++;

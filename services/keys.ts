@@ -16,7 +16,8 @@ export interface ResolvedKey {
   mode: KeyMode;
   allowedOrigins: string[];
   revoked: boolean;
-  merchant: { id: string; name: string; slug: string };
+  /** learns: whether barcodes other shops taught are used for its products (docs/learning.md) */
+  merchant: { id: string; name: string; slug: string; learns: boolean };
 }
 
 export const MAX_ALLOWED_ORIGINS = 50;
@@ -122,6 +123,7 @@ export async function findKeyByHash(db: DbOrTx, hash: string): Promise<ResolvedK
       merchantId: merchants.id,
       merchantName: merchants.name,
       merchantSlug: merchants.slug,
+      merchantLearns: merchants.learns,
     })
     .from(apiKeys)
     .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
@@ -134,7 +136,7 @@ export async function findKeyByHash(db: DbOrTx, hash: string): Promise<ResolvedK
     mode: row.mode,
     allowedOrigins: row.allowedOrigins,
     revoked: row.revokedAt !== null,
-    merchant: { id: row.merchantId, name: row.merchantName, slug: row.merchantSlug },
+    merchant: { id: row.merchantId, name: row.merchantName, slug: row.merchantSlug, learns: row.merchantLearns },
   };
 }
 

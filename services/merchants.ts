@@ -10,7 +10,32 @@ export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$';
 const slugRe = new RegExp(SLUG_PATTERN);
 
 export function merchantView(m: Merchant) {
-  return { id: m.id, name: m.name, slug: m.slug, created_at: m.createdAt.toISOString() };
+  return {
+    id: m.id,
+    name: m.name,
+    slug: m.slug,
+    teaches: m.teaches,
+    learns: m.learns,
+    created_at: m.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A merchant's choices about learning (docs/learning.md). A change is learnt again from its shelf
+ * at the next dispatch: what it taught goes when it stops teaching.
+ */
+export async function updateMerchant(
+  db: DbOrTx,
+  idOrSlug: string,
+  change: { teaches?: boolean; learns?: boolean },
+): Promise<Merchant> {
+  const m = await getMerchant(db, idOrSlug);
+  const [row] = await db
+    .update(merchants)
+    .set({ ...change, learntVersion: null })
+    .where(eq(merchants.id, m.id))
+    .returning();
+  return row as Merchant;
 }
 
 export async function createMerchant(db: DbOrTx, input: { name: string; slug: string }): Promise<Merchant> {

@@ -4,7 +4,8 @@ import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { notFound } from '../lib/errors.ts';
 import { turnAt } from '../lib/turns.ts';
-import type { ProductInput } from '../matching/listing.ts';
+import { CONFIDENT_MATCH } from '../matching/barcodes.ts';
+import { barcodeKeysOf, type ProductInput } from '../matching/listing.ts';
 import {
   explainListing,
   inProcessMatcher,
@@ -18,6 +19,7 @@ import {
 } from '../matching/recognise.ts';
 import { type MatchStatus, merchantProducts, merchants } from '../schema/index.ts';
 import type { ScoringProduct } from '../scoring/products.ts';
+import { withBarcodeKeys } from './barcode-keys.ts';
 import { getMerchant } from './merchants.ts';
 
 export const MAX_FEED_PRODUCTS = 50_000;
@@ -49,6 +51,10 @@ export interface SyncSummary {
   rejected: number;
   /** the first 1,000 rejected rows, with their position in the feed and the reason */
   rejections: SyncRejection[];
+  /** barcodes sent that were not read (malformed, a failed check digit…): the products are stored without them */
+  barcodes_ignored: number;
+  /** the first 1,000 of them, each with its product and why */
+  barcode_issues: { merchant_product_id: string; reason: string }[];
   catalog_version: number;
 }
 
@@ -70,12 +76,15 @@ const SYNCED_COLUMNS = [
   'available',
   'sale_price',
   'sizes',
+  'barcode',
+  'barcode_keys',
   'feed_source_id',
   'match_status',
   'sillage_perfume_id',
   'match_confidence',
   'match_reason',
   'match_sibling',
+  'match_key',
   'profile',
   'sync_id',
 ] as const;
@@ -86,6 +95,7 @@ const PINNED_COLUMNS = new Set([
   'match_confidence',
   'match_reason',
   'match_sibling',
+  'match_key',
   'profile',
 ]);
 
@@ -114,12 +124,15 @@ function upsertRows(rows: readonly Row[]): SQL {
       available: r.available,
       sale_price: r.salePrice ?? null,
       sizes: r.sizes ?? null,
+      barcode: r.barcode ?? null,
+      barcode_keys: r.barcodeKeys ?? [],
       feed_source_id: r.feedSourceId ?? null,
       match_status: r.matchStatus,
       sillage_perfume_id: r.sillagePerfumeId ?? null,
       match_confidence: r.matchConfidence ?? null,
       match_reason: r.matchReason ?? null,
       match_sibling: r.matchSibling,
+      match_key: r.matchKey ?? null,
       profile: r.profile ?? null,
       sync_id: r.syncId,
     })),
@@ -160,6 +173,8 @@ function listingOf(row: ProductRow): ProductInput {
     available: row.available,
     salePrice: row.salePrice,
     sizes: row.sizes,
+    barcode: row.barcode,
+    barcodeIssues: [],
   };
 }
 
@@ -187,6 +202,7 @@ const matchColumns = (r: RecognisedProduct) => ({
   matchConfidence: r.match.confidence,
   matchReason: r.match.reason,
   matchSibling: r.sibling,
+  matchKey: r.matchKey ?? null,
   profile: r.profile,
 });
 
@@ -220,12 +236,16 @@ export async function syncProducts(
   const counts = { matched: 0, partial: 0, unmatched: 0, without_profile: 0 };
   const syncId = randomUUID();
 
-  const { recognised, problems } =
-    opts.recognised ?? (await (opts.match ?? inProcessMatcher(snapshot)).listings(merchant.id, feed));
+  const found = opts.recognised ?? (await (opts.match ?? inProcessMatcher(snapshot)).listings(merchant.id, feed));
+  const { problems } = found;
+  const recognised = await withBarcodeKeys(db, snapshot, merchant, found.recognised);
   const rejected = problems.length;
   const rejections: SyncRejection[] = problems
     .slice(0, 1000)
     .map((p) => ({ index: p.index, merchant_product_id: p.merchantProductId, reason: p.message }));
+  const barcodeIssues = recognised.flatMap((r) =>
+    r.listing.barcodeIssues.map((reason) => ({ merchant_product_id: r.listing.merchantProductId, reason })),
+  );
   const rows: Row[] = recognised.map((r) => ({
     merchantId: merchant.id,
     merchantProductId: r.listing.merchantProductId,
@@ -241,6 +261,8 @@ export async function syncProducts(
     available: r.listing.available,
     salePrice: r.listing.salePrice,
     sizes: r.listing.sizes,
+    barcode: r.listing.barcode,
+    barcodeKeys: barcodeKeysOf(r.listing),
     feedSourceId: opts.sourceId ?? null,
     ...matchColumns(r),
     syncId,
@@ -299,6 +321,8 @@ export async function syncProducts(
       ...counts,
       rejected,
       rejections,
+      barcodes_ignored: barcodeIssues.length,
+      barcode_issues: barcodeIssues.slice(0, 1000),
       catalog_version: version,
     };
   });
@@ -361,6 +385,7 @@ export function productView(
     available: p.available,
     sale_price: p.salePrice,
     sizes: p.sizes,
+    barcode: p.barcode,
     status: p.matchStatus === 'pending' ? p.matchStatus : r.status,
     quality: r.quality,
     explanation,
@@ -390,6 +415,13 @@ export function productView(
     confidence: p.matchConfidence,
     reason: p.matchReason,
     pinned: p.matchPinned,
+    matched_by: !r.perfume
+      ? null
+      : p.matchPinned
+        ? ('pin' as const)
+        : p.matchKey
+          ? ('barcode' as const)
+          : ('name' as const),
     // what the last rematch (after a catalog upgrade or an import) or a withdrawn record changed
     match_change: p.matchChangedAt
       ? { previous_perfume_id: p.previousPerfumeId, at: p.matchChangedAt.toISOString() }
@@ -528,10 +560,10 @@ export async function unpinMatch(
   const merchant = await getMerchant(db, merchantIdOrSlug);
   return db.transaction(async (tx) => {
     const product = await getProduct(tx, merchant.id, merchantProductId);
-    const r = recogniseProduct(listingOf(product), snapshot);
+    const [r] = await withBarcodeKeys(tx, snapshot, merchant, [recogniseProduct(listingOf(product), snapshot)]);
     const [row] = await tx
       .update(merchantProducts)
-      .set({ ...matchColumns(r), matchPinned: false, updatedAt: sql`now()` })
+      .set({ ...matchColumns(r as RecognisedProduct), matchPinned: false, updatedAt: sql`now()` })
       .where(eq(merchantProducts.id, product.id))
       .returning();
     await touchMerchantCatalog(tx, merchant.id, false);
@@ -575,15 +607,30 @@ export async function rematchProducts(
   merchantIdOrSlug: string,
   /** what matches the products again (the service's matcher worker); in process when none is given */
   match: ListingMatcher = inProcessMatcher(snapshot),
+  /**
+   * only the products carrying one of these barcode keys whose match a barcode can move (matched by
+   * a barcode, or not confidently by name): after learning changed what the barcodes say
+   */
+  opts: { barcodes?: readonly string[] } = {},
 ): Promise<RematchSummary> {
   const merchant = await getMerchant(db, merchantIdOrSlug);
+  const byBarcodes = opts.barcodes
+    ? sql`${merchantProducts.barcodeKeys} && ${`{${opts.barcodes.join(',')}}`}::text[]
+        and (${merchantProducts.matchKey} is not null or ${merchantProducts.matchStatus} <> 'matched'
+          or coalesce(${merchantProducts.matchConfidence}, 0) < ${CONFIDENT_MATCH})`
+    : undefined;
   const rows = await db
     .select()
     .from(merchantProducts)
-    .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.matchPinned, false)));
+    .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.matchPinned, false), byBarcodes));
   const counts = { matched: 0, partial: 0, unmatched: 0, without_profile: 0 };
   const changes: { id: string; r: RecognisedProduct; previous: string | null; read: Date }[] = [];
-  const recognised = await match.products(merchant.id, rows.map(listingOf));
+  const recognised = await withBarcodeKeys(
+    db,
+    snapshot,
+    merchant,
+    await match.products(merchant.id, rows.map(listingOf)),
+  );
   for (const [i, row] of rows.entries()) {
     await turnAt(i);
     const r = recognised[i] as RecognisedProduct;
@@ -593,6 +640,7 @@ export async function rematchProducts(
       r.status === row.matchStatus &&
       r.match.perfumeId === row.sillagePerfumeId &&
       r.sibling === row.matchSibling &&
+      (r.matchKey ?? null) === row.matchKey &&
       canonical(r.profile) === canonical(row.profile);
     if (!same) {
       // the perfume it was matched to before, when that changes (a withdrawn one is kept as it was)

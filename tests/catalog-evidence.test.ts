@@ -7,10 +7,10 @@ import {
   ownerKey,
   readEvidence,
   shopListingProblem,
-  validGtin,
 } from '../catalog/evidence.ts';
 import { EVIDENCE_KINDS, type Evidence, type EvidenceKind, type PerfumeRecord } from '../catalog/schema.ts';
 import { checkCatalog } from '../catalog/validate.ts';
+import { validGtin } from '../lib/gtin.ts';
 
 const shop = (owner: string, gave: string, supports: Evidence['supports'] = ['identity']): Evidence => ({
   source: `github:${owner}/catalog/products.csv@${'b'.repeat(40)}`,

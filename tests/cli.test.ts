@@ -61,6 +61,34 @@ describe('admin CLI', () => {
     expect(JSON.parse(origins.out).allowed_origins).toEqual(['https://*.amber.example']);
   });
 
+  it('learns barcodes from two shops synced from the command line, lists them, and sets what a shop teaches', async () => {
+    // the check digit of 6291150000017 holds
+    const shelf = (barcode: string) =>
+      tempFile(
+        `bc-${barcode}.json`,
+        JSON.stringify([{ merchant_product_id: 'k1', name: 'Lattafa Khamrah EDP 100ml', barcode }]),
+      );
+    for (const slug of ['cli-bc-1', 'cli-bc-2']) {
+      await cli('merchants:create', '--name', slug, '--slug', slug);
+      await cli('products:sync', slug, shelf('6291150000017'));
+    }
+    const keys = JSON.parse((await cli('barcodes:list', '--status', 'key', '--json')).out);
+    expect(keys.barcodes).toEqual([
+      expect.objectContaining({
+        barcode: '06291150000017',
+        perfume: expect.objectContaining({ sillage_perfume_id: 'lattafa-khamrah-edp' }),
+        shops: 2,
+      }),
+    ]);
+    expect((await cli('barcodes:list')).out).toMatch(/0 of 0/);
+    const off = await cli('merchants:learning', 'cli-bc-2', '--teaches', 'off', '--json');
+    expect(JSON.parse(off.out)).toMatchObject({ slug: 'cli-bc-2', teaches: false, learns: true });
+    expect(JSON.parse((await cli('barcodes:list', '--status', 'key', '--json')).out).total).toBe(0);
+    expect((await cli('merchants:learning', 'cli-bc-2')).out).toMatch(/cli-bc-2\s+false\s+true/);
+    await expect(cli('merchants:learning', 'cli-bc-2', '--learns', 'maybe')).rejects.toThrow(/on or off/);
+    await expect(cli('barcodes:list', '--status', 'all')).rejects.toThrow(/conflict or key/);
+  });
+
   it('explains usage problems instead of failing obscurely', async () => {
     await expect(cli('keys:create', 'nobody', '--mode', 'live')).rejects.toThrow(/No merchant/);
     await expect(cli('keys:create', 'amber-cli', '--mode', 'prod')).rejects.toThrow(AppError);

@@ -109,6 +109,8 @@ const listing = (name: string, houseName: string, more: Partial<ProductInput> = 
   available: true,
   salePrice: null,
   sizes: null,
+  barcode: null,
+  barcodeIssues: [],
   ...more,
 });
 

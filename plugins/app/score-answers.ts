@@ -10,6 +10,7 @@ import {
   type ScoringProduct,
 } from '../../scoring/products.ts';
 import type { Quiz } from '../../scoring/quiz.ts';
+import { withBarcodeKeys } from '../../services/barcode-keys.ts';
 import type { ResolvedKey } from '../../services/keys.ts';
 import { type RecordedAnswer, recordedAnswer } from './sessions.ts';
 
@@ -78,7 +79,7 @@ export default fp(
     function productsFor(call: ScoreCall, inline: readonly unknown[] | undefined) {
       if (call.mode === 'inline') {
         checkInlineSize(inline ?? []);
-        return compileInline(call.key.merchant.id, inline ?? []);
+        return compileInline(call.key.merchant, inline ?? []);
       }
       return app.merchantProducts.cached(call.key.merchant.id) ?? app.merchantProducts.get(call.key.merchant.id);
     }
@@ -100,9 +101,14 @@ export default fp(
       }
     }
 
-    async function compileInline(merchantId: string, rows: readonly unknown[]): Promise<CompiledProducts> {
-      const version = app.catalog.current().version;
-      const { recognised, problems } = await app.inlineMatcher.match(merchantId, rows);
+    async function compileInline(
+      merchant: { id: string; learns: boolean },
+      rows: readonly unknown[],
+    ): Promise<CompiledProducts> {
+      const snapshot = app.catalog.current();
+      const version = snapshot.version;
+      const found = await app.inlineMatcher.match(merchant.id, rows);
+      const { problems } = found;
       const first = problems[0];
       if (first) {
         throw new AppError(
@@ -112,6 +118,8 @@ export default fp(
           problems.slice(0, MAX_PROBLEMS).map((p) => ({ path: `/body/inline_catalog/${p.index}`, message: p.message })),
         );
       }
+      // a barcode the shelves taught matches what its name does not (one lookup for the catalog's barcodes)
+      const recognised = await withBarcodeKeys(app.db, snapshot, merchant, found.recognised);
       const products: ScoringProduct[] = [];
       for (const r of recognised) {
         const p = scoringProductOf(r);

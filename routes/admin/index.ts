@@ -5,6 +5,7 @@ import activity from './activity.ts';
 import consoleUsers from './console-users.ts';
 import feeds from './feeds.ts';
 import keys from './keys.ts';
+import learning from './learning.ts';
 import merchants from './merchants.ts';
 import perfumes from './perfumes.ts';
 import products from './products.ts';
@@ -68,6 +69,7 @@ const admin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(merchants);
   await app.register(keys);
   await app.register(products);
+  await app.register(learning);
   await app.register(perfumes);
   await app.register(activity);
   await app.register(consoleUsers);

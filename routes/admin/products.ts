@@ -55,6 +55,8 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         match: app.inlineMatcher,
       });
       app.merchantProducts.invalidate(summary.merchant_id);
+      // what the shelf teaches is learnt in the background (docs/learning.md)
+      app.learning.soon(summary.merchant_id);
       return summary;
     },
   );
