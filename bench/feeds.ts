@@ -591,7 +591,7 @@ function heavyWooPage(word: (letters: number) => string, first: number, count: n
  * latency. A window counts the requests sent in it, each to its answer (stop waits for the last):
  * a request sent before it (a warm-up's slow first answers) is not counted in it.
  */
-function steady(rate: number, send: (n: number) => Promise<boolean>) {
+export function steady(rate: number, send: (n: number) => Promise<boolean>) {
   type Window = { unanswered: Set<Promise<void>>; latencies: number[]; failed: number };
   let sent = 0;
   /** the window requests are counted in now; null between windows */
@@ -648,11 +648,21 @@ function postJson(
   headers: Record<string, string>,
   body: unknown,
 ): Promise<{ status: number; body: string }> {
+  return sendJson('POST', url, headers, body);
+}
+
+/** A JSON request with no client-side timeout (a pull or a large sync takes as long as it takes). */
+export function sendJson(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const payload = Buffer.from(JSON.stringify(body));
     const req = httpRequest(
       url,
-      { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
+      { method, headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -668,7 +678,7 @@ function postJson(
 }
 
 /** the service's event-loop delay since the last scrape (prom-client resets it at each): p99 and max, ms */
-async function loopDelay(url: string, headers: Record<string, string>) {
+export async function loopDelay(url: string, headers: Record<string, string>) {
   const text = await (await fetch(`${url}/metrics`, { headers })).text();
   const read = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1]) * 1000;
   return { p99: read('nodejs_eventloop_lag_p99_seconds'), max: read('nodejs_eventloop_lag_max_seconds') };

@@ -12,7 +12,7 @@ import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
 import { runFeedLoadBench, runFeedStoreBench, runFeedsBench } from './feeds.ts';
 import { runImportBench } from './import.ts';
-import { runLearningBench } from './learning.ts';
+import { runLearningBench, runLearningLoadBench, runShopProfilesBench } from './learning.ts';
 import { runLoadBench } from './load.ts';
 import { runLookupBench } from './lookup.ts';
 import { runMatchBench, runRecognitionBench } from './match.ts';
@@ -37,6 +37,8 @@ const benches: Record<string, () => Promise<unknown>> = {
   endpoint: () => runEndpointBench(),
   events: () => runEventsBench(),
   learning: () => runLearningBench(),
+  'shop-profiles': () => runShopProfilesBench(),
+  'learning-load': () => runLearningLoadBench(),
   load: () => runLoadBench(),
   throughput: () => runThroughputBench(),
   'rate-limit-accuracy': () => runRateLimitAccuracy(),

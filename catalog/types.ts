@@ -64,14 +64,23 @@ export interface CatalogHouse {
  * matched and the shop's own words give one; inspired, the profile of the perfume it is sold as
  * the answer to; guessed, the note and family words of its name alone.
  */
-export type ProfileQuality = 'full' | 'unreviewed' | 'sibling' | 'described' | 'partial' | 'inspired' | 'guessed';
+export type ProfileQuality =
+  | 'full'
+  | 'unreviewed'
+  | 'sibling'
+  | 'shops'
+  | 'described'
+  | 'partial'
+  | 'inspired'
+  | 'guessed';
 
 /** What a partial profile was built from, most trusted first. */
 export type ProfileBasis = 'accords' | 'notes' | 'description' | 'name';
 
 /** The scent profile a product is recommended by: a perfume's of our catalog, or built from the merchant's words. */
 export interface ProductProfile {
-  source: 'catalog' | 'merchant';
+  /** catalog: a perfume's own; merchant: what the shop says of its product; shops: what shops agree a perfume is (matching/shop-notes.ts) */
+  source: 'catalog' | 'merchant' | 'shops';
   /** for a merchant's (partial) profile: the sources it was built from */
   basis?: ProfileBasis[];
   families: string[];

@@ -533,6 +533,7 @@ const QUALITY_WORDS: Record<ProfileQuality, MessageKey> = {
   full: 'qualityFull',
   unreviewed: 'qualityUnreviewed',
   sibling: 'qualitySibling',
+  shops: 'qualityShops',
   described: 'qualityDescribed',
   partial: 'qualityPartial',
   inspired: 'qualityInspired',

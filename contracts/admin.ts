@@ -329,6 +329,7 @@ export const AdminProductSchema = Type.Object({
         basis: Type.Array(
           Type.Union([
             Type.Literal('catalog'),
+            Type.Literal('shops'),
             Type.Literal('accords'),
             Type.Literal('notes'),
             Type.Literal('description'),
@@ -336,7 +337,7 @@ export const AdminProductSchema = Type.Object({
           ]),
           {
             description:
-              "What the profile was built from: a perfume of our catalog (catalog: the matched one's own, or for quality inspired the original's, named in `inspired_by`), or the merchant's accords, notes, description and product name, most trusted first",
+              "What the profile was built from: a perfume of our catalog (catalog: the matched one's own, or for quality inspired the original's, named in `inspired_by`); the notes shops' descriptions of the perfume agree on (shops: `described_by_shops` says how many); or the merchant's accords, notes, description and product name, most trusted first",
           },
         ),
         accords: Type.Array(Type.Object({ name: Type.String(), weight: Type.Number({ minimum: 0, maximum: 1 }) })),
@@ -350,6 +351,12 @@ export const AdminProductSchema = Type.Object({
       { sillage_perfume_id: Type.String(), name: Type.String(), house: Type.String() },
       { description: 'For quality inspired: the perfume whose profile the product takes; null otherwise' },
     ),
+  ),
+  described_by_shops: Nullable(
+    Type.Integer({
+      description:
+        'For quality shops: how many independent shop descriptions of the perfume its profile rests on (never which shops); null otherwise',
+    }),
   ),
   to_recommend: Nullable(
     Type.Array(Type.Union([Type.Literal('description'), Type.Literal('inspired_by'), Type.Literal('match')]), {

@@ -367,13 +367,22 @@ export const ScoreRequestDocument = Type.Object(
 );
 
 /** The values of `quality`, most certain first (catalog/types.ts ProfileQuality). */
-export const QUALITIES = ['full', 'unreviewed', 'sibling', 'described', 'partial', 'inspired', 'guessed'] as const;
+export const QUALITIES = [
+  'full',
+  'unreviewed',
+  'sibling',
+  'shops',
+  'described',
+  'partial',
+  'inspired',
+  'guessed',
+] as const;
 
 export const QualitySchema = Type.Union(
   QUALITIES.map((q) => Type.Literal(q)),
   {
     description:
-      "What the product's scent profile rests on, most certain first. full: the product is a perfume of our catalog, scored by its own profile, confirmed or referenced. unreviewed: the product is a perfume of our catalog, scored by its own profile from the records not yet reviewed house by house. sibling: the listing names a concentration of a line the catalog lacks; the profile is the nearest concentration's, a close version, not the product itself. described: the product is a perfume of our catalog that has no profile; it is scored by what the shop says of it (its accords, notes, description). partial: not matched; scored by what the shop says of it. inspired: the product is a perfume of our catalog sold as the answer to another (`inspired_by`), and is scored by that one's profile: the notes are the original's, not its own. guessed: scored by the note and family words of the product's name alone. Only full and unreviewed profiles are the product's own notes; a product with no profile is never recommended.",
+      "What the product's scent profile rests on, most certain first. full: the product is a perfume of our catalog, scored by its own profile, confirmed or referenced. unreviewed: the product is a perfume of our catalog, scored by its own profile from the records not yet reviewed house by house. sibling: the listing names a concentration of a line the catalog lacks; the profile is the nearest concentration's, a close version, not the product itself. shops: the product is a perfume of our catalog that has no profile of its own; it is scored by the notes that the descriptions of at least two shops selling it agree on (`described_by_shops` says how many; which shops is never said). described: the product is a perfume of our catalog that has no profile; it is scored by what the shop says of it (its accords, notes, description). partial: not matched; scored by what the shop says of it. inspired: the product is a perfume of our catalog sold as the answer to another (`inspired_by`), and is scored by that one's profile: the notes are the original's, not its own. guessed: scored by the note and family words of the product's name alone. Only full and unreviewed profiles are the product's own notes; a product with no profile is never recommended.",
   },
 );
 
@@ -445,6 +454,13 @@ export const RecommendationSchema = Type.Object(
       }),
     ),
     similar_to: Type.Optional(Type.Ref(SimilarToSchema)),
+    described_by_shops: Type.Optional(
+      Type.Integer({
+        minimum: 2,
+        description:
+          'With quality shops: how many independent shop descriptions its notes rest on ("as 3 shops describe it"); copies of one text count once',
+      }),
+    ),
     inspired_by: Type.Optional(
       Type.Object(
         {

@@ -15,6 +15,7 @@ import { type ExplainedMatch, explainMatch, listingHouse, type MatchResult } fro
 import { type ProductForm, parseListing } from './parse.ts';
 import { catalogProfile, partialProfile } from './profile.ts';
 import type { MatchWhy } from './reason.ts';
+import type { ShopProfile } from './shop-notes.ts';
 
 export type RecognisedStatus = 'matched' | 'partial' | 'unmatched';
 
@@ -48,6 +49,8 @@ export interface RecognisedProduct {
   quality: ProfileQuality | null;
   /** for quality inspired: the perfume it is sold as the answer to, whose profile it takes */
   inspiredBy: CatalogPerfume | null;
+  /** for quality shops: how many independent shop descriptions its profile rests on (never which) */
+  shops?: number;
   /** the merchant's own image wins; the perfume's is the fallback */
   imageUrl: string | null;
   /** the barcode key (GTIN-14) it was matched by (matching/barcodes.ts); absent when matched by its name or pinned */
@@ -104,6 +107,12 @@ interface FoundProfile {
   profile: ProductProfile | null;
   quality: ProfileQuality | null;
   inspiredBy: CatalogPerfume | null;
+  shops?: number;
+}
+
+/** What the shelves taught, for recognising products: perfumes' profiles as shops describe them, by perfume id. */
+export interface Learnt {
+  profiles: ReadonlyMap<string, ShopProfile>;
 }
 
 const NO_PROFILE: FoundProfile = { profile: null, quality: null, inspiredBy: null };
@@ -114,8 +123,9 @@ const describedBeyondName = (p: ProductProfile) => (p.basis ?? []).some((b) => b
 /**
  * A product's scent profile from the best evidence there is, in order: its perfume's own profile
  * (full for a confirmed or referenced one, unreviewed for the older grouped files, sibling for a
- * close version's); the merchant's own accords, notes and description (described when the perfume
- * is ours, partial when it is not); the profile of the perfume ours is inspired by, when that one
+ * close version's); the notes shops agree it has, from `learnt` (shops: at least two merchants'
+ * descriptions, never a sibling's); the merchant's own accords, notes and description (described
+ * when the perfume is ours, partial when it is not); the profile of the perfume ours is inspired by, when that one
  * has its own (inspired); the note and family words of the product's name alone (guessed);
  * otherwise none: recognised, or not, but never recommended.
  */
@@ -124,11 +134,15 @@ export function profileOf(
   perfume: CatalogPerfume | null,
   sibling: boolean,
   snapshot: Pick<CatalogSnapshot, 'byId'>,
+  learnt?: Learnt,
 ): FoundProfile {
   if (perfume?.grade) {
     const quality = sibling ? 'sibling' : perfume.grade === 'unreviewed' ? 'unreviewed' : 'full';
     return { profile: catalogProfile(perfume), quality, inspiredBy: null };
   }
+  // what shops agree the perfume is: the product's own perfume only, never a close version's
+  const shops = perfume && !sibling ? learnt?.profiles.get(perfume.id) : undefined;
+  if (shops) return { profile: shops.profile, quality: 'shops', inspiredBy: null, shops: shops.shops };
   const own = partialOf(listing);
   if (own && describedBeyondName(own))
     return { profile: own, quality: perfume ? 'described' : 'partial', inspiredBy: null };
@@ -148,6 +162,7 @@ export function recogniseProduct(
   listing: ProductInput,
   snapshot: CatalogSnapshot,
   stored?: StoredDecision,
+  learnt?: Learnt,
 ): RecognisedProduct {
   const match: MatchResult = stored
     ? {
@@ -160,7 +175,7 @@ export function recogniseProduct(
   // a perfume that has left the catalog since the decision was stored cannot lend its profile
   const perfume = (match.perfumeId ? snapshot.byId.get(match.perfumeId) : undefined) ?? null;
   const sibling = perfume !== null && match.sibling === true && !stored?.pinned;
-  const found = profileOf(listing, perfume, sibling, snapshot);
+  const found = profileOf(listing, perfume, sibling, snapshot, learnt);
   const status: RecognisedStatus = perfume ? 'matched' : found.profile ? 'partial' : 'unmatched';
   return {
     listing,
@@ -199,6 +214,7 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     // the product is our perfume, whatever its profile rests on: our names for it (never a sibling's)
     ...(r.perfume && !r.sibling ? { names: namesOf(r.perfume) } : {}),
     ...(r.inspiredBy ? { inspiredBy: { id: r.inspiredBy.id, ...namesOf(r.inspiredBy) } } : {}),
+    ...(r.quality === 'shops' && r.shops ? { shops: r.shops } : {}),
   };
 }
 

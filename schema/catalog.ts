@@ -17,6 +17,7 @@ import {
 import type { Evidence } from '../catalog/schema.ts';
 import type { AccordWeight, NotePyramid, ProductProfile } from '../catalog/types.ts';
 import type { ProductSize } from '../matching/listing.ts';
+import type { ShopNotes } from '../matching/shop-notes.ts';
 import { merchants } from './merchants.ts';
 
 export type { AccordWeight, NotePyramid, ProductProfile };
@@ -115,6 +116,14 @@ export const merchantProducts = pgTable(
     barcodeKeys: text('barcode_keys').array().notNull().default(sql`'{}'::text[]`),
     /** the learnt barcode it was matched by; null when matched by its name, or pinned */
     matchKey: text('match_key'),
+    /** the notes its description and note hints give, by canonical name (matching/shop-notes.ts): what it teaches */
+    shopNotes: jsonb('shop_notes').$type<ShopNotes>(),
+    /** its description's print (a MinHash): copies of one text count once */
+    textPrint: integer('text_print').array(),
+    /** what shop_notes were read from (a hash of the description and notes): read again only when that changes */
+    shopNotesOf: text('shop_notes_of'),
+    /** with a profile as shops describe it (quality shops): how many independent descriptions it rests on */
+    profileShops: integer('profile_shops'),
     /** the feed source that brought it (a pull removes only its own source's products); null when pushed */
     feedSourceId: uuid('feed_source_id'),
     matchStatus: text('match_status', { enum: MATCH_STATUSES }).notNull().default('pending'),
@@ -139,6 +148,7 @@ export const merchantProducts = pgTable(
     uniqueIndex('merchant_products_merchant_product_uq').on(t.merchantId, t.merchantProductId),
     index('merchant_products_status_idx').on(t.merchantId, t.matchStatus),
     index('merchant_products_barcode_keys_idx').using('gin', t.barcodeKeys),
+    index('merchant_products_perfume_idx').on(t.sillagePerfumeId),
     check('merchant_products_status_check', sql`${t.matchStatus} in ('pending', 'matched', 'partial', 'unmatched')`),
   ],
 );

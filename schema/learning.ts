@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import type { AgreedNotes } from '../matching/shop-notes.ts';
 
 export const LEARNT_BARCODE_STATUSES = ['key', 'conflict'] as const;
 export type LearntBarcodeStatus = (typeof LEARNT_BARCODE_STATUSES)[number];
@@ -32,4 +33,23 @@ export const learntBarcodes = pgTable(
     index('learnt_barcodes_status_idx').on(t.status),
     check('learnt_barcodes_status_check', sql`${t.status} in ('key', 'conflict')`),
   ],
+);
+
+/**
+ * A perfume's notes as shops describe it (services/learning.ts, matching/shop-notes.ts): those the
+ * descriptions of at least two merchants' products, matched to it, agree on. Derived from
+ * merchant_products alone and recomputed as they change.
+ */
+export const learntProfiles = pgTable(
+  'learnt_profiles',
+  {
+    perfumeId: text('perfume_id').primaryKey(),
+    notes: jsonb('notes').$type<AgreedNotes['notes']>().notNull(),
+    /** independent descriptions it rests on (copies once) */
+    shops: integer('shops').notNull(),
+    /** every merchant whose products were read: what a merchant's next learning or erasure looks at again (never shown) */
+    merchantIds: uuid('merchant_ids').array().notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('learnt_profiles_merchants_idx').using('gin', t.merchantIds)],
 );

@@ -59,6 +59,8 @@ export interface ScoringProduct {
   names?: PerfumeNames;
   /** quality inspired: the perfume whose profile it takes, by id and its names in each language */
   inspiredBy?: { id: string } & PerfumeNames;
+  /** quality shops: how many independent shop descriptions its profile rests on */
+  shops?: number;
 }
 
 /** A perfume's name and house in each language (null where the catalog has none in Arabic). */
@@ -292,6 +294,7 @@ export class CompiledProducts {
             ? `${this.imageBase}/widget/v1/scent.svg?${scentImageQuery({ accords: p.profile.accords, house: p.house, name: p.name })}`
             : null),
         ...(similar ? { similar_to: similar } : {}),
+        ...(p.shops ? { described_by_shops: p.shops } : {}),
         ...(p.inspiredBy
           ? {
               inspired_by: {

@@ -1,6 +1,6 @@
 /**
- * What one shop's shelf teaches every shop (docs/learning.md): barcodes, learnt from the products
- * merchants sync. Only derived facts cross between merchants (a barcode's perfume), never a
+ * What one shop's shelf teaches every shop (docs/learning.md): barcodes, and perfumes' notes as shops
+ * describe them, learnt from the products merchants sync. Only derived facts cross between merchants (a barcode's perfume), never a
  * merchant's text, prices or name; a merchant that does not teach is never read, one that does not
  * learn is never answered from what others taught.
  *
@@ -9,14 +9,26 @@
  * bounded by that merchant's shelf, never by the whole service's.
  */
 
-import { and, eq, sql } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import { type Db, type DbOrTx, rowsOf } from '../db/client.ts';
+import { turnAt } from '../lib/turns.ts';
 import { type BarcodeVerdict, type BarcodeWitness, barcodeVerdicts, CONFIDENT_MATCH } from '../matching/barcodes.ts';
 import { inProcessMatcher, type ListingMatcher } from '../matching/recognise.ts';
-import { learntBarcodes, merchantProducts, merchants } from '../schema/index.ts';
-import { LEARN_BATCH } from './barcode-keys.ts';
-import { rematchProducts } from './products.ts';
+import {
+  type AgreedNotes,
+  agreedNotes,
+  type ShopNotes,
+  type ShopProfile,
+  type ShopVoice,
+  shopNotesOf,
+  shopsProfile,
+  textPrint,
+} from '../matching/shop-notes.ts';
+import { learntBarcodes, learntProfiles, merchantProducts, merchants } from '../schema/index.ts';
+import { LEARN_BATCH, learntProfilesOf } from './learnt.ts';
+import { rematchProducts, reprofileProducts } from './products.ts';
 
 /** What one learning run did: `witnesses` and `statements` are its work, counted. */
 export interface LearnSummary {
@@ -33,7 +45,36 @@ export interface LearnSummary {
   /** rows read: one per barcode, merchant and perfume */
   witnesses: number;
   statements: number;
+  /** the merchant's descriptions read for their notes (only those new or changed since the last run) */
+  descriptionsRead: number;
+  /** perfumes whose notes were learnt again */
+  perfumesChecked: number;
+  /** of them, those with a profile as shops describe them now */
+  profiles: number;
+  /** perfumes whose profile from shops came, changed or went */
+  profilesChanged: number;
+  /** products given (or relieved of) a profile from shops because of it */
+  reprofiled: number;
+  /** rows read to learn the profiles: one per product described (at most MAX_VOICE_ROWS a perfume) */
+  voices: number;
 }
+
+const emptySummary = (): LearnSummary => ({
+  checked: 0,
+  keys: 0,
+  conflicts: 0,
+  changed: 0,
+  rematched: 0,
+  merchants: [],
+  witnesses: 0,
+  statements: 0,
+  descriptionsRead: 0,
+  perfumesChecked: 0,
+  profiles: 0,
+  profilesChanged: 0,
+  reprofiled: 0,
+  voices: 0,
+});
 
 const textArray = (xs: readonly string[]) => sql`${`{${xs.join(',')}}`}::text[]`;
 
@@ -49,16 +90,7 @@ export async function learnBarcodes(
   keys: readonly string[],
   match: ListingMatcher = inProcessMatcher(snapshot),
 ): Promise<LearnSummary> {
-  const summary: LearnSummary = {
-    checked: 0,
-    keys: 0,
-    conflicts: 0,
-    changed: 0,
-    rematched: 0,
-    merchants: [],
-    witnesses: 0,
-    statements: 0,
-  };
+  const summary = emptySummary();
   const unique = [...new Set(keys)].filter((k) => /^\d{14}$/.test(k)).sort();
   const changed: string[] = [];
   for (let i = 0; i < unique.length; i += LEARN_BATCH) {
@@ -117,7 +149,7 @@ export async function learnBarcodes(
     );
     summary.statements++;
     for (const { merchant_id } of owners) {
-      const r = await rematchProducts(db, snapshot, merchant_id, match, { barcodes: changed });
+      const r = await rematchProducts(db, snapshot, merchant_id, match, { barcodes: changed, fromLearning: true });
       summary.rematched += r.changed;
       if (r.changed) summary.merchants.push(merchant_id);
       summary.statements += 2;
@@ -167,6 +199,162 @@ export async function learnFromMerchant(
     match,
   );
   summary.statements++;
+  await learnProfiles(db, snapshot, merchantId, summary);
+  return summary;
+}
+
+/** Rows of products describing one perfume read at most, per learning of it. */
+export const MAX_VOICE_ROWS = 40;
+
+const inputsOf = (description: string | null, notes: unknown) =>
+  createHash('sha1')
+    .update(JSON.stringify([description, notes ?? null]))
+    .digest('base64url');
+
+/**
+ * What a merchant's descriptions teach: its products' notes read again where their description
+ * or notes changed (for a merchant that teaches), then the notes shops agree on learnt again for
+ * every perfume its products are matched to (or were counted for before), and the products of
+ * every merchant matched to a perfume whose profile from shops changed given it. Work: the
+ * merchant's changed descriptions read once each (at most 4,000 characters); LEARN_BATCH
+ * perfumes a statement, at most MAX_VOICE_ROWS rows each.
+ */
+export async function learnProfiles(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  merchantId: string,
+  summary: LearnSummary = emptySummary(),
+): Promise<LearnSummary> {
+  const [merchant] = await db
+    .select({ teaches: merchants.teaches })
+    .from(merchants)
+    .where(eq(merchants.id, merchantId));
+  summary.statements++;
+  if (merchant?.teaches) {
+    const stale = await db
+      .select({
+        id: merchantProducts.id,
+        description: merchantProducts.description,
+        notes: merchantProducts.notes,
+        of: merchantProducts.shopNotesOf,
+      })
+      .from(merchantProducts)
+      .where(
+        and(
+          eq(merchantProducts.merchantId, merchantId),
+          sql`(${merchantProducts.description} is not null or ${merchantProducts.notes} is not null or ${merchantProducts.shopNotesOf} is not null)`,
+        ),
+      );
+    summary.statements++;
+    const changes: { id: string; notes: ShopNotes | null; print: number[] | null; of: string | null }[] = [];
+    for (const [i, p] of stale.entries()) {
+      const of = p.description === null && p.notes === null ? null : inputsOf(p.description, p.notes);
+      if (of === p.of) continue;
+      await turnAt(i);
+      summary.descriptionsRead++;
+      changes.push({
+        id: p.id,
+        notes: of ? shopNotesOf({ description: p.description, notes: p.notes }) : null,
+        print: of ? textPrint(p.description) : null,
+        of,
+      });
+    }
+    for (let i = 0; i < changes.length; i += LEARN_BATCH) {
+      const json = JSON.stringify(changes.slice(i, i + LEARN_BATCH));
+      await db.execute(sql`update ${merchantProducts} p set shop_notes = c.notes, text_print = c.print, shop_notes_of = c.of
+        from json_to_recordset(${json}::json) as c(id uuid, notes jsonb, print integer[], of text)
+        where p.id = c.id`);
+      summary.statements++;
+    }
+  }
+  const perfumes = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      select distinct sillage_perfume_id as id from ${merchantProducts}
+      where merchant_id = ${merchantId} and match_status = 'matched' and sillage_perfume_id is not null
+      union
+      select perfume_id as id from ${learntProfiles} where merchant_ids @> array[${merchantId}]::uuid[]`),
+  )
+    .map((r) => r.id)
+    .sort();
+  summary.statements++;
+  const changed = new Map<string, ShopProfile | null>();
+  for (let i = 0; i < perfumes.length; i += LEARN_BATCH) {
+    const batch = perfumes.slice(i, i + LEARN_BATCH);
+    summary.perfumesChecked += batch.length;
+    const rows = rowsOf<{
+      perfume_id: string;
+      merchant_id: string;
+      shop_notes: ShopNotes;
+      text_print: number[] | null;
+    }>(
+      await db.execute(sql`
+        select perfume_id, merchant_id, shop_notes, text_print from (
+          select p.sillage_perfume_id as perfume_id, p.merchant_id, p.shop_notes, p.text_print,
+            row_number() over (partition by p.sillage_perfume_id order by p.merchant_id, p.id) as n
+          from ${merchantProducts} p
+          join ${merchants} m on m.id = p.merchant_id and m.teaches
+          where p.sillage_perfume_id = any(${`{${batch.join(',')}}`}::text[])
+            and p.match_status = 'matched' and not p.match_sibling and p.match_key is null
+            and (p.match_pinned or p.match_confidence >= ${CONFIDENT_MATCH})
+            and p.shop_notes is not null
+        ) v where n <= ${MAX_VOICE_ROWS}`),
+    );
+    summary.statements++;
+    summary.voices += rows.length;
+    const voices = new Map<string, ShopVoice[]>();
+    for (const r of rows) {
+      const list = voices.get(r.perfume_id) ?? [];
+      list.push({ merchantId: r.merchant_id, notes: r.shop_notes, print: r.text_print });
+      voices.set(r.perfume_id, list);
+    }
+    const agreed = new Map<string, { notes: AgreedNotes; merchantIds: string[] }>();
+    for (const [id, vs] of voices) {
+      const a = agreedNotes(vs);
+      if (a) agreed.set(id, { notes: a, merchantIds: [...new Set(vs.map((v) => v.merchantId))].sort() });
+    }
+    const before = await db
+      .select({ id: learntProfiles.perfumeId, notes: learntProfiles.notes, shops: learntProfiles.shops })
+      .from(learntProfiles)
+      .where(inArray(learntProfiles.perfumeId, batch));
+    summary.statements++;
+    const was = new Map(before.map((b) => [b.id, JSON.stringify([b.notes, b.shops])]));
+    for (const id of batch) {
+      const a = agreed.get(id);
+      if (was.get(id) !== (a ? JSON.stringify([a.notes.notes, a.notes.shops]) : undefined))
+        changed.set(id, a ? { profile: shopsProfile(a.notes), shops: a.notes.shops } : null);
+    }
+    summary.profiles += agreed.size;
+    await db.transaction(async (tx) => {
+      const gone = batch.filter((id) => was.has(id) && !agreed.has(id));
+      if (gone.length) {
+        await tx.delete(learntProfiles).where(inArray(learntProfiles.perfumeId, gone));
+        summary.statements++;
+      }
+      if (agreed.size) {
+        const json = JSON.stringify(
+          [...agreed].map(([id, a]) => ({
+            perfume_id: id,
+            notes: a.notes.notes,
+            shops: a.notes.shops,
+            merchant_ids: a.merchantIds,
+          })),
+        );
+        await tx.execute(sql`insert into ${learntProfiles} (perfume_id, notes, shops, merchant_ids)
+          select perfume_id, notes, shops, merchant_ids from json_populate_recordset(null::learnt_profiles, ${json}::json)
+          on conflict (perfume_id) do update set notes = excluded.notes, shops = excluded.shops,
+            merchant_ids = excluded.merchant_ids, updated_at = now()`);
+        summary.statements++;
+      }
+    });
+  }
+  summary.profilesChanged = changed.size;
+  if (changed.size) {
+    const profiles = new Map([...changed].filter((e): e is [string, ShopProfile] => e[1] !== null));
+    const r = await reprofileProducts(db, snapshot, [...changed.keys()], { profiles });
+    summary.reprofiled += r.changed;
+    for (const m of r.merchants) if (!summary.merchants.includes(m)) summary.merchants.push(m);
+    summary.statements += 1 + 2 * r.merchants.length;
+  }
   return summary;
 }
 
@@ -201,7 +389,10 @@ export async function merchantsToLearn(db: DbOrTx, limit = LEARN_DISPATCH_LIMIT)
     await db.execute(sql`
       (select id from ${merchants} where learnt_version is distinct from catalog_version limit ${limit})
       union
-      (select m.id from (select distinct unnest(merchant_ids) as id from ${learntBarcodes}) m
+      (select m.id from (
+          select unnest(merchant_ids) as id from ${learntBarcodes}
+          union select unnest(merchant_ids) as id from ${learntProfiles}
+        ) m
         where not exists (select 1 from ${merchants} x where x.id = m.id) limit ${limit})`),
   );
   return rows.map((r) => r.id);
@@ -234,6 +425,23 @@ export async function learnMerchant(
       const r = await rematchProducts(db, snapshot, merchantId, match, { barcodes: own });
       summary.statements += 2;
       summary.rematched += r.changed;
+      if (r.changed && !summary.merchants.includes(merchantId)) summary.merchants.push(merchantId);
+    }
+    // and the profiles shops taught for the perfumes its products are (or no longer, if it stopped learning)
+    const perfumes = rowsOf<{ id: string }>(
+      await db.execute(sql`select distinct p.sillage_perfume_id as id from ${merchantProducts} p
+        join ${learntProfiles} l on l.perfume_id = p.sillage_perfume_id
+        where p.merchant_id = ${merchantId} and p.match_status = 'matched'
+        union
+        select distinct sillage_perfume_id as id from ${merchantProducts}
+        where merchant_id = ${merchantId} and profile_shops is not null`),
+    ).map((r) => r.id);
+    summary.statements++;
+    if (perfumes.length) {
+      const profiles = await learntProfilesOf(db, perfumes);
+      const r = await reprofileProducts(db, snapshot, perfumes, { profiles }, merchantId);
+      summary.statements += 2 + r.merchants.length;
+      summary.reprofiled += r.changed;
       if (r.changed && !summary.merchants.includes(merchantId)) summary.merchants.push(merchantId);
     }
   }

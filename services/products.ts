@@ -9,6 +9,7 @@ import { barcodeKeysOf, type ProductInput } from '../matching/listing.ts';
 import {
   explainListing,
   inProcessMatcher,
+  type Learnt,
   type ListingExplanation,
   type ListingMatcher,
   type RecognisedListings,
@@ -19,7 +20,7 @@ import {
 } from '../matching/recognise.ts';
 import { type MatchStatus, merchantProducts, merchants } from '../schema/index.ts';
 import type { ScoringProduct } from '../scoring/products.ts';
-import { withBarcodeKeys } from './barcode-keys.ts';
+import { withLearnt } from './learnt.ts';
 import { getMerchant } from './merchants.ts';
 
 export const MAX_FEED_PRODUCTS = 50_000;
@@ -86,6 +87,7 @@ const SYNCED_COLUMNS = [
   'match_sibling',
   'match_key',
   'profile',
+  'profile_shops',
   'sync_id',
 ] as const;
 /** What an operator decided by hand: a pinned product keeps these through every re-sync. */
@@ -97,6 +99,7 @@ const PINNED_COLUMNS = new Set([
   'match_sibling',
   'match_key',
   'profile',
+  'profile_shops',
 ]);
 
 /** Text as PostgreSQL stores it: an unpaired surrogate (which JSON carries as an escape it refuses) as U+FFFD. */
@@ -134,6 +137,7 @@ function upsertRows(rows: readonly Row[]): SQL {
       match_sibling: r.matchSibling,
       match_key: r.matchKey ?? null,
       profile: r.profile ?? null,
+      profile_shops: r.profileShops ?? null,
       sync_id: r.syncId,
     })),
     wellFormed,
@@ -190,9 +194,16 @@ function decisionOf(row: ProductRow): StoredDecision {
   };
 }
 
-/** A stored product, recognised from its stored decision (the matcher is not run again). */
+/**
+ * A stored product, recognised from its stored decision (the matcher is not run again), with the
+ * profile shops taught it when it was stored with one (learning keeps it current).
+ */
 export function recogniseStored(row: ProductRow, snapshot: CatalogSnapshot): RecognisedProduct {
-  return recogniseProduct(listingOf(row), snapshot, decisionOf(row));
+  const learnt =
+    row.profileShops && row.profile && row.sillagePerfumeId
+      ? { profiles: new Map([[row.sillagePerfumeId, { profile: row.profile, shops: row.profileShops }]]) }
+      : undefined;
+  return recogniseProduct(listingOf(row), snapshot, decisionOf(row), learnt);
 }
 
 /** The columns a recognition sets on a stored product. */
@@ -204,6 +215,7 @@ const matchColumns = (r: RecognisedProduct) => ({
   matchSibling: r.sibling,
   matchKey: r.matchKey ?? null,
   profile: r.profile,
+  profileShops: r.quality === 'shops' ? (r.shops ?? null) : null,
 });
 
 /**
@@ -238,7 +250,7 @@ export async function syncProducts(
 
   const found = opts.recognised ?? (await (opts.match ?? inProcessMatcher(snapshot)).listings(merchant.id, feed));
   const { problems } = found;
-  const recognised = await withBarcodeKeys(db, snapshot, merchant, found.recognised);
+  const recognised = await withLearnt(db, snapshot, merchant, found.recognised);
   const rejected = problems.length;
   const rejections: SyncRejection[] = problems
     .slice(0, 1000)
@@ -329,6 +341,84 @@ export async function syncProducts(
 }
 
 /**
+ * A merchant's products changed by learning alone (what other shelves taught): its shelf teaches
+ * nothing new by it, so a merchant learnt from at `before` is learnt from at `after` too, and the
+ * dispatch does not send it again for this.
+ */
+async function carryLearnt(tx: DbOrTx, merchantId: string, before: number, after: number) {
+  await tx.execute(sql`update ${merchants} set learnt_version = ${after}
+    where id = ${merchantId} and learnt_version = ${before} and catalog_version = ${after}`);
+}
+
+/**
+ * The products of every merchant matched to these perfumes given the profile shops now agree on
+ * (or none, when they no longer do, or the merchant does not learn), where it changed: after
+ * learning changed what shops say of the perfumes. Work: one read of those products, one write per
+ * product changed, per merchant one version bump.
+ */
+export async function reprofileProducts(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  perfumeIds: readonly string[],
+  learnt: Learnt,
+  /** only this merchant's products */
+  merchantId?: string,
+): Promise<{ changed: number; merchants: string[] }> {
+  if (perfumeIds.length === 0) return { changed: 0, merchants: [] };
+  const rows = await db
+    .select({ row: merchantProducts, learns: merchants.learns, version: merchants.catalogVersion })
+    .from(merchantProducts)
+    .innerJoin(merchants, eq(merchants.id, merchantProducts.merchantId))
+    .where(
+      and(
+        inArray(merchantProducts.sillagePerfumeId, [...perfumeIds]),
+        eq(merchantProducts.matchStatus, 'matched'),
+        eq(merchantProducts.matchSibling, false),
+        merchantId ? eq(merchantProducts.merchantId, merchantId) : undefined,
+      ),
+    );
+  const byMerchant = new Map<
+    string,
+    { version: number; changes: { id: string; r: RecognisedProduct; read: Date }[] }
+  >();
+  for (const [i, { row, learns, version }] of rows.entries()) {
+    await turnAt(i);
+    const r = recogniseProduct(listingOf(row), snapshot, decisionOf(row), learns ? learnt : undefined);
+    const shops = r.quality === 'shops' ? (r.shops ?? null) : null;
+    if (shops === row.profileShops && canonical(r.profile) === canonical(row.profile)) continue;
+    const m = byMerchant.get(row.merchantId) ?? { version, changes: [] };
+    m.changes.push({ id: row.id, r, read: row.updatedAt });
+    byMerchant.set(row.merchantId, m);
+  }
+  let changed = 0;
+  for (const [merchantId, { version, changes }] of byMerchant) {
+    await db.transaction(async (tx) => {
+      for (const { id, r, read } of changes) {
+        await tx
+          .update(merchantProducts)
+          .set({
+            matchStatus: r.status,
+            profile: r.profile,
+            profileShops: r.quality === 'shops' ? (r.shops ?? null) : null,
+            updatedAt: sql`now()`,
+          })
+          // a product synced, pinned or matched again since it was read here is left as that left it
+          .where(
+            and(
+              eq(merchantProducts.id, id),
+              sql`date_trunc('milliseconds', ${merchantProducts.updatedAt}) = ${read.toISOString()}::timestamptz`,
+            ),
+          );
+      }
+      const after = await touchMerchantCatalog(tx, merchantId, false);
+      await carryLearnt(tx, merchantId, version, after);
+    });
+    changed += changes.length;
+  }
+  return { changed, merchants: [...byMerchant.keys()] };
+}
+
+/**
  * The ids of a feed source's products that are one of `ids` or match one of its `%` patterns
  * (a platform's product is one row per concentration: `123`, `123:edt`).
  */
@@ -392,7 +482,12 @@ export function productView(
     profile: r.profile
       ? {
           // what the profile was built from: a perfume of ours (the matched one, or the original it is inspired by), or the merchant's own words
-          basis: r.profile.source === 'catalog' ? ['catalog' as const] : (r.profile.basis ?? []),
+          basis:
+            r.profile.source === 'catalog'
+              ? ['catalog' as const]
+              : r.profile.source === 'shops'
+                ? ['shops' as const]
+                : (r.profile.basis ?? []),
           accords: r.profile.accords.slice(0, 8),
           families: r.profile.families,
         }
@@ -400,6 +495,7 @@ export function productView(
     inspired_by: r.inspiredBy
       ? { sillage_perfume_id: r.inspiredBy.id, name: r.inspiredBy.name, house: r.inspiredBy.house }
       : null,
+    described_by_shops: r.quality === 'shops' ? (r.shops ?? null) : null,
     to_recommend: toRecommend(r, explanation),
     sillage_perfume_id: r.perfume?.id ?? null,
     matched_perfume: r.perfume
@@ -560,7 +656,7 @@ export async function unpinMatch(
   const merchant = await getMerchant(db, merchantIdOrSlug);
   return db.transaction(async (tx) => {
     const product = await getProduct(tx, merchant.id, merchantProductId);
-    const [r] = await withBarcodeKeys(tx, snapshot, merchant, [recogniseProduct(listingOf(product), snapshot)]);
+    const [r] = await withLearnt(tx, snapshot, merchant, [recogniseProduct(listingOf(product), snapshot)]);
     const [row] = await tx
       .update(merchantProducts)
       .set({ ...matchColumns(r as RecognisedProduct), matchPinned: false, updatedAt: sql`now()` })
@@ -611,7 +707,7 @@ export async function rematchProducts(
    * only the products carrying one of these barcode keys whose match a barcode can move (matched by
    * a barcode, or not confidently by name): after learning changed what the barcodes say
    */
-  opts: { barcodes?: readonly string[] } = {},
+  opts: { barcodes?: readonly string[]; fromLearning?: boolean } = {},
 ): Promise<RematchSummary> {
   const merchant = await getMerchant(db, merchantIdOrSlug);
   const byBarcodes = opts.barcodes
@@ -625,12 +721,7 @@ export async function rematchProducts(
     .where(and(eq(merchantProducts.merchantId, merchant.id), eq(merchantProducts.matchPinned, false), byBarcodes));
   const counts = { matched: 0, partial: 0, unmatched: 0, without_profile: 0 };
   const changes: { id: string; r: RecognisedProduct; previous: string | null; read: Date }[] = [];
-  const recognised = await withBarcodeKeys(
-    db,
-    snapshot,
-    merchant,
-    await match.products(merchant.id, rows.map(listingOf)),
-  );
+  const recognised = await withLearnt(db, snapshot, merchant, await match.products(merchant.id, rows.map(listingOf)));
   for (const [i, row] of rows.entries()) {
     await turnAt(i);
     const r = recognised[i] as RecognisedProduct;
@@ -641,6 +732,7 @@ export async function rematchProducts(
       r.match.perfumeId === row.sillagePerfumeId &&
       r.sibling === row.matchSibling &&
       (r.matchKey ?? null) === row.matchKey &&
+      (r.quality === 'shops' ? (r.shops ?? null) : null) === row.profileShops &&
       canonical(r.profile) === canonical(row.profile);
     if (!same) {
       // the perfume it was matched to before, when that changes (a withdrawn one is kept as it was)
@@ -669,6 +761,7 @@ export async function rematchProducts(
         );
     }
     const version = changes.length ? await touchMerchantCatalog(tx, merchant.id, false) : merchant.catalogVersion;
+    if (opts.fromLearning && changes.length) await carryLearnt(tx, merchant.id, merchant.catalogVersion, version);
     return {
       merchant_id: merchant.id,
       checked: rows.length,

@@ -216,4 +216,54 @@ describe.runIf(TEST_DATABASE_URL && TEST_REDIS_URL)('several instances on one Po
     );
     expect(visibleMs).toBeLessThan(1000);
   });
+
+  it('a barcode two shops teach through two instances matches a third shop’s junk product, scored on the third (docs/learning.md)', async () => {
+    const [a, b, c] = (await cluster()) as [Instance, Instance, Instance];
+    // a valid EAN-13 (GS1 prefix 629), the same bottle in every shop
+    const barcode = '6291100000012';
+    const junk = await createMerchantAndKey(c, 'learn-junk');
+    await syncProducts(c, junk.merchantId, [{ merchant_product_id: 'item-7', name: 'Item 7', price: 150, barcode }]);
+    for (const [node, label] of [
+      [a, 'learn-a'],
+      [b, 'learn-b'],
+    ] as const) {
+      const teacher = await createMerchantAndKey(node, label);
+      await syncProducts(node, teacher.merchantId, [
+        { merchant_product_id: 'k', name: 'Lattafa Khamrah EDP 100ml', price: 155, barcode },
+      ]);
+    }
+    const started = performance.now();
+    // learnt in the background (pg-boss, on whichever instance takes it), the junk product matched again
+    const matched = await poll(
+      'the junk product to be matched by its barcode',
+      async () => {
+        const res = await request(`${c.url}/api/admin/merchants/${junk.merchantId}/products`, {
+          headers: adminHeaders,
+        });
+        const [p] = res.json<{
+          products: { matched_by: string | null; sillage_perfume_id: string | null; reason: string }[];
+        }>().products;
+        return p?.matched_by === 'barcode' ? p : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(matched).toMatchObject({ sillage_perfume_id: 'lattafa-khamrah-edp' });
+    expect(matched.reason).toMatch(/learnt from 2 shops/);
+    process.stdout.write(
+      `barcode learnt and applied across instances in ${Math.round(performance.now() - started)} ms\n`,
+    );
+    // and an instance that had the junk shop's products compiled scores it now
+    await poll(
+      'the third instance to score the product matched by barcode',
+      async () => {
+        const res = await request(`${c.url}/api/widget/score`, {
+          body: { api_key: junk.key, locale: 'en', limit: 24, quiz: QUIZ },
+          localAddress: '127.0.0.20',
+          timeoutMs: 5000,
+        });
+        return shownProducts(res).includes('item-7') || undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+  });
 });

@@ -52,12 +52,14 @@ export async function storefront(): Promise<Recommendation[]> {
   const first = recommendations[0];
   if (first) {
     const score: number = first.match_score;
-    const quality: 'full' | 'unreviewed' | 'sibling' | 'described' | 'partial' | 'inspired' | 'guessed' = first.quality;
+    const quality: 'full' | 'unreviewed' | 'sibling' | 'shops' | 'described' | 'partial' | 'inspired' | 'guessed' = first.quality;
     const original: string | undefined = first.inspired_by?.name;
+    const shops: number | undefined = first.described_by_shops;
     await client.POST('/api/widget/event', {
       body: { api_key, type: 'recommendation_clicked', session_id, merchant_product_id: first.merchant_product_id, position: 1 },
     });
     void score;
+    void shops;
     void quality;
     void original;
   }

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gtinKey } from '../lib/gtin.ts';
-import { learntBarcodes, merchants } from '../schema/index.ts';
-import { LEARN_BATCH } from '../services/barcode-keys.ts';
-import { learnFromMerchant, learnMerchant } from '../services/learning.ts';
+import { learntBarcodes, learntProfiles, merchants } from '../schema/index.ts';
+import { learnFromMerchant, learnMerchant, MAX_VOICE_ROWS } from '../services/learning.ts';
+import { LEARN_BATCH } from '../services/learnt.ts';
 import { syncProducts } from '../services/products.ts';
 import { withCheck } from './gtin-fixture.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
@@ -200,18 +200,145 @@ describe('barcodes learnt from shelves (docs/learning.md)', () => {
       }));
     await syncProducts(app.db, app.catalog.current(), small.merchant.id, shelf('629130', 40));
     const alone = await learnFromMerchant(app.db, app.catalog.current(), small.merchant.id);
-    // 1 statement finds its barcodes; each batch of LEARN_BATCH reads witnesses, what was learnt, and writes
+    /** statements at most: finding its barcodes, its descriptions and its perfumes; per LEARN_BATCH of each, a read and writes */
+    const cap = (barcodes: number, perfumes: number, described: number) =>
+      4 +
+      4 * Math.ceil(barcodes / LEARN_BATCH) +
+      Math.ceil(described / LEARN_BATCH) +
+      4 * Math.ceil(perfumes / LEARN_BATCH);
     expect(alone.checked).toBe(40);
-    expect(alone.statements).toBeLessThanOrEqual(1 + 4 * Math.ceil(40 / LEARN_BATCH));
+    expect(alone.perfumesChecked).toBe(SHELF.length);
+    expect(alone.statements).toBeLessThanOrEqual(cap(40, SHELF.length, 0));
     expect(alone.witnesses).toBe(40);
-    // another merchant's 1,200 other bottles change nothing of it
+    // another merchant's 1,200 other bottles of the same perfumes change nothing of its barcodes' cost,
+    // and its perfumes' descriptions are read at most MAX_VOICE_ROWS a perfume
     await syncProducts(app.db, app.catalog.current(), big.merchant.id, shelf('629140', 1200));
     const after = await learnFromMerchant(app.db, app.catalog.current(), small.merchant.id);
-    expect({ ...after, merchants: [] }).toEqual({ ...alone, merchants: [] });
+    expect([after.checked, after.witnesses, after.statements]).toEqual([
+      alone.checked,
+      alone.witnesses,
+      alone.statements,
+    ]);
+    expect(after.voices).toBeLessThanOrEqual(SHELF.length * MAX_VOICE_ROWS);
+    // a description is read once, and again only when it changes
+    const describedShelf = shelf('629130', 40).map((p, i) => ({
+      ...p,
+      description: `Top notes: bergamot. Base notes: oud, amber ${i}.`,
+    }));
+    await syncProducts(app.db, app.catalog.current(), small.merchant.id, describedShelf);
+    const first = await learnFromMerchant(app.db, app.catalog.current(), small.merchant.id);
+    expect(first.descriptionsRead).toBe(40);
+    expect(first.statements).toBeLessThanOrEqual(cap(40, SHELF.length, 40));
+    expect((await learnFromMerchant(app.db, app.catalog.current(), small.merchant.id)).descriptionsRead).toBe(0);
+    describedShelf[3] = { ...(describedShelf[3] as (typeof describedShelf)[0]), description: 'Top notes: lemon.' };
+    await syncProducts(app.db, app.catalog.current(), small.merchant.id, describedShelf);
+    expect((await learnFromMerchant(app.db, app.catalog.current(), small.merchant.id)).descriptionsRead).toBe(1);
     // the big shelf's own run: its barcodes in batches of LEARN_BATCH
     const own = await learnMerchant(app.db, app.catalog.current(), big.merchant.id);
     expect(own.checked).toBe(1200);
     expect(own.witnesses).toBe(1200);
-    expect(own.statements).toBeLessThanOrEqual(3 + 1 + 4 * Math.ceil(1200 / LEARN_BATCH) + 3);
+    expect(own.statements).toBeLessThanOrEqual(3 + cap(1200, SHELF.length, 0) + 4);
+  });
+});
+
+describe('profiles as shops describe them (docs/learning.md)', () => {
+  /** perfumes of our catalog with no profile of their own: recognised, never recommended until shops describe them */
+  const PERFUMES = [
+    { id: 'acqua-di-parma-oud-spice-edp', name: 'Acqua di Parma Oud & Spice Eau de Parfum 100ml' },
+    { id: 'acqua-di-parma-quercia-edp', name: 'Acqua di Parma Quercia Eau de Parfum 100ml' },
+  ];
+  const described = (texts: string[]) =>
+    PERFUMES.map((p, i) => ({ merchant_product_id: `d${i}`, name: p.name, price: 900, description: texts[i] }));
+  const A1 = [
+    'Top notes: Black Pepper, Cardamom, Ginger. Heart notes: Oud, Leather. Base notes: Sandalwood, Vanilla, Amber.',
+    'Top notes: Bergamot, Mandarin. Heart notes: Oakmoss, Lavender. Base notes: Oak, Patchouli, Vetiver.',
+  ];
+  // the second shop in its own words, in Arabic for one of them, and with a note the first does not give
+  const A2 = [
+    'عطر شرقي دافئ. المقدمة: فلفل أسود، هيل. القلب: عود، جلد. القاعدة: صندل، فانيليا.',
+    'A woody chypre that opens on bergamot and mandarin, with lavender at its heart and a base of oak, patchouli and musk.',
+  ];
+  const view = async (slug: string) =>
+    (await admin('GET', `/merchants/${slug}/products`)).json().products as {
+      merchant_product_id: string;
+      quality: string | null;
+      described_by_shops: number | null;
+      profile: { basis: string[]; accords: { name: string }[] } | null;
+    }[];
+
+  it("gives a shop's undescribed products the notes two other shops' descriptions agree on, and takes them away with those shops", async () => {
+    for (const slug of ['sp-b', 'sp-a1', 'sp-a2', 'sp-copy']) await createMerchantWithKey(app, { slug });
+    const { key } = await createMerchantWithKey(app, { slug: 'sp-b-key' });
+    // B lists the perfumes by name alone: recognised, with no profile
+    await admin('PUT', '/merchants/sp-b/products', {
+      products: PERFUMES.map((p, i) => ({ merchant_product_id: `b${i}`, name: p.name, price: 800 })),
+    });
+    // (the first names oud: a profile guessed from its name alone)
+    expect((await view('sp-b')).map((p) => p.quality)).toEqual(['guessed', null]);
+
+    // one shop describing them is not enough
+    await admin('PUT', '/merchants/sp-a1/products', { products: described(A1) });
+    // a shop pasting the first one's descriptions is the same voice
+    await admin('PUT', '/merchants/sp-copy/products', { products: described(A1) });
+    await app.learning.runDue();
+    expect((await view('sp-b')).map((p) => p.quality)).toEqual(['guessed', null]);
+
+    await admin('PUT', '/merchants/sp-a2/products', { products: described(A2) });
+    await app.learning.runDue();
+    const b = await view('sp-b');
+    for (const p of b) {
+      expect(p).toMatchObject({ quality: 'shops', described_by_shops: 2 });
+      expect(p.profile?.basis).toEqual(['shops']);
+    }
+    expect(b[0]?.profile?.accords.map((a) => a.name)).toEqual(expect.arrayContaining(['oud']));
+    // the notes kept are those both give: no musk (the second only), no ginger (the first only)
+    const [learnt] = await app.db
+      .select()
+      .from(learntProfiles)
+      .where(eq(learntProfiles.perfumeId, PERFUMES[1]?.id as string));
+    expect(learnt?.notes).toEqual({
+      top: ['bergamot', 'mandarin orange'],
+      heart: ['lavender'],
+      base: ['oak', 'patchouli'],
+      flat: [],
+    });
+    expect(learnt?.shops).toBe(2);
+
+    // a shopper of B is recommended them, labelled as shops describe them
+    const bId = (await admin('GET', '/merchants/sp-b')).json().id as string;
+    await syncProducts(app.db, app.catalog.current(), (await admin('GET', '/merchants/sp-b-key')).json().id, []);
+    const score = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: {
+        api_key: key,
+        quiz: { families: ['woody'] },
+        catalog_mode: 'inline',
+        inline_catalog: [{ merchant_product_id: 'i1', name: PERFUMES[0]?.name, price: 700 }],
+      },
+    });
+    const shown = [...score.json().recommendations, ...score.json().also_explore];
+    expect(shown).toEqual([
+      expect.objectContaining({ merchant_product_id: 'i1', quality: 'shops', described_by_shops: 2 }),
+    ]);
+    expect(bId).toBeTruthy();
+
+    // a shop that syncs now takes them at once
+    await createMerchantWithKey(app, { slug: 'sp-late' });
+    const late = await admin('PUT', '/merchants/sp-late/products', {
+      products: [{ merchant_product_id: 'l', name: PERFUMES[0]?.name }],
+    });
+    expect(late.json()).toMatchObject({ matched: 1, without_profile: 0 });
+
+    // a shop that does not learn keeps its products unprofiled
+    await admin('PATCH', '/merchants/sp-late', { learns: false });
+    await app.learning.runDue();
+    expect((await view('sp-late'))[0]?.quality).toBe('guessed');
+
+    // the second shop stops teaching: with one voice left, the profiles go, and B's products with them
+    await admin('PATCH', '/merchants/sp-a2', { teaches: false });
+    await app.learning.runDue();
+    expect((await view('sp-b')).map((p) => p.quality)).toEqual(['guessed', null]);
+    expect(await app.db.select().from(learntProfiles)).toEqual([]);
   });
 });

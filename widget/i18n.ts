@@ -84,6 +84,7 @@ const ar = {
   basis: {
     unreviewed: 'لم نتحقق من نفحاته بعد',
     sibling: 'نفحاته من تركيز آخر منه',
+    shops: 'كما تصفه المتاجر',
     described: 'كما يصفه المتجر',
     partial: 'كما يصفه المتجر',
     inspired: 'بنفحات العطر المستوحى منه',
@@ -190,6 +191,7 @@ const en: typeof ar = {
   basis: {
     unreviewed: 'Notes not yet verified',
     sibling: 'Notes of another concentration of it',
+    shops: 'As shops describe it',
     described: 'As the shop describes it',
     partial: 'As the shop describes it',
     inspired: 'Notes of the perfume it is inspired by',

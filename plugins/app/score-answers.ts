@@ -10,8 +10,8 @@ import {
   type ScoringProduct,
 } from '../../scoring/products.ts';
 import type { Quiz } from '../../scoring/quiz.ts';
-import { withBarcodeKeys } from '../../services/barcode-keys.ts';
 import type { ResolvedKey } from '../../services/keys.ts';
+import { withLearnt } from '../../services/learnt.ts';
 import { type RecordedAnswer, recordedAnswer } from './sessions.ts';
 
 /** What a score request asks, once validated. */
@@ -119,7 +119,7 @@ export default fp(
         );
       }
       // a barcode the shelves taught matches what its name does not (one lookup for the catalog's barcodes)
-      const recognised = await withBarcodeKeys(app.db, snapshot, merchant, found.recognised);
+      const recognised = await withLearnt(app.db, snapshot, merchant, found.recognised);
       const products: ScoringProduct[] = [];
       for (const r of recognised) {
         const p = scoringProductOf(r);
