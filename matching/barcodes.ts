@@ -5,6 +5,7 @@
  */
 
 import type { CatalogSnapshot } from '../catalog/store.ts';
+import type { CatalogPerfume } from '../catalog/types.ts';
 import { gtinKey } from '../lib/gtin.ts';
 import { type RecognisedProduct, recogniseProduct } from './recognise.ts';
 
@@ -30,7 +31,7 @@ export function catalogBarcodeKeys(snapshot: CatalogSnapshot): Map<string, Barco
     keys = new Map();
     const owners = new Map<string, Set<string>>();
     for (const p of snapshot.perfumes)
-      for (const b of p.barcodes ?? []) {
+      for (const b of p.barcodes) {
         const k = gtinKey(b);
         owners.set(k, (owners.get(k) ?? new Set()).add(p.id));
       }
@@ -58,22 +59,22 @@ export function applyBarcodeKeys(
   snapshot: CatalogSnapshot,
 ): RecognisedProduct[] {
   const own = catalogBarcodeKeys(snapshot);
-  if (own.size === 0 && learnt.size === 0) return [...recognised];
   return recognised.map((r) => {
     if (r.pinned || (r.match.perfumeId && r.match.confidence >= CONFIDENT_MATCH)) return r;
-    let found: { code: string; key: BarcodeKey; keyOf: string } | null = null;
+    let found: { code: string; key: BarcodeKey; keyOf: string; perfume: CatalogPerfume } | null = null;
     const codes = [r.listing.barcode, ...(r.listing.sizes ?? []).map((s) => s.barcode)];
     for (const code of codes) {
       if (!code) continue;
       const k = gtinKey(code);
       const key = own.get(k) ?? learnt.get(k);
-      if (!key || !snapshot.byId.has(key.perfumeId)) continue;
-      if (found && found.key.perfumeId !== key.perfumeId) return r;
-      found ??= { code, key, keyOf: k };
+      // a key for a perfume that has left the catalog names nothing
+      const perfume = key && snapshot.byId.get(key.perfumeId);
+      if (!key || !perfume) continue;
+      if (found && found.perfume !== perfume) return r;
+      found ??= { code, key, keyOf: k, perfume };
     }
     if (!found) return r;
-    const perfume = snapshot.byId.get(found.key.perfumeId);
-    if (!perfume) return r;
+    const { perfume } = found;
     const byBarcode = recogniseProduct(r.listing, snapshot, {
       status: 'matched',
       perfumeId: perfume.id,

@@ -73,7 +73,7 @@ function mix(h: number, k: number): number {
  */
 export function textPrint(text: string | null): number[] | null {
   if (!text) return null;
-  const words = normalizeText(text.slice(0, 4000)).split(' ').filter(Boolean);
+  const words = normalizeText(text.slice(0, 4000)).split(' ');
   if (words.length < 3) return null;
   const print = new Array<number>(PRINT_SIZE).fill(0xffffffff);
   for (let i = 0; i + 2 < words.length; i++) {
@@ -138,7 +138,6 @@ export function agreedNotes(voices: readonly ShopVoice[]): AgreedNotes | null {
       v.print && independent.some((u) => u.print && printSimilarity(u.print, v.print as number[]) >= COPY_SIMILARITY);
     if (!copied) independent.push(v);
   }
-  if (independent.length < MIN_SHOPS) return null;
   const votes = new Map<string, { voices: number; tiers: Record<Tier, number> }>();
   for (const v of independent) {
     const seen = new Set<string>();
@@ -170,7 +169,6 @@ export function shopsProfile(agreed: AgreedNotes): ProductProfile {
   const p = profileFromNotes(agreed.notes);
   return {
     source: 'shops',
-    basis: ['notes'],
     families: p.families,
     accords: p.accords,
     // notes named without a tier are scored (profileFromNotes) but shown in no tier

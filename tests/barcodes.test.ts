@@ -52,8 +52,14 @@ describe('barcodeVerdicts: what the shelves say of a barcode', () => {
       { perfume_id: 'x', shops: 2 },
       { perfume_id: 'y', shops: 2 },
     ]);
-    const [u] = barcodeVerdicts([w(B2, 'a', 'y'), w(B2, 'b', 'x'), w(B2, 'c', 'y')]);
-    expect(u?.perfumes?.[0]).toEqual({ perfume_id: 'y', shops: 2 });
+    const [u] = barcodeVerdicts([w(B2, 'a', 'x'), w(B2, 'b', 'y'), w(B2, 'c', 'y')]);
+    expect(u?.perfumes).toEqual([
+      { perfume_id: 'y', shops: 2 },
+      { perfume_id: 'x', shops: 1 },
+    ]);
+    // a shop that put it on both perfumes is one shop
+    const [t] = barcodeVerdicts([w(B2, 'a', 'x'), w(B2, 'a', 'y'), w(B2, 'b', 'y')]);
+    expect(t).toMatchObject({ shops: 2, merchantIds: ['a', 'b'] });
   });
 
   it('judges each barcode on its own', () => {
@@ -80,7 +86,39 @@ describe('applyBarcodeKeys: a product matched by its barcode', () => {
     expect(r?.perfume?.id).toBe('dior-sauvage-edp');
     expect(r?.match.reason).toBe(`matched by barcode ${B1}, learnt from 3 shops: Sauvage (edp) by Dior`);
     expect(r?.matchKey).toBe(gtinKey(B1));
-    expect(r?.quality).not.toBeNull();
+    // the perfume itself, not a version of it, and no pin
+    expect(r).toMatchObject({ pinned: false, sibling: false, quality: 'unreviewed' });
+  });
+
+  it('matches by two barcodes of one perfume, and by the one that names a perfume the catalog still has', () => {
+    const keys = learnt([
+      [B1, { perfumeId: 'dior-sauvage-edp', shops: 2 }],
+      [B2, { perfumeId: 'dior-sauvage-edp', shops: 4 }],
+      [B3, { perfumeId: 'gone-from-the-catalog', shops: 2 }],
+    ]);
+    const [both, gone] = applyBarcodeKeys(
+      recognise([
+        { merchant_product_id: '1', name: 'Item 1', barcode: B1, sizes: [{ label: '50 ml', barcode: B2 }] },
+        { merchant_product_id: '2', name: 'Item 2', barcode: B3, sizes: [{ label: '50 ml', barcode: B2 }] },
+      ]),
+      keys,
+      snapshot,
+    );
+    expect(both?.perfume?.id).toBe('dior-sauvage-edp');
+    expect(both?.match.reason).toMatch(/learnt from 2 shops/);
+    expect(gone?.perfume?.id).toBe('dior-sauvage-edp');
+    expect(gone?.match.reason).toMatch(new RegExp(`barcode ${B2}, learnt from 4 shops`));
+  });
+
+  it(`lets a name matched at exactly ${CONFIDENT_MATCH} stand`, () => {
+    const [r] = recognise([{ merchant_product_id: '1', name: 'Item 1', barcode: B1 }]);
+    const named = {
+      ...(r as NonNullable<typeof r>),
+      match: { perfumeId: 'dior-sauvage-edp', confidence: CONFIDENT_MATCH, reason: 'x' },
+    };
+    expect(applyBarcodeKeys([named], learnt([[B1, { perfumeId: 'lattafa-khamrah-edp', shops: 2 }]]), snapshot)[0]).toBe(
+      named,
+    );
   });
 
   it("reads a size's barcode as well as the product's", () => {
@@ -150,6 +188,8 @@ describe('applyBarcodeKeys: a product matched by its barcode', () => {
       perfumes: base.perfumes.map((p) => (p.id === 'creed-aventus-edp' ? { ...p, barcodes: [B3] } : p)),
     };
     expect(catalogBarcodeKeys(withBarcode).get(gtinKey(B3))).toEqual({ perfumeId: 'creed-aventus-edp', shops: 0 });
+    // built once per catalog snapshot
+    expect(catalogBarcodeKeys(withBarcode)).toBe(catalogBarcodeKeys(withBarcode));
     const [r] = applyBarcodeKeys(
       recognise([{ merchant_product_id: '1', name: 'Item 9', barcode: B3 }]),
       learnt([[B3, { perfumeId: 'dior-sauvage-edp', shops: 5 }]]),

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import {
   agreedNotes,
   COPY_SIMILARITY,
+  MAX_SHOP_NOTES,
   MIN_AGREED_NOTES,
   MIN_SHOPS,
+  PRINT_SIZE,
   printSimilarity,
   type ShopNotes,
   type ShopVoice,
@@ -33,6 +35,48 @@ describe('shopNotesOf: the notes one shop gives of its product', () => {
       base: ['oud', 'sandalwood', 'amber', 'musk'],
       flat: [],
     });
+  });
+
+  it('keeps at most MAX_SHOP_NOTES notes a tier', () => {
+    const many = [
+      'oud',
+      'rose',
+      'amber',
+      'musk',
+      'saffron',
+      'bergamot',
+      'vanilla',
+      'jasmine',
+      'patchouli',
+      'vetiver',
+      'cedar',
+      'sandalwood',
+      'lemon',
+      'lavender',
+      'iris',
+      'violet',
+      'tonka bean',
+      'benzoin',
+      'incense',
+      'leather',
+      'tobacco',
+      'coffee',
+      'cinnamon',
+      'cardamom',
+      'pink pepper',
+      'ginger',
+      'mint',
+      'neroli',
+      'orange blossom',
+      'tuberose',
+      'ylang ylang',
+      'peony',
+      'lily of the valley',
+    ];
+    const n = shopNotesOf({ description: null, notes: { base: many } });
+    expect(many.length).toBeGreaterThan(MAX_SHOP_NOTES);
+    expect(n?.base).toHaveLength(MAX_SHOP_NOTES);
+    expect(n?.base).toEqual(many.slice(0, MAX_SHOP_NOTES));
   });
 
   it('reads an Arabic description as an English one', () => {
@@ -70,7 +114,14 @@ describe('textPrint: copies of one text are told from texts of their own', () =>
 
   it('prints nothing of a text too short to tell', () => {
     expect(textPrint('Oud rose')).toBeNull();
+    expect(textPrint('… , !')).toBeNull();
     expect(textPrint(null)).toBeNull();
+    expect(textPrint('Oud rose amber')).toHaveLength(PRINT_SIZE);
+  });
+
+  it('prints the first 4,000 characters only: what follows changes nothing', () => {
+    const long = `${'oud rose amber musk saffron '.repeat(200)}`.slice(0, 4000);
+    expect(textPrint(`${long} vanilla tonka coffee leather tobacco`)).toEqual(textPrint(long));
   });
 });
 
@@ -128,6 +179,14 @@ describe('agreedNotes: what independent shops agree a perfume smells of', () => 
   it("takes a merchant's richest description of the perfume as its one voice", () => {
     const agreed = agreedNotes([voice('a1', { base: ['oud'] }), voice('a1', a1), voice('a2', a2)]);
     expect(agreed?.notes.base).toEqual(['amber', 'oud']);
+    // the richer one wins whichever comes first and however it sorts
+    const rich = voice('a1', { base: ['amber', 'musk', 'oud'] });
+    const poor = voice('a1', { top: ['zzz'], base: ['oud'] });
+    for (const order of [
+      [rich, poor],
+      [poor, rich],
+    ])
+      expect(agreedNotes([...order, voice('a2', { base: ['amber', 'musk'] })])?.notes.base).toEqual(['amber', 'musk']);
   });
 
   const NOTES = ['oud', 'rose', 'amber', 'musk', 'saffron', 'bergamot', 'vanilla', 'jasmine'];
