@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import { type Db, type DbOrTx, rowsOf } from '../db/client.ts';
-import { turnAt } from '../lib/turns.ts';
+import { slicer } from '../lib/turns.ts';
 import { type BarcodeVerdict, type BarcodeWitness, barcodeVerdicts, CONFIDENT_MATCH } from '../matching/barcodes.ts';
 import { inProcessMatcher, type ListingMatcher } from '../matching/recognise.ts';
 import {
@@ -205,6 +205,11 @@ export async function learnFromMerchant(
 
 /** Rows of products describing one perfume read at most, per learning of it. */
 export const MAX_VOICE_ROWS = 40;
+/**
+ * Perfumes learnt (and their products given their profile) a statement: at most 2,000 rows of
+ * notes read at once, so no statement holds the database, nor its answer the event loop, for long.
+ */
+export const PROFILE_BATCH = 50;
 
 const inputsOf = (description: string | null, notes: unknown) =>
   createHash('sha1')
@@ -247,10 +252,12 @@ export async function learnProfiles(
       );
     summary.statements++;
     const changes: { id: string; notes: ShopNotes | null; print: number[] | null; of: string | null }[] = [];
-    for (const [i, p] of stale.entries()) {
+    // a description read costs up to a millisecond: requests are answered between stretches of TURN_MS
+    const slice = slicer();
+    for (const p of stale) {
+      await slice();
       const of = p.description === null && p.notes === null ? null : inputsOf(p.description, p.notes);
       if (of === p.of) continue;
-      await turnAt(i);
       summary.descriptionsRead++;
       changes.push({
         id: p.id,
@@ -278,8 +285,8 @@ export async function learnProfiles(
     .sort();
   summary.statements++;
   const changed = new Map<string, ShopProfile | null>();
-  for (let i = 0; i < perfumes.length; i += LEARN_BATCH) {
-    const batch = perfumes.slice(i, i + LEARN_BATCH);
+  for (let i = 0; i < perfumes.length; i += PROFILE_BATCH) {
+    const batch = perfumes.slice(i, i + PROFILE_BATCH);
     summary.perfumesChecked += batch.length;
     const rows = rowsOf<{
       perfume_id: string;
@@ -350,10 +357,13 @@ export async function learnProfiles(
   summary.profilesChanged = changed.size;
   if (changed.size) {
     const profiles = new Map([...changed].filter((e): e is [string, ShopProfile] => e[1] !== null));
-    const r = await reprofileProducts(db, snapshot, [...changed.keys()], { profiles });
-    summary.reprofiled += r.changed;
-    for (const m of r.merchants) if (!summary.merchants.includes(m)) summary.merchants.push(m);
-    summary.statements += 1 + 2 * r.merchants.length;
+    const ids = [...changed.keys()];
+    for (let i = 0; i < ids.length; i += PROFILE_BATCH) {
+      const r = await reprofileProducts(db, snapshot, ids.slice(i, i + PROFILE_BATCH), { profiles });
+      summary.reprofiled += r.changed;
+      for (const m of r.merchants) if (!summary.merchants.includes(m)) summary.merchants.push(m);
+      summary.statements += 1 + 2 * r.merchants.length;
+    }
   }
   return summary;
 }

@@ -14,7 +14,7 @@ import { type ShopProfile, shopsProfile } from '../matching/shop-notes.ts';
 import { learntBarcodes, learntProfiles } from '../schema/index.ts';
 
 /** Barcodes looked up or learnt in one statement. */
-export const LEARN_BATCH = 500;
+export const LEARN_BATCH = 100;
 
 /** The learnt keys among `keys` (status key), in LEARN_BATCH statements. */
 export async function learntKeys(db: DbOrTx, keys: readonly string[]): Promise<Map<string, BarcodeKey>> {

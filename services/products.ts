@@ -3,7 +3,7 @@ import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { notFound } from '../lib/errors.ts';
-import { turnAt } from '../lib/turns.ts';
+import { slicer, turnAt } from '../lib/turns.ts';
 import { CONFIDENT_MATCH } from '../matching/barcodes.ts';
 import { barcodeKeysOf, type ProductInput } from '../matching/listing.ts';
 import {
@@ -381,8 +381,10 @@ export async function reprofileProducts(
     string,
     { version: number; changes: { id: string; r: RecognisedProduct; read: Date }[] }
   >();
-  for (const [i, { row, learns, version }] of rows.entries()) {
-    await turnAt(i);
+  // a product recognised again may read its description: requests are answered between stretches of TURN_MS
+  const slice = slicer();
+  for (const { row, learns, version } of rows) {
+    await slice();
     const r = recogniseProduct(listingOf(row), snapshot, decisionOf(row), learns ? learnt : undefined);
     const shops = r.quality === 'shops' ? (r.shops ?? null) : null;
     if (shops === row.profileShops && canonical(r.profile) === canonical(row.profile)) continue;
