@@ -642,6 +642,26 @@ export function steady(rate: number, send: (n: number) => Promise<boolean>) {
   };
 }
 
+/**
+ * A storefront's score requests at `rate` a second (open loop: `steady`), from many shopper
+ * addresses, the quiz answers and locales of the endpoint bench in turn.
+ */
+export function honestScores(url: string, key: string, rate: number) {
+  return steady(rate, async (n) => {
+    const r = await fetch(`${url}/api/widget/score`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-widget-version': 'v1',
+        'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+      },
+      body: JSON.stringify({ api_key: key, quiz: QUIZ_ANSWERS[n % QUIZ_ANSWERS.length], locale: n % 3 ? 'ar' : 'en' }),
+    });
+    await r.arrayBuffer();
+    return r.ok;
+  });
+}
+
 /** POST with no client-side timeout (a pull takes as long as it takes) */
 function postJson(
   url: string,
@@ -759,23 +779,7 @@ export async function runFeedLoadBench(log: (s: string) => void = console.log) {
   const { port, key, admin } = service.info;
   const url = `http://127.0.0.1:${port}`;
   const adminHeaders = { authorization: `Bearer ${admin}` };
-  const scores = steady(LOAD_SCORE_RATE, async (n) => {
-    const r = await fetch(`${url}/api/widget/score`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-widget-version': 'v1',
-        'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
-      },
-      body: JSON.stringify({
-        api_key: key,
-        quiz: QUIZ_ANSWERS[n % QUIZ_ANSWERS.length],
-        locale: n % 3 ? 'ar' : 'en',
-      }),
-    });
-    await r.arrayBuffer();
-    return r.ok;
-  });
+  const scores = honestScores(url, key, LOAD_SCORE_RATE);
   const health = steady(1000 / LOAD_HEALTH_EVERY_MS, async () => {
     const r = await fetch(`${url}/healthz`);
     await r.arrayBuffer();

@@ -280,8 +280,7 @@ export async function runLearningLoadBench(log: (s: string) => void = console.lo
   log(
     '| merchants × products | score p99 alone | during syncs and learning (longest) | scores (non-2xx) | event-loop delay p99 (max) | syncs | until learnt | barcode keys |\n|---|---|---|---|---|---|---|---|',
   );
-  const { steady, sendJson, loopDelay } = await import('./feeds.ts');
-  const { QUIZ_ANSWERS } = await import('./score-endpoint.ts');
+  const { honestScores, sendJson, loopDelay } = await import('./feeds.ts');
   const { quantile } = await import('./stats.ts');
   const { loadLabelledDescriptions } = await import('../tests/description-fixture.ts');
   const service = await startBenchServer<{ port: number; key: string; admin: string }>('service');
@@ -303,19 +302,7 @@ export async function runLearningLoadBench(log: (s: string) => void = console.lo
         ...(i % 2 ? { description: texts[(i + m) % texts.length] } : {}),
       };
     });
-  const scores = steady(LOAD_SCORE_RATE, async (n) => {
-    const r = await fetch(`${url}/api/widget/score`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-widget-version': 'v1',
-        'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
-      },
-      body: JSON.stringify({ api_key: key, quiz: QUIZ_ANSWERS[n % QUIZ_ANSWERS.length], locale: n % 3 ? 'ar' : 'en' }),
-    });
-    await r.arrayBuffer();
-    return r.ok;
-  });
+  const scores = honestScores(url, key, LOAD_SCORE_RATE);
   const learnt = async () => {
     const r = await fetch(`${url}/api/admin/learning/barcodes?status=key&limit=1`, { headers });
     return ((await r.json()) as { total: number }).total;
