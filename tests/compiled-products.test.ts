@@ -54,6 +54,16 @@ describe('compiled products', () => {
     expect(bare.score(quiz, 6).recommendations[0]?.image_url).toBeNull();
   });
 
+  it('says how many shop descriptions a profile as shops describe it rests on, and nothing of it for another', () => {
+    const shop = new CompiledProducts(1, [
+      product('a', { quality: 'shops', perfumeId: 'x-edp', shops: 3 }),
+      product('b'),
+    ]);
+    const byId = Object.fromEntries(shop.score(quiz, 6).recommendations.map((r) => [r.merchant_product_id, r]));
+    expect(byId.a).toMatchObject({ quality: 'shops', described_by_shops: 3 });
+    expect(byId.b).not.toHaveProperty('described_by_shops');
+  });
+
   it('remembers the answer to a quiz it has scored, unless told not to', () => {
     const remembering = new CompiledProducts(1, [product('a')]);
     expect(remembering.score(quiz, 6)).toBe(remembering.score(quiz, 6));
