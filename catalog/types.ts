@@ -75,7 +75,8 @@ export type ProfileQuality =
   | 'guessed';
 
 /** What a partial profile was built from, most trusted first. */
-export type ProfileBasis = 'accords' | 'notes' | 'description' | 'name';
+/** What a merchant's (partial) profile was built from: its accords, notes, description, name, or its own answer in the console (matching/answers.ts). */
+export type ProfileBasis = 'accords' | 'notes' | 'description' | 'name' | 'answer';
 
 /** The scent profile a product is recommended by: a perfume's of our catalog, or built from the merchant's words. */
 export interface ProductProfile {

@@ -334,10 +334,11 @@ export const AdminProductSchema = Type.Object({
             Type.Literal('notes'),
             Type.Literal('description'),
             Type.Literal('name'),
+            Type.Literal('answer'),
           ]),
           {
             description:
-              "What the profile was built from: a perfume of our catalog (catalog: the matched one's own, or for quality inspired the original's, named in `inspired_by`); the notes shops' descriptions of the perfume agree on (shops: `described_by_shops` says how many); or the merchant's accords, notes, description and product name, most trusted first",
+              "What the profile was built from: a perfume of our catalog (catalog: the matched one's own, or for quality inspired the original's, named in `inspired_by`); the notes shops' descriptions or answers of the perfume agree on (shops: `described_by_shops` says how many); the merchant's own answer (answer: `answer`, set in the console or with setProductAnswer); or the merchant's accords, notes, description and product name, most trusted first",
           },
         ),
         accords: Type.Array(Type.Object({ name: Type.String(), weight: Type.Number({ minimum: 0, maximum: 1 }) })),
@@ -348,8 +349,29 @@ export const AdminProductSchema = Type.Object({
   ),
   inspired_by: Nullable(
     Type.Object(
-      { sillage_perfume_id: Type.String(), name: Type.String(), house: Type.String() },
+      {
+        sillage_perfume_id: Type.String(),
+        name: Type.String(),
+        house: Type.String(),
+        said_by: Type.Union([Type.Literal('catalog'), Type.Literal('merchant'), Type.Literal('shops')], {
+          description:
+            "Who says so: our catalog record, with its evidence; this merchant's own answer; or merchants' answers for the perfume, in force for every shop (docs/learning.md)",
+        }),
+      },
       { description: 'For quality inspired: the perfume whose profile the product takes; null otherwise' },
+    ),
+  ),
+  answer: Nullable(
+    Type.Object(
+      {
+        notes: Type.Array(Type.String()),
+        accords: Type.Array(Type.String()),
+        inspired_by: Nullable(Type.String()),
+      },
+      {
+        description:
+          "The merchant's own answer for the product (notes and accords by their vocabulary slugs, or the catalog perfume it is sold as the answer to): kept through syncs, it gives the product a profile at once (docs/learning.md); null when none",
+      },
     ),
   ),
   described_by_shops: Nullable(

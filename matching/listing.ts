@@ -4,6 +4,7 @@
  */
 
 import { gtinKey, MAX_BARCODE_TEXT, readBarcode } from '../lib/gtin.ts';
+import type { ProductAnswer } from './answers.ts';
 
 export interface ProductInput {
   merchantProductId: string;
@@ -27,6 +28,8 @@ export interface ProductInput {
   barcode: string | null;
   /** the barcodes sent that were not read (malformed, a failed check digit…), each with why: never a reason to refuse the product */
   barcodeIssues: string[];
+  /** the merchant's own answer for it, stored (matching/answers.ts): never sent in a feed, kept through syncs */
+  answer?: ProductAnswer | null;
 }
 
 export interface ProductSize {

@@ -35,7 +35,7 @@ export function catalogProfile(p: PerfumeProfileSource): ProductProfile {
  * names, then the notes it lists, then the notes and family words its
  * description gives, then the note and family words of the product's name.
  */
-export const BASIS_TRUST: Readonly<Record<ProfileBasis, number>> = {
+export const BASIS_TRUST: Readonly<Record<Exclude<ProfileBasis, 'answer'>, number>> = {
   accords: 1,
   notes: 0.8,
   description: 0.6,
@@ -69,7 +69,7 @@ function addFamilyWords(sum: Map<string, number>, families: readonly string[]): 
 export function partialProfile(
   product: Pick<ProductInput, 'accords' | 'notes' | 'description' | 'name'>,
 ): ProductProfile | null {
-  const sources: [ProfileBasis, Map<string, number>][] = [];
+  const sources: [Exclude<ProfileBasis, 'answer'>, Map<string, number>][] = [];
 
   const named = [
     ...new Set((product.accords ?? []).map((a) => resolveTerm('accord', a)).filter((a) => a !== null)),

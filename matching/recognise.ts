@@ -10,6 +10,7 @@ import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { CatalogPerfume, ProductProfile, ProfileQuality } from '../catalog/types.ts';
 import { Cache } from '../lib/cache.ts';
 import { lineOf, type ScoringProduct } from '../scoring/products.ts';
+import { answerProfile } from './answers.ts';
 import { type ProductInput, validateProductInput } from './listing.ts';
 import { type ExplainedMatch, explainMatch, listingHouse, type MatchResult } from './matcher.ts';
 import { type ProductForm, parseListing } from './parse.ts';
@@ -49,6 +50,8 @@ export interface RecognisedProduct {
   quality: ProfileQuality | null;
   /** for quality inspired: the perfume it is sold as the answer to, whose profile it takes */
   inspiredBy: CatalogPerfume | null;
+  /** for quality inspired, who says so: our record (with its evidence), the merchant's own answer, or shops' answers in force (matching/answers.ts) */
+  inspiredFrom?: 'catalog' | 'merchant' | 'shops';
   /** for quality shops: how many independent shop descriptions its profile rests on (never which) */
   shops?: number;
   /** the merchant's own image wins; the perfume's is the fallback */
@@ -107,12 +110,17 @@ interface FoundProfile {
   profile: ProductProfile | null;
   quality: ProfileQuality | null;
   inspiredBy: CatalogPerfume | null;
+  inspiredFrom?: 'catalog' | 'merchant' | 'shops';
   shops?: number;
 }
 
-/** What the shelves taught, for recognising products: perfumes' profiles as shops describe them, by perfume id. */
+/**
+ * What the shelves taught, for recognising products, by perfume id: perfumes' profiles as shops
+ * describe them, and the perfumes merchants' answers in force say they are sold as the answer to.
+ */
 export interface Learnt {
   profiles: ReadonlyMap<string, ShopProfile>;
+  inspired?: ReadonlyMap<string, string>;
 }
 
 const NO_PROFILE: FoundProfile = { profile: null, quality: null, inspiredBy: null };
@@ -124,10 +132,12 @@ const describedBeyondName = (p: ProductProfile) => (p.basis ?? []).some((b) => b
  * A product's scent profile from the best evidence there is, in order: its perfume's own profile
  * (full for a confirmed or referenced one, unreviewed for the older grouped files, sibling for a
  * close version's); the notes shops agree it has, from `learnt` (shops: at least two merchants'
- * descriptions, never a sibling's); the merchant's own accords, notes and description (described
- * when the perfume is ours, partial when it is not); the profile of the perfume ours is inspired by, when that one
- * has its own (inspired); the note and family words of the product's name alone (guessed);
- * otherwise none: recognised, or not, but never recommended.
+ * descriptions or answers, never a sibling's); the merchant's own answer's notes and accords, then
+ * its accords, notes and description (described when the perfume is ours, partial when it is not);
+ * the profile of the perfume it is inspired by, when that one has its own (inspired): as our record
+ * says, else as the merchant's own answer says, else as merchants' answers in force say; the note
+ * and family words of the product's name alone (guessed); otherwise none: recognised, or not, but
+ * never recommended.
  */
 export function profileOf(
   listing: ProductInput,
@@ -143,12 +153,22 @@ export function profileOf(
   // what shops agree the perfume is: the product's own perfume only, never a close version's
   const shops = perfume && !sibling ? learnt?.profiles.get(perfume.id) : undefined;
   if (shops) return { profile: shops.profile, quality: 'shops', inspiredBy: null, shops: shops.shops };
+  const answered = listing.answer ? answerProfile(listing.answer) : null;
+  if (answered) return { profile: answered, quality: perfume ? 'described' : 'partial', inspiredBy: null };
   const own = partialOf(listing);
   if (own && describedBeyondName(own))
     return { profile: own, quality: perfume ? 'described' : 'partial', inspiredBy: null };
   // one step only: the original lends its own profile, never one it borrows in turn
-  const original = perfume?.inspiredBy ? snapshot.byId.get(perfume.inspiredBy) : undefined;
-  if (original?.grade) return { profile: catalogProfile(original), quality: 'inspired', inspiredBy: original };
+  const said: [string | null | undefined, 'catalog' | 'merchant' | 'shops'][] = [
+    [perfume?.inspiredBy, 'catalog'],
+    [listing.answer?.inspired_by, 'merchant'],
+    [perfume && !sibling ? learnt?.inspired?.get(perfume.id) : undefined, 'shops'],
+  ];
+  for (const [id, from] of said) {
+    const original = id ? snapshot.byId.get(id) : undefined;
+    if (original?.grade)
+      return { profile: catalogProfile(original), quality: 'inspired', inspiredBy: original, inspiredFrom: from };
+  }
   return own ? { profile: own, quality: 'guessed', inspiredBy: null } : NO_PROFILE;
 }
 

@@ -10,6 +10,7 @@
 import type { ProductProfile } from '../catalog/types.ts';
 import { normalizeText } from '../lib/text.ts';
 import { resolveNote } from '../vocabulary/notes.ts';
+import { profileOfItems } from './answers.ts';
 import { readDescription } from './description.ts';
 import type { ProductInput } from './listing.ts';
 import { profileFromNotes } from './note-profile.ts';
@@ -164,8 +165,17 @@ export function agreedNotes(voices: readonly ShopVoice[]): AgreedNotes | null {
   return kept >= MIN_AGREED_NOTES ? { notes, shops: independent.length } : null;
 }
 
-/** The profile a perfume is recommended by when shops agree on its notes (quality `shops`). */
-export function shopsProfile(agreed: AgreedNotes): ProductProfile {
+/**
+ * The profile a perfume is recommended by when shops agree on its notes (quality `shops`), and on
+ * accords where merchants' answers in force give some (matching/answers.ts).
+ */
+export function shopsProfile(agreed: AgreedNotes, accords: readonly string[] = []): ProductProfile {
+  const tiered = { top: agreed.notes.top, heart: agreed.notes.heart, base: agreed.notes.base };
+  if (accords.length > 0) {
+    const all = TIERS.flatMap((t) => agreed.notes[t]);
+    const withAccords = profileOfItems(all, accords, 'shops', tiered);
+    if (withAccords) return withAccords;
+  }
   const p = profileFromNotes(agreed.notes);
   return {
     source: 'shops',

@@ -16,6 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { Evidence } from '../catalog/schema.ts';
 import type { AccordWeight, NotePyramid, ProductProfile } from '../catalog/types.ts';
+import type { ProductAnswer } from '../matching/answers.ts';
 import type { ProductSize } from '../matching/listing.ts';
 import type { ShopNotes } from '../matching/shop-notes.ts';
 import { merchants } from './merchants.ts';
@@ -124,6 +125,10 @@ export const merchantProducts = pgTable(
     shopNotesOf: text('shop_notes_of'),
     /** with a profile as shops describe it (quality shops): how many independent descriptions it rests on */
     profileShops: integer('profile_shops'),
+    /** with quality inspired as merchants' answers in force say (matching/answers.ts): the original's id */
+    learntInspired: text('learnt_inspired'),
+    /** the merchant's own answer for it (notes, accords, or the perfume it is inspired by): kept through syncs */
+    answer: jsonb('answer').$type<ProductAnswer>(),
     /** the feed source that brought it (a pull removes only its own source's products); null when pushed */
     feedSourceId: uuid('feed_source_id'),
     matchStatus: text('match_status', { enum: MATCH_STATUSES }).notNull().default('pending'),

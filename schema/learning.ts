@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import type { AnswerItem } from '../matching/answers.ts';
 import type { AgreedNotes } from '../matching/shop-notes.ts';
 
 export const LEARNT_BARCODE_STATUSES = ['key', 'conflict'] as const;
@@ -45,11 +46,46 @@ export const learntProfiles = pgTable(
   {
     perfumeId: text('perfume_id').primaryKey(),
     notes: jsonb('notes').$type<AgreedNotes['notes']>().notNull(),
-    /** independent descriptions it rests on (copies once) */
+    /** accords merchants' answers in force give it (matching/answers.ts) */
+    accords: text('accords').array().notNull().default(sql`'{}'::text[]`),
+    /** the perfume merchants' answers in force say it is sold as the answer to */
+    inspiredBy: text('inspired_by'),
+    /** independent descriptions or answers it rests on (copies once) */
     shops: integer('shops').notNull(),
     /** every merchant whose products were read: what a merchant's next learning or erasure looks at again (never shown) */
     merchantIds: uuid('merchant_ids').array().notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('learnt_profiles_merchants_idx').using('gin', t.merchantIds)],
+);
+
+export const PROPOSAL_REVIEWS = ['approve', 'reject'] as const;
+
+/**
+ * What merchants' own answers propose about a perfume (matching/answers.ts): each fact (a note, an
+ * accord, an original) with how many merchants give it, derived from merchant_products.answer by
+ * learning; and the operator's review of it, kept while answers propose anything. A perfume whose
+ * answers are all gone (products removed, a merchant erased) has no row: its review goes with it.
+ */
+export const proposals = pgTable(
+  'proposals',
+  {
+    perfumeId: text('perfume_id').primaryKey(),
+    /** each fact and how many merchants give it */
+    votes: jsonb('votes').$type<Record<AnswerItem, number>>().notNull(),
+    /** merchants that answered */
+    shops: integer('shops').notNull(),
+    /** the facts in force for every shop now */
+    inForce: text('in_force').array().notNull().default(sql`'{}'::text[]`),
+    /** every merchant whose answers were counted (never shown) */
+    merchantIds: uuid('merchant_ids').array().notNull(),
+    approved: text('approved').array().notNull().default(sql`'{}'::text[]`),
+    rejected: text('rejected').array().notNull().default(sql`'{}'::text[]`),
+    /** the operator's reason for the last review */
+    why: text('why'),
+    reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('proposals_merchants_idx').using('gin', t.merchantIds)],
 );

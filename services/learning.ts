@@ -14,8 +14,9 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import { type Db, type DbOrTx, rowsOf } from '../db/client.ts';
 import { slicer } from '../lib/turns.ts';
+import { type ProductAnswer, type Proposal, proposalOf } from '../matching/answers.ts';
 import { type BarcodeVerdict, type BarcodeWitness, barcodeVerdicts, CONFIDENT_MATCH } from '../matching/barcodes.ts';
-import { inProcessMatcher, type ListingMatcher } from '../matching/recognise.ts';
+import { inProcessMatcher, type Learnt, type ListingMatcher } from '../matching/recognise.ts';
 import {
   type AgreedNotes,
   agreedNotes,
@@ -26,8 +27,8 @@ import {
   shopsProfile,
   textPrint,
 } from '../matching/shop-notes.ts';
-import { learntBarcodes, learntProfiles, merchantProducts, merchants } from '../schema/index.ts';
-import { LEARN_BATCH, learntProfilesOf } from './learnt.ts';
+import { learntBarcodes, learntProfiles, merchantProducts, merchants, proposals } from '../schema/index.ts';
+import { LEARN_BATCH, learntOf, learntProfileOf } from './learnt.ts';
 import { rematchProducts, reprofileProducts } from './products.ts';
 
 /** What one learning run did: `witnesses` and `statements` are its work, counted. */
@@ -279,15 +280,50 @@ export async function learnProfiles(
       select distinct sillage_perfume_id as id from ${merchantProducts}
       where merchant_id = ${merchantId} and match_status = 'matched' and sillage_perfume_id is not null
       union
-      select perfume_id as id from ${learntProfiles} where merchant_ids @> array[${merchantId}]::uuid[]`),
+      select perfume_id as id from ${learntProfiles} where merchant_ids @> array[${merchantId}]::uuid[]
+      union
+      select perfume_id as id from ${proposals} where merchant_ids @> array[${merchantId}]::uuid[]`),
   )
     .map((r) => r.id)
     .sort();
   summary.statements++;
-  const changed = new Map<string, ShopProfile | null>();
+  return learnPerfumes(db, snapshot, perfumes, summary);
+}
+
+/** What learning holds of one perfume: the notes and accords shops agree on, the original answers name. */
+interface LearntEntry {
+  notes: AgreedNotes['notes'];
+  accords: string[];
+  inspiredBy: string | null;
+  shops: number;
+  merchantIds: string[];
+}
+
+const entryKey = (e: Pick<LearntEntry, 'notes' | 'accords' | 'inspiredBy' | 'shops'> | undefined) =>
+  e ? JSON.stringify([e.notes, e.accords, e.inspiredBy, e.shops]) : undefined;
+
+/**
+ * What shops teach of these perfumes, learnt again: the notes their descriptions agree on
+ * (matching/shop-notes.ts) and what merchants' own answers propose (matching/answers.ts, under the
+ * operator's review), stored as each perfume's learnt profile and proposal; then the products of
+ * every merchant matched to a perfume whose learnt profile changed given it. Work: per PROFILE_BATCH
+ * perfumes, four reads (at most MAX_VOICE_ROWS rows a perfume each) and at most four writes.
+ */
+export async function learnPerfumes(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  perfumes: readonly string[],
+  summary: LearnSummary = emptySummary(),
+): Promise<LearnSummary> {
+  const changed = new Map<string, LearntEntry | null>();
   for (let i = 0; i < perfumes.length; i += PROFILE_BATCH) {
     const batch = perfumes.slice(i, i + PROFILE_BATCH);
+    const ids = `{${batch.join(',')}}`;
     summary.perfumesChecked += batch.length;
+    // a product teaches when its merchant teaches and it is the perfume: matched confidently by its
+    // name, or pinned, never as a sibling version nor by a barcode (what it was taught)
+    const teaching = sql`p.match_status = 'matched' and not p.match_sibling and p.match_key is null
+      and (p.match_pinned or p.match_confidence >= ${CONFIDENT_MATCH})`;
     const rows = rowsOf<{
       perfume_id: string;
       merchant_id: string;
@@ -300,72 +336,162 @@ export async function learnProfiles(
             row_number() over (partition by p.sillage_perfume_id order by p.merchant_id, p.id) as n
           from ${merchantProducts} p
           join ${merchants} m on m.id = p.merchant_id and m.teaches
-          where p.sillage_perfume_id = any(${`{${batch.join(',')}}`}::text[])
-            and p.match_status = 'matched' and not p.match_sibling and p.match_key is null
-            and (p.match_pinned or p.match_confidence >= ${CONFIDENT_MATCH})
-            and p.shop_notes is not null
+          where p.sillage_perfume_id = any(${ids}::text[]) and ${teaching} and p.shop_notes is not null
         ) v where n <= ${MAX_VOICE_ROWS}`),
     );
-    summary.statements++;
-    summary.voices += rows.length;
+    const answered = rowsOf<{ perfume_id: string; merchant_id: string; answer: ProductAnswer }>(
+      await db.execute(sql`
+        select perfume_id, merchant_id, answer from (
+          select p.sillage_perfume_id as perfume_id, p.merchant_id, p.answer,
+            row_number() over (partition by p.sillage_perfume_id order by p.merchant_id, p.id) as n
+          from ${merchantProducts} p
+          join ${merchants} m on m.id = p.merchant_id and m.teaches
+          where p.sillage_perfume_id = any(${ids}::text[]) and ${teaching} and p.answer is not null
+        ) v where n <= ${MAX_VOICE_ROWS}`),
+    );
+    const reviews = await db
+      .select({ id: proposals.perfumeId, approved: proposals.approved, rejected: proposals.rejected })
+      .from(proposals)
+      .where(inArray(proposals.perfumeId, batch));
+    summary.statements += 3;
+    summary.voices += rows.length + answered.length;
     const voices = new Map<string, ShopVoice[]>();
     for (const r of rows) {
       const list = voices.get(r.perfume_id) ?? [];
       list.push({ merchantId: r.merchant_id, notes: r.shop_notes, print: r.text_print });
       voices.set(r.perfume_id, list);
     }
-    const agreed = new Map<string, { notes: AgreedNotes; merchantIds: string[] }>();
-    for (const [id, vs] of voices) {
-      const a = agreedNotes(vs);
-      if (a) agreed.set(id, { notes: a, merchantIds: [...new Set(vs.map((v) => v.merchantId))].sort() });
+    const answers = new Map<string, { merchantId: string; answer: ProductAnswer }[]>();
+    for (const r of answered) {
+      const list = answers.get(r.perfume_id) ?? [];
+      list.push({ merchantId: r.merchant_id, answer: r.answer });
+      answers.set(r.perfume_id, list);
+    }
+    const reviewOf = new Map(reviews.map((r) => [r.id, r]));
+    const entries = new Map<string, LearntEntry>();
+    const proposed = new Map<string, { proposal: Proposal; merchantIds: string[] }>();
+    for (const id of batch) {
+      const vs = voices.get(id) ?? [];
+      const as = answers.get(id) ?? [];
+      const agreed = vs.length ? agreedNotes(vs) : null;
+      const proposal = as.length ? proposalOf(as, reviewOf.get(id)) : null;
+      if (proposal) proposed.set(id, { proposal, merchantIds: [...new Set(as.map((a) => a.merchantId))].sort() });
+      const entry = learntEntry(agreed, proposal);
+      if (!entry) continue;
+      entry.merchantIds = [...new Set([...vs, ...as].map((v) => v.merchantId))].sort();
+      entries.set(id, entry);
     }
     const before = await db
-      .select({ id: learntProfiles.perfumeId, notes: learntProfiles.notes, shops: learntProfiles.shops })
+      .select({
+        id: learntProfiles.perfumeId,
+        notes: learntProfiles.notes,
+        accords: learntProfiles.accords,
+        inspiredBy: learntProfiles.inspiredBy,
+        shops: learntProfiles.shops,
+      })
       .from(learntProfiles)
       .where(inArray(learntProfiles.perfumeId, batch));
     summary.statements++;
-    const was = new Map(before.map((b) => [b.id, JSON.stringify([b.notes, b.shops])]));
+    const was = new Map(before.map((b) => [b.id, entryKey(b)]));
     for (const id of batch) {
-      const a = agreed.get(id);
-      if (was.get(id) !== (a ? JSON.stringify([a.notes.notes, a.notes.shops]) : undefined))
-        changed.set(id, a ? { profile: shopsProfile(a.notes), shops: a.notes.shops } : null);
+      const e = entries.get(id);
+      if (was.get(id) !== entryKey(e)) changed.set(id, e ?? null);
     }
-    summary.profiles += agreed.size;
+    summary.profiles += [...entries.values()].filter((e) => learntProfileOf(e)).length;
     await db.transaction(async (tx) => {
-      const gone = batch.filter((id) => was.has(id) && !agreed.has(id));
+      const gone = batch.filter((id) => was.has(id) && !entries.has(id));
       if (gone.length) {
         await tx.delete(learntProfiles).where(inArray(learntProfiles.perfumeId, gone));
         summary.statements++;
       }
-      if (agreed.size) {
+      if (entries.size) {
         const json = JSON.stringify(
-          [...agreed].map(([id, a]) => ({
+          [...entries].map(([id, e]) => ({
             perfume_id: id,
-            notes: a.notes.notes,
-            shops: a.notes.shops,
-            merchant_ids: a.merchantIds,
+            notes: e.notes,
+            accords: e.accords,
+            inspired_by: e.inspiredBy,
+            shops: e.shops,
+            merchant_ids: e.merchantIds,
           })),
         );
-        await tx.execute(sql`insert into ${learntProfiles} (perfume_id, notes, shops, merchant_ids)
-          select perfume_id, notes, shops, merchant_ids from json_populate_recordset(null::learnt_profiles, ${json}::json)
-          on conflict (perfume_id) do update set notes = excluded.notes, shops = excluded.shops,
+        await tx.execute(sql`insert into ${learntProfiles} (perfume_id, notes, accords, inspired_by, shops, merchant_ids)
+          select perfume_id, notes, accords, inspired_by, shops, merchant_ids
+          from json_populate_recordset(null::learnt_profiles, ${json}::json)
+          on conflict (perfume_id) do update set notes = excluded.notes, accords = excluded.accords,
+            inspired_by = excluded.inspired_by, shops = excluded.shops,
             merchant_ids = excluded.merchant_ids, updated_at = now()`);
+        summary.statements++;
+      }
+      // proposals: a perfume no answer speaks of any longer has none, its review gone with it
+      const unanswered = batch.filter((id) => !proposed.has(id) && reviewOf.has(id));
+      if (unanswered.length) {
+        await tx.delete(proposals).where(inArray(proposals.perfumeId, unanswered));
+        summary.statements++;
+      }
+      if (proposed.size) {
+        const json = JSON.stringify(
+          [...proposed].map(([id, { proposal, merchantIds }]) => ({
+            perfume_id: id,
+            votes: proposal.votes,
+            shops: proposal.shops,
+            in_force: proposal.inForce,
+            merchant_ids: merchantIds,
+          })),
+        );
+        await tx.execute(sql`insert into ${proposals} (perfume_id, votes, shops, in_force, merchant_ids)
+          select perfume_id, votes, shops, in_force, merchant_ids
+          from json_populate_recordset(null::proposals, ${json}::json)
+          on conflict (perfume_id) do update set votes = excluded.votes, shops = excluded.shops,
+            in_force = excluded.in_force, merchant_ids = excluded.merchant_ids,
+            updated_at = case when proposals.votes = excluded.votes and proposals.in_force = excluded.in_force
+              then proposals.updated_at else now() end`);
         summary.statements++;
       }
     });
   }
-  summary.profilesChanged = changed.size;
+  summary.profilesChanged += changed.size;
   if (changed.size) {
-    const profiles = new Map([...changed].filter((e): e is [string, ShopProfile] => e[1] !== null));
+    const profiles = new Map<string, ShopProfile>();
+    const inspired = new Map<string, string>();
+    for (const [id, e] of changed) {
+      const profile = e && learntProfileOf(e);
+      if (profile) profiles.set(id, profile);
+      if (e?.inspiredBy) inspired.set(id, e.inspiredBy);
+    }
+    const learnt: Learnt = { profiles, inspired };
     const ids = [...changed.keys()];
     for (let i = 0; i < ids.length; i += PROFILE_BATCH) {
-      const r = await reprofileProducts(db, snapshot, ids.slice(i, i + PROFILE_BATCH), { profiles });
+      const r = await reprofileProducts(db, snapshot, ids.slice(i, i + PROFILE_BATCH), learnt);
       summary.reprofiled += r.changed;
       for (const m of r.merchants) if (!summary.merchants.includes(m)) summary.merchants.push(m);
       summary.statements += 1 + 2 * r.merchants.length;
     }
   }
   return summary;
+}
+
+/**
+ * One perfume's learnt entry: the notes descriptions agree on, with the notes and accords of the
+ * answers' proposal in force (a note in no tier where descriptions do not place it), and the original
+ * in force; shops, the most independent voices either rests on. Null when neither gives anything.
+ */
+export function learntEntry(agreed: AgreedNotes | null, proposal: Proposal | null): LearntEntry | null {
+  const notes: AgreedNotes['notes'] = agreed
+    ? {
+        top: [...agreed.notes.top],
+        heart: [...agreed.notes.heart],
+        base: [...agreed.notes.base],
+        flat: [...agreed.notes.flat],
+      }
+    : { top: [], heart: [], base: [], flat: [] };
+  const placed = new Set([...notes.top, ...notes.heart, ...notes.base, ...notes.flat]);
+  for (const n of proposal?.profile?.notes ?? []) if (!placed.has(n)) notes.flat.push(n);
+  const accords = proposal?.profile?.accords ?? [];
+  const inspiredBy = proposal?.inspiredBy ?? null;
+  if (!agreed && !proposal?.profile && !inspiredBy) return null;
+  const answering = proposal && (proposal.profile || inspiredBy) ? proposal.shops : 0;
+  return { notes, accords, inspiredBy, shops: Math.max(agreed?.shops ?? 0, answering), merchantIds: [] };
 }
 
 /** The learnt barcodes, for the operator: conflicts (or keys), most shops first, a page at a time. */
@@ -444,12 +570,11 @@ export async function learnMerchant(
         where p.merchant_id = ${merchantId} and p.match_status = 'matched'
         union
         select distinct sillage_perfume_id as id from ${merchantProducts}
-        where merchant_id = ${merchantId} and profile_shops is not null`),
+        where merchant_id = ${merchantId} and (profile_shops is not null or learnt_inspired is not null)`),
     ).map((r) => r.id);
     summary.statements++;
     if (perfumes.length) {
-      const profiles = await learntProfilesOf(db, perfumes);
-      const r = await reprofileProducts(db, snapshot, perfumes, { profiles }, merchantId);
+      const r = await reprofileProducts(db, snapshot, perfumes, await learntOf(db, perfumes), merchantId);
       summary.statements += 2 + r.merchants.length;
       summary.reprofiled += r.changed;
       if (r.changed && !summary.merchants.includes(merchantId)) summary.merchants.push(merchantId);

@@ -4,14 +4,16 @@
  * perfumes as shops describe them.
  */
 
-import { inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import { type DbOrTx, rowsOf } from '../db/client.ts';
+import type { ProductAnswer } from '../matching/answers.ts';
+import { MIN_ANSWER_ITEMS } from '../matching/answers.ts';
 import { applyBarcodeKeys, type BarcodeKey } from '../matching/barcodes.ts';
 import { barcodeKeysOf } from '../matching/listing.ts';
 import { type Learnt, type RecognisedProduct, recogniseProduct } from '../matching/recognise.ts';
-import { type ShopProfile, shopsProfile } from '../matching/shop-notes.ts';
-import { learntBarcodes, learntProfiles } from '../schema/index.ts';
+import { type AgreedNotes, type ShopProfile, shopsProfile } from '../matching/shop-notes.ts';
+import { learntBarcodes, learntProfiles, merchantProducts } from '../schema/index.ts';
 
 /** Barcodes looked up or learnt in one statement. */
 export const LEARN_BATCH = 100;
@@ -42,20 +44,45 @@ export async function learntKeysForProducts(
   return keys.length ? learntKeys(db, keys) : new Map();
 }
 
-/** The profiles shops taught for these perfumes (those that have one), in LEARN_BATCH statements. */
-export async function learntProfilesOf(db: DbOrTx, perfumeIds: readonly string[]): Promise<Map<string, ShopProfile>> {
-  const found = new Map<string, ShopProfile>();
+/** A learnt row's profile: none when it holds only an original (its notes and accords too few). */
+export function learntProfileOf(r: {
+  notes: AgreedNotes['notes'];
+  accords: readonly string[];
+  shops: number;
+}): ShopProfile | null {
+  const items =
+    r.notes.top.length + r.notes.heart.length + r.notes.base.length + r.notes.flat.length + r.accords.length;
+  if (items < MIN_ANSWER_ITEMS) return null;
+  return { profile: shopsProfile({ notes: r.notes, shops: r.shops }, r.accords), shops: r.shops };
+}
+
+/**
+ * What shops taught of these perfumes: the profiles they agree on, and the originals merchants'
+ * answers in force name, in LEARN_BATCH statements.
+ */
+export async function learntOf(db: DbOrTx, perfumeIds: readonly string[]): Promise<Required<Learnt>> {
+  const profiles = new Map<string, ShopProfile>();
+  const inspired = new Map<string, string>();
   const unique = [...new Set(perfumeIds)];
   for (let i = 0; i < unique.length; i += LEARN_BATCH) {
     const batch = unique.slice(i, i + LEARN_BATCH);
     const rows = await db
-      .select({ perfumeId: learntProfiles.perfumeId, notes: learntProfiles.notes, shops: learntProfiles.shops })
+      .select({
+        perfumeId: learntProfiles.perfumeId,
+        notes: learntProfiles.notes,
+        accords: learntProfiles.accords,
+        inspiredBy: learntProfiles.inspiredBy,
+        shops: learntProfiles.shops,
+      })
       .from(learntProfiles)
       .where(inArray(learntProfiles.perfumeId, batch));
-    for (const r of rows)
-      found.set(r.perfumeId, { profile: shopsProfile({ notes: r.notes, shops: r.shops }), shops: r.shops });
+    for (const r of rows) {
+      const profile = learntProfileOf(r);
+      if (profile) profiles.set(r.perfumeId, profile);
+      if (r.inspiredBy) inspired.set(r.perfumeId, r.inspiredBy);
+    }
   }
-  return found;
+  return { profiles, inspired };
 }
 
 /** A product that can take a profile shops taught: matched to our perfume (not a sibling version), which has none of its own. */
@@ -77,9 +104,31 @@ export async function withLearnt(
   if (!merchant.learns) return matched;
   const want = matched.filter(wantsShopsProfile).map((r) => (r.perfume as { id: string }).id);
   if (want.length === 0) return matched;
-  const learnt: Learnt = { profiles: await learntProfilesOf(db, want) };
-  if (learnt.profiles.size === 0) return matched;
+  const learnt = await learntOf(db, want);
+  if (learnt.profiles.size === 0 && learnt.inspired.size === 0) return matched;
   return matched.map((r) => (wantsShopsProfile(r) ? withProfiles(r, snapshot, learnt) : r));
+}
+
+/** A merchant's own answers for its products, by merchant_product_id: one statement. */
+export async function storedAnswers(db: DbOrTx, merchantId: string): Promise<Map<string, ProductAnswer>> {
+  const rows = await db
+    .select({ id: merchantProducts.merchantProductId, answer: merchantProducts.answer })
+    .from(merchantProducts)
+    .where(and(eq(merchantProducts.merchantId, merchantId), isNotNull(merchantProducts.answer)));
+  return new Map(rows.map((r) => [r.id, r.answer as ProductAnswer]));
+}
+
+/** `recognised` with each product's stored answer (a sync's listings carry none), recognised again where it has one. */
+export function withAnswers(
+  recognised: readonly RecognisedProduct[],
+  answers: ReadonlyMap<string, ProductAnswer>,
+  snapshot: CatalogSnapshot,
+): RecognisedProduct[] {
+  if (answers.size === 0) return [...recognised];
+  return recognised.map((r) => {
+    const answer = answers.get(r.listing.merchantProductId);
+    return answer ? withProfiles({ ...r, listing: { ...r.listing, answer } }, snapshot, { profiles: new Map() }) : r;
+  });
 }
 
 /** A recognised product again, its match kept, with `learnt`'s profiles. */

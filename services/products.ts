@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
-import { notFound } from '../lib/errors.ts';
+import { badRequest, notFound } from '../lib/errors.ts';
+import { checkAnswer } from '../matching/answers.ts';
 import { slicer, turnAt } from '../lib/turns.ts';
 import { CONFIDENT_MATCH } from '../matching/barcodes.ts';
 import { barcodeKeysOf, type ProductInput } from '../matching/listing.ts';
@@ -20,7 +21,7 @@ import {
 } from '../matching/recognise.ts';
 import { type MatchStatus, merchantProducts, merchants } from '../schema/index.ts';
 import type { ScoringProduct } from '../scoring/products.ts';
-import { withLearnt } from './learnt.ts';
+import { storedAnswers, withAnswers, withLearnt } from './learnt.ts';
 import { getMerchant } from './merchants.ts';
 
 export const MAX_FEED_PRODUCTS = 50_000;
@@ -88,6 +89,7 @@ const SYNCED_COLUMNS = [
   'match_key',
   'profile',
   'profile_shops',
+  'learnt_inspired',
   'sync_id',
 ] as const;
 /** What an operator decided by hand: a pinned product keeps these through every re-sync. */
@@ -100,6 +102,7 @@ const PINNED_COLUMNS = new Set([
   'match_key',
   'profile',
   'profile_shops',
+  'learnt_inspired',
 ]);
 
 /** Text as PostgreSQL stores it: an unpaired surrogate (which JSON carries as an escape it refuses) as U+FFFD. */
@@ -138,6 +141,7 @@ function upsertRows(rows: readonly Row[]): SQL {
       match_key: r.matchKey ?? null,
       profile: r.profile ?? null,
       profile_shops: r.profileShops ?? null,
+      learnt_inspired: r.learntInspired ?? null,
       sync_id: r.syncId,
     })),
     wellFormed,
@@ -179,6 +183,7 @@ function listingOf(row: ProductRow): ProductInput {
     sizes: row.sizes,
     barcode: row.barcode,
     barcodeIssues: [],
+    answer: row.answer,
   };
 }
 
@@ -199,9 +204,16 @@ function decisionOf(row: ProductRow): StoredDecision {
  * profile shops taught it when it was stored with one (learning keeps it current).
  */
 export function recogniseStored(row: ProductRow, snapshot: CatalogSnapshot): RecognisedProduct {
-  const learnt =
-    row.profileShops && row.profile && row.sillagePerfumeId
-      ? { profiles: new Map([[row.sillagePerfumeId, { profile: row.profile, shops: row.profileShops }]]) }
+  const id = row.sillagePerfumeId;
+  const learnt: Learnt | undefined =
+    id && ((row.profileShops && row.profile) || row.learntInspired)
+      ? {
+          profiles:
+            row.profileShops && row.profile
+              ? new Map([[id, { profile: row.profile, shops: row.profileShops }]])
+              : new Map(),
+          ...(row.learntInspired ? { inspired: new Map([[id, row.learntInspired]]) } : {}),
+        }
       : undefined;
   return recogniseProduct(listingOf(row), snapshot, decisionOf(row), learnt);
 }
@@ -216,7 +228,12 @@ const matchColumns = (r: RecognisedProduct) => ({
   matchKey: r.matchKey ?? null,
   profile: r.profile,
   profileShops: r.quality === 'shops' ? (r.shops ?? null) : null,
+  learntInspired: learntInspiredOf(r),
 });
+
+/** The original a product takes its profile from because merchants' answers in force say so; null otherwise. */
+const learntInspiredOf = (r: RecognisedProduct) =>
+  r.quality === 'inspired' && r.inspiredFrom === 'shops' ? (r.inspiredBy?.id ?? null) : null;
 
 /**
  * Stores a merchant's feed and matches every product. Bad rows are reported
@@ -250,7 +267,13 @@ export async function syncProducts(
 
   const found = opts.recognised ?? (await (opts.match ?? inProcessMatcher(snapshot)).listings(merchant.id, feed));
   const { problems } = found;
-  const recognised = await withLearnt(db, snapshot, merchant, found.recognised);
+  // the merchant's own answers, kept through syncs, given to the products they are for
+  const recognised = await withLearnt(
+    db,
+    snapshot,
+    merchant,
+    withAnswers(found.recognised, await storedAnswers(db, merchant.id), snapshot),
+  );
   const rejected = problems.length;
   const rejections: SyncRejection[] = problems
     .slice(0, 1000)
@@ -387,7 +410,12 @@ export async function reprofileProducts(
     await slice();
     const r = recogniseProduct(listingOf(row), snapshot, decisionOf(row), learns ? learnt : undefined);
     const shops = r.quality === 'shops' ? (r.shops ?? null) : null;
-    if (shops === row.profileShops && canonical(r.profile) === canonical(row.profile)) continue;
+    if (
+      shops === row.profileShops &&
+      learntInspiredOf(r) === row.learntInspired &&
+      canonical(r.profile) === canonical(row.profile)
+    )
+      continue;
     const m = byMerchant.get(row.merchantId) ?? { version, changes: [] };
     m.changes.push({ id: row.id, r, read: row.updatedAt });
     byMerchant.set(row.merchantId, m);
@@ -402,6 +430,7 @@ export async function reprofileProducts(
             matchStatus: r.status,
             profile: r.profile,
             profileShops: r.quality === 'shops' ? (r.shops ?? null) : null,
+            learntInspired: learntInspiredOf(r),
             updatedAt: sql`now()`,
           })
           // a product synced, pinned or matched again since it was read here is left as that left it
@@ -495,8 +524,14 @@ export function productView(
         }
       : null,
     inspired_by: r.inspiredBy
-      ? { sillage_perfume_id: r.inspiredBy.id, name: r.inspiredBy.name, house: r.inspiredBy.house }
+      ? {
+          sillage_perfume_id: r.inspiredBy.id,
+          name: r.inspiredBy.name,
+          house: r.inspiredBy.house,
+          said_by: r.inspiredFrom ?? 'catalog',
+        }
       : null,
+    answer: p.answer ?? null,
     described_by_shops: r.quality === 'shops' ? (r.shops ?? null) : null,
     to_recommend: toRecommend(r, explanation),
     sillage_perfume_id: r.perfume?.id ?? null,
@@ -630,17 +665,51 @@ export async function pinMatch(
     throw notFound('perfume_not_found', `No perfume "${perfumeId.slice(0, 120)}" in the catalog (find it with lookup)`);
   return db.transaction(async (tx) => {
     const product = await getProduct(tx, merchant.id, merchantProductId);
-    const pinned = recogniseProduct(listingOf(product), snapshot, {
-      status: 'matched',
-      perfumeId: perfume.id,
-      confidence: 1,
-      reason: `pinned by hand to ${perfume.name} (${perfume.concentration ?? '?'}) by ${perfume.house}`,
-      pinned: true,
-      sibling: false,
-    });
+    // with what shops taught of the perfume, as a synced product is
+    const [pinned] = await withLearnt(tx, snapshot, merchant, [
+      recogniseProduct(listingOf(product), snapshot, {
+        status: 'matched',
+        perfumeId: perfume.id,
+        confidence: 1,
+        reason: `pinned by hand to ${perfume.name} (${perfume.concentration ?? '?'}) by ${perfume.house}`,
+        pinned: true,
+        sibling: false,
+      }),
+    ]);
     const [row] = await tx
       .update(merchantProducts)
-      .set({ ...matchColumns(pinned), matchPinned: true, updatedAt: sql`now()` })
+      .set({ ...matchColumns(pinned as RecognisedProduct), matchPinned: true, updatedAt: sql`now()` })
+      .where(eq(merchantProducts.id, product.id))
+      .returning();
+    await touchMerchantCatalog(tx, merchant.id, false);
+    return row as ProductRow;
+  });
+}
+
+/**
+ * Sets (or with nothing in it, clears) a merchant's own answer for one of its products
+ * (matching/answers.ts): its main notes and accords, or the catalog perfume it is sold as the answer
+ * to. The product is recognised again at once with it, its match kept: it serves this merchant from
+ * now on, and learning proposes it to every shop (docs/learning.md). Kept through re-syncs. Work:
+ * MAX_ANSWER_NOTES + MAX_ANSWER_ACCORDS lookups, one product recognised, three statements.
+ */
+export async function answerProduct(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  merchantIdOrSlug: string,
+  merchantProductId: string,
+  sent: { notes?: readonly string[]; accords?: readonly string[]; inspired_by?: string | null },
+): Promise<ProductRow> {
+  const merchant = await getMerchant(db, merchantIdOrSlug);
+  const checked = checkAnswer(sent, (id) => snapshot.byId.get(id));
+  if (!checked.ok) throw badRequest('invalid_answer', checked.message);
+  return db.transaction(async (tx) => {
+    const product = await getProduct(tx, merchant.id, merchantProductId);
+    const listing = { ...listingOf(product), answer: checked.answer };
+    const [r] = await withLearnt(tx, snapshot, merchant, [recogniseProduct(listing, snapshot, decisionOf(product))]);
+    const [row] = await tx
+      .update(merchantProducts)
+      .set({ ...matchColumns(r as RecognisedProduct), answer: checked.answer, updatedAt: sql`now()` })
       .where(eq(merchantProducts.id, product.id))
       .returning();
     await touchMerchantCatalog(tx, merchant.id, false);
