@@ -25,9 +25,10 @@ import {
 } from '../services/feeds.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
 import { eraseLeads, exportLeads, type LeadExport, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
-import { learnMerchant, learntBarcodeView, listLearntBarcodes } from '../services/learning.ts';
+import { learnMerchant, learnPerfumes, learntBarcodeView, listLearntBarcodes } from '../services/learning.ts';
 import { createMerchant, listMerchants, merchantView, updateMerchant } from '../services/merchants.ts';
 import {
+  answerProduct,
   listProducts,
   pinMatch,
   productView,
@@ -37,10 +38,13 @@ import {
   syncProducts,
   unpinMatch,
 } from '../services/products.ts';
+import { listProposals, type ProposalStatus, proposalView, reviewProposal } from '../services/proposals.ts';
 import { reattributeMerchant } from '../services/purchase-attribution.ts';
 
 type MerchantView = ReturnType<typeof merchantView>;
 type LearntBarcodeView = ReturnType<typeof learntBarcodeView>;
+type ProposalView = ReturnType<typeof proposalView>;
+type AnswerInput = { notes?: string[]; accords?: string[]; inspired_by?: string | null };
 type KeyView = Awaited<ReturnType<typeof listKeys>>[number];
 type CreatedKey = Awaited<ReturnType<typeof createKey>>;
 type ProductView = ReturnType<typeof productView>;
@@ -63,6 +67,15 @@ export interface AdminClient {
     status: 'conflict' | 'key';
     limit: number;
   }): Promise<{ barcodes: LearntBarcodeView[]; total: number }>;
+  /** what merchants' own answers propose about perfumes, for review */
+  listProposals(query: {
+    status: ProposalStatus;
+    limit: number;
+  }): Promise<{ proposals: ProposalView[]; total: number }>;
+  reviewProposal(
+    perfumeId: string,
+    review: { decision: 'approve' | 'reject'; items?: string[]; why: string },
+  ): Promise<ProposalView>;
   createKey(merchant: string, input: { mode: 'test' | 'live'; allowed_origins: string[] }): Promise<CreatedKey>;
   listKeys(merchant: string): Promise<KeyView[]>;
   revokeKey(keyId: string): Promise<KeyView>;
@@ -75,6 +88,8 @@ export interface AdminClient {
   rematchProducts(merchant: string): Promise<RematchSummary>;
   pinProduct(merchant: string, merchantProductId: string, perfumeId: string): Promise<ProductView>;
   unpinProduct(merchant: string, merchantProductId: string): Promise<ProductView>;
+  /** the merchant's own answer for a product (none clears it): docs/learning.md */
+  answerProduct(merchant: string, merchantProductId: string, answer: AnswerInput): Promise<ProductView>;
   analytics(merchant: string, period: { from: Date; to: Date; test: boolean }): Promise<Analytics>;
   reattribute(merchant: string): Promise<{ slug: string; attribution_window_days: number }>;
   exportLeads(merchant: string): Promise<LeadExport[]>;
@@ -143,6 +158,18 @@ export function directClient(config: Config, database: Database, owned = false):
       const snapshot = await loadSnapshot(db);
       return { barcodes: rows.map((r) => learntBarcodeView(r, snapshot)), total };
     },
+    listProposals: async (query) => {
+      const { rows, total } = await listProposals(db, { ...query, offset: 0 });
+      const snapshot = await loadSnapshot(db);
+      return { proposals: rows.map((r) => proposalView(r, snapshot)), total };
+    },
+    // with no server running, a review reaches the perfume's products at once
+    reviewProposal: async (perfumeId, review) => {
+      const row = await reviewProposal(db, perfumeId, review);
+      const snapshot = await loadSnapshot(db);
+      await learnPerfumes(db, snapshot, [row.perfumeId]);
+      return proposalView(row, snapshot);
+    },
     createKey: (merchant, input) =>
       createKey(db, merchant, { mode: input.mode, allowedOrigins: input.allowed_origins }),
     listKeys: (merchant) => listKeys(db, merchant),
@@ -167,6 +194,12 @@ export function directClient(config: Config, database: Database, owned = false):
     unpinProduct: async (merchant, productId) => {
       const snapshot = await loadSnapshot(db);
       return productView(await unpinMatch(db, snapshot, merchant, productId), snapshot);
+    },
+    answerProduct: async (merchant, productId, answer) => {
+      const snapshot = await loadSnapshot(db);
+      const row = await answerProduct(db, snapshot, merchant, productId, answer);
+      await learnMerchant(db, snapshot, row.merchantId);
+      return productView(row, snapshot);
     },
     analytics: (merchant, period) =>
       merchantAnalytics(db, merchant, { ...period, attributionWindowDays: config.attributionWindowDays }),
@@ -278,6 +311,10 @@ export function httpClient(baseUrl: string, token: string): AdminClient {
     updateMerchant: (merchant, change) => call('PATCH', merchantPath(merchant), { body: change }),
     listLearntBarcodes: (query) =>
       call('GET', '/learning/barcodes', { query: { status: query.status, limit: String(query.limit) } }),
+    listProposals: (query) =>
+      call('GET', '/learning/proposals', { query: { status: query.status, limit: String(query.limit) } }),
+    reviewProposal: (perfumeId, review) =>
+      call('POST', `/learning/proposals/${encodeURIComponent(perfumeId)}/review`, { body: review }),
     createKey: (merchant, input) => call('POST', `${merchantPath(merchant)}/keys`, { body: input }),
     listKeys: async (merchant) => (await call<{ keys: KeyView[] }>('GET', `${merchantPath(merchant)}/keys`)).keys,
     revokeKey: (keyId) => call('POST', `/keys/${encodeURIComponent(keyId)}/revoke`),
@@ -296,6 +333,8 @@ export function httpClient(baseUrl: string, token: string): AdminClient {
       }),
     unpinProduct: (merchant, productId) =>
       call('DELETE', `${merchantPath(merchant)}/products/${encodeURIComponent(productId)}/match`),
+    answerProduct: (merchant, productId, answer) =>
+      call('PUT', `${merchantPath(merchant)}/products/${encodeURIComponent(productId)}/answer`, { body: answer }),
     analytics: (merchant, period) =>
       call('GET', `${merchantPath(merchant)}/analytics`, {
         query: {

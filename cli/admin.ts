@@ -6,6 +6,7 @@ import { AppError } from '../lib/errors.ts';
 import { importCatalog, readRows } from '../services/catalog-import.ts';
 import type { SourceInput } from '../services/feeds.ts';
 import { readProductFeed } from '../services/product-feed.ts';
+import { PROPOSAL_STATUSES, type ProposalStatus } from '../services/proposals.ts';
 import { connect } from './admin-client.ts';
 import { table } from './format.ts';
 
@@ -19,6 +20,10 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
                                              (both on by default; docs/learning.md)
   barcodes:list [--status conflict|key] [--limit N]
                                              barcodes the shelves taught: those shops disagree on (default), or keys
+  proposals:list [--status waiting|in_force|rejected|all] [--limit N]
+                                             what merchants' own answers propose about perfumes (default: waiting)
+  proposals:review <perfume-id> approve|reject --why <reason> [--item <item>]...
+                                             approves or rejects facts proposed (all of them without --item)
   keys:create <merchant> --mode test|live [--origin <origin>]...
                                              prints the key once; origins like https://shop.example
                                              or https://*.shop.example
@@ -32,6 +37,8 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   products:pin <merchant> <merchant-product-id> <perfume-id>
                                              matches a product by hand (find the id with lookup)
   products:unpin <merchant> <merchant-product-id>
+  products:answer <merchant> <merchant-product-id> [--note <note>]... [--accord <accord>]... [--inspired-by <perfume-id>]
+                                             the merchant's own answer for a product with no profile (none: cleared)
   analytics <merchant> [--from <date>] [--to <date>] [--test]
                                              the widget's funnel, rates and attributed revenue (default: last 30 days, live)
   analytics:reattribute <merchant>           recomputes attribution (after ATTRIBUTION_WINDOW_DAYS changed)
@@ -158,6 +165,8 @@ const COMMANDS = new Set([
   'merchants:list',
   'merchants:learning',
   'barcodes:list',
+  'proposals:list',
+  'proposals:review',
   'keys:create',
   'keys:list',
   'keys:revoke',
@@ -167,6 +176,7 @@ const COMMANDS = new Set([
   'products:rematch',
   'products:pin',
   'products:unpin',
+  'products:answer',
   'analytics',
   'analytics:reattribute',
   'leads:export',
@@ -209,6 +219,11 @@ export async function run(argv: string[], config: Config, database?: Database): 
       merchant: { type: 'string' },
       teaches: { type: 'string' },
       learns: { type: 'string' },
+      note: { type: 'string', multiple: true },
+      accord: { type: 'string', multiple: true },
+      'inspired-by': { type: 'string' },
+      why: { type: 'string' },
+      item: { type: 'string', multiple: true },
       server: { type: 'string' },
       direct: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -283,6 +298,41 @@ export async function run(argv: string[], config: Config, database?: Database): 
           }));
           print(out, rows, rows, ['barcode', 'shops', 'perfume']);
           process.stdout.write(`${barcodes.length} of ${total}\n`);
+        }
+        return 0;
+      }
+      case 'proposals:list': {
+        const status = values.status ?? 'waiting';
+        if (!(PROPOSAL_STATUSES as readonly string[]).includes(status))
+          throw new AppError(400, 'usage', `--status must be one of ${PROPOSAL_STATUSES.join(', ')}`);
+        const { proposals, total } = await admin.listProposals({
+          status: status as ProposalStatus,
+          limit: limitOf(values.limit),
+        });
+        if (out.json) print(out, { proposals, total });
+        else {
+          const rows = proposals.flatMap((p) =>
+            p.facts.map((f) => ({ perfume: p.sillage_perfume_id, item: f.item, shops: f.shops, state: f.state })),
+          );
+          print(out, rows, rows, ['perfume', 'item', 'shops', 'state']);
+          process.stdout.write(`${proposals.length} of ${total}\n`);
+        }
+        return 0;
+      }
+      case 'proposals:review': {
+        const perfume = need(args[0], '<perfume-id>');
+        const decision = need(args[1], 'approve|reject');
+        if (decision !== 'approve' && decision !== 'reject')
+          throw new AppError(400, 'usage', 'the decision must be approve or reject');
+        const p = await admin.reviewProposal(perfume, {
+          decision,
+          why: need(values.why, '--why <reason>'),
+          ...(values.item?.length ? { items: values.item } : {}),
+        });
+        if (out.json) print(out, p);
+        else {
+          const rows = p.facts.map((f) => ({ item: f.item, shops: f.shops, state: f.state, approved: f.approved }));
+          print(out, rows, rows, ['item', 'shops', 'state', 'approved']);
         }
         return 0;
       }
@@ -370,6 +420,16 @@ export async function run(argv: string[], config: Config, database?: Database): 
             ? await admin.pinProduct(merchant, product, need(args[2], '<perfume-id>'))
             : await admin.unpinProduct(merchant, product);
         print(out, view, [view], ['merchant_product_id', 'name', 'status', 'sillage_perfume_id', 'pinned', 'reason']);
+        return 0;
+      }
+      case 'products:answer': {
+        const view = await admin.answerProduct(need(args[0], '<merchant>'), need(args[1], '<merchant-product-id>'), {
+          notes: values.note ?? [],
+          accords: values.accord ?? [],
+          inspired_by: values['inspired-by'] ?? null,
+        });
+        const shown = { ...view, inspired_by: view.inspired_by?.sillage_perfume_id ?? null };
+        print(out, view, [shown], ['merchant_product_id', 'name', 'status', 'quality', 'inspired_by']);
         return 0;
       }
       case 'analytics': {

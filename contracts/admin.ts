@@ -38,13 +38,18 @@ export const UpdateMerchantBodySchema = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
+/** A page of a list: its size and where it starts, as a query string gives them. */
+const PageFields = {
+  limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d{0,2}|1000)$', description: '1–1000, default 100' })),
+  offset: Type.Optional(Type.String({ pattern: '^\\d{1,7}$', description: 'default 0' })),
+};
+
 export const LearntBarcodesQuerySchema = Type.Object(
   {
     status: Type.Optional(
       Type.Union([Type.Literal('conflict'), Type.Literal('key')], { description: 'default conflict' }),
     ),
-    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d{0,2}|1000)$', description: '1–1000, default 100' })),
-    offset: Type.Optional(Type.String({ pattern: '^\\d{1,7}$', description: 'default 0' })),
+    ...PageFields,
   },
   { additionalProperties: false },
 );
@@ -166,8 +171,7 @@ export const ProductStatusSchema = Type.Union([
 export const ListProductsQuerySchema = Type.Object(
   {
     status: Type.Optional(ProductStatusSchema),
-    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d{0,2}|1000)$', description: '1–1000, default 100' })),
-    offset: Type.Optional(Type.String({ pattern: '^\\d{1,7}$', description: 'default 0' })),
+    ...PageFields,
   },
   { additionalProperties: false },
 );
@@ -438,6 +442,97 @@ export const ProductParams = Type.Object({
 
 export const PinMatchBodySchema = Type.Object(
   { sillage_perfume_id: Type.String({ minLength: 1, maxLength: 120 }) },
+  { additionalProperties: false },
+);
+
+export const ProductAnswerBodySchema = Type.Object(
+  {
+    notes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 120 }), {
+        maxItems: 12,
+        description: 'Its main notes, any spelling the vocabulary knows, in English or Arabic (stored by slug)',
+      }),
+    ),
+    accords: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 60 }), {
+        maxItems: 8,
+        description: 'Its main accords, the strongest first (stored by slug)',
+      }),
+    ),
+    inspired_by: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 120,
+          description: 'The catalog perfume it is sold as the answer to: one with a profile of its own',
+        }),
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'An answer naming nothing clears the one the product has',
+  },
+);
+
+export const ProposalsQuerySchema = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Union([Type.Literal('waiting'), Type.Literal('in_force'), Type.Literal('rejected'), Type.Literal('all')], {
+        description:
+          'waiting (default): with a fact neither in force nor rejected; in_force: with a fact in force for every shop; rejected: with a fact rejected; all',
+      }),
+    ),
+    ...PageFields,
+  },
+  { additionalProperties: false },
+);
+
+export const ProposalSchema = Type.Object({
+  sillage_perfume_id: Type.String({ description: 'The perfume the answers are for' }),
+  perfume: Type.Object({
+    name: Nullable(Type.String({ description: 'null when the perfume has left the catalog' })),
+    house: Nullable(Type.String()),
+    concentration: Nullable(Type.String()),
+  }),
+  shops: Type.Integer({ description: 'How many merchants answered (never which)' }),
+  facts: Type.Array(
+    Type.Object({
+      item: Type.String({ description: 'note:<slug>, accord:<slug> or inspired:<perfume id>: what a review names' }),
+      kind: Type.Union([Type.Literal('note'), Type.Literal('accord'), Type.Literal('inspired')]),
+      value: Type.String(),
+      perfume: Type.Optional(
+        Type.Object(
+          { name: Nullable(Type.String()), house: Nullable(Type.String()) },
+          { description: 'For inspired: the original named' },
+        ),
+      ),
+      shops: Type.Integer({ description: 'How many merchants give it' }),
+      state: Type.Union([Type.Literal('in_force'), Type.Literal('waiting'), Type.Literal('rejected')], {
+        description:
+          'in_force: every shop gets it (two merchants give it, or the operator approved it); waiting: for a second merchant or the operator; rejected: by the operator, whatever merchants agree',
+      }),
+      approved: Type.Boolean(),
+    }),
+  ),
+  why: Nullable(Type.String({ description: "The operator's reason at the last review" })),
+  reviewed_at: Nullable(IsoDateTime),
+  updated_at: IsoDateTime,
+});
+
+export const ProposalParams = Type.Object({ perfume_id: Type.String({ minLength: 1, maxLength: 120 }) });
+
+export const ReviewProposalBodySchema = Type.Object(
+  {
+    decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]),
+    items: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 100,
+        description: 'The facts reviewed (their `item`); all those proposed now when absent',
+      }),
+    ),
+    why: Type.String({ minLength: 1, maxLength: 500, description: 'Why: kept with the review' }),
+  },
   { additionalProperties: false },
 );
 

@@ -84,6 +84,15 @@ export const ERRORS = {
   merchant_not_found: { status: 404, when: 'admin: no merchant with this id' },
   key_not_found: { status: 404, when: 'admin: no key with this id' },
   product_not_found: { status: 404, when: 'admin: the merchant has no product with this id' },
+  proposal_not_found: { status: 404, when: "admin: no merchant's answer proposes anything for this perfume" },
+  invalid_answer: {
+    status: 400,
+    when: "admin and console: a product's answer naming a note or an accord the vocabulary does not know, too many of them, or an original that is not in the catalog or has no profile",
+  },
+  invalid_review: {
+    status: 400,
+    when: 'admin: a review of a proposal without a reason, or naming a fact merchants do not propose',
+  },
   perfume_not_found: { status: 404, when: 'admin: no perfume of the catalog with this id (a pin, a read)' },
   demo_disabled: { status: 404, when: 'the demo storefront, on an instance that serves no demo' },
   feed_not_found: { status: 404, when: 'admin: no feed source with this id' },

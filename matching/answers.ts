@@ -138,6 +138,32 @@ export interface Proposal {
 }
 
 /**
+ * What of a perfume's proposal is in force for every shop: each fact not rejected, and given by
+ * MIN_ANSWER_SHOPS merchants or approved; its profile (when MIN_ANSWER_ITEMS notes and accords are)
+ * and its original (the one in force, or of several the one approved). Sorted facts in, same out.
+ */
+export function inForceOf(
+  votes: Readonly<Record<AnswerItem, number>>,
+  review: ProposalReview,
+): Pick<Proposal, 'inForce' | 'profile' | 'inspiredBy'> {
+  const approved = new Set(review.approved);
+  const rejected = new Set(review.rejected);
+  const inForce = Object.keys(votes)
+    .sort()
+    .filter((i) => !rejected.has(i) && (approved.has(i) || (votes[i] as number) >= MIN_ANSWER_SHOPS));
+  const of = (kind: string) => inForce.filter((i) => i.startsWith(`${kind}:`)).map((i) => i.slice(kind.length + 1));
+  const notes = of('note');
+  const accords = of('accord');
+  const originals = of('inspired');
+  const chosen = originals.length > 1 ? originals.filter((o) => approved.has(`inspired:${o}`)) : originals;
+  return {
+    inForce,
+    profile: notes.length + accords.length >= MIN_ANSWER_ITEMS ? { notes, accords } : null,
+    inspiredBy: chosen.length === 1 ? (chosen[0] as string) : null,
+  };
+}
+
+/**
  * The proposal the merchants' answers for one perfume make: one voice per merchant (a merchant's
  * products of one perfume count once, each fact once), under the operator's review. Deterministic:
  * facts in their sorted order, whatever order the answers came in.
@@ -152,26 +178,9 @@ export function proposalOf(
     for (const item of itemsOf(a.answer)) set.add(item);
     byMerchant.set(a.merchantId, set);
   }
-  const counts = new Map<AnswerItem, number>();
-  for (const set of byMerchant.values()) for (const item of set) counts.set(item, (counts.get(item) ?? 0) + 1);
-  const items = [...counts.keys()].sort();
   const votes: Record<AnswerItem, number> = {};
-  for (const item of items) votes[item] = counts.get(item) as number;
-  const approved = new Set(review.approved);
-  const rejected = new Set(review.rejected);
-  const inForce = items.filter(
-    (i) => !rejected.has(i) && (approved.has(i) || (counts.get(i) as number) >= MIN_ANSWER_SHOPS),
-  );
-  const of = (kind: string) => inForce.filter((i) => i.startsWith(`${kind}:`)).map((i) => i.slice(kind.length + 1));
-  const notes = of('note');
-  const accords = of('accord');
-  const originals = of('inspired');
-  const chosen = originals.length > 1 ? originals.filter((o) => approved.has(`inspired:${o}`)) : originals;
-  return {
-    votes,
-    shops: byMerchant.size,
-    inForce,
-    profile: notes.length + accords.length >= MIN_ANSWER_ITEMS ? { notes, accords } : null,
-    inspiredBy: chosen.length === 1 ? (chosen[0] as string) : null,
-  };
+  for (const set of byMerchant.values()) for (const item of set) votes[item] = (votes[item] ?? 0) + 1;
+  const sorted: Record<AnswerItem, number> = {};
+  for (const item of Object.keys(votes).sort()) sorted[item] = votes[item] as number;
+  return { votes: sorted, shops: byMerchant.size, ...inForceOf(sorted, review) };
 }

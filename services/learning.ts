@@ -528,6 +528,7 @@ export async function merchantsToLearn(db: DbOrTx, limit = LEARN_DISPATCH_LIMIT)
       (select m.id from (
           select unnest(merchant_ids) as id from ${learntBarcodes}
           union select unnest(merchant_ids) as id from ${learntProfiles}
+          union select unnest(merchant_ids) as id from ${proposals}
         ) m
         where not exists (select 1 from ${merchants} x where x.id = m.id) limit ${limit})`),
   );

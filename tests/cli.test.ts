@@ -89,6 +89,63 @@ describe('admin CLI', () => {
     await expect(cli('barcodes:list', '--status', 'all')).rejects.toThrow(/conflict or key/);
   });
 
+  it("sets a merchant's own answer for a product, lists what answers propose, and reviews it (docs/learning.md)", async () => {
+    const file = tempFile(
+      'answer-shelf.json',
+      JSON.stringify([{ merchant_product_id: 'ameer', name: 'Lattafa Al Noble Ameer EDP 100ml', price: 150 }]),
+    );
+    for (const slug of ['cli-ans-1', 'cli-ans-2']) {
+      await cli('merchants:create', '--name', slug, '--slug', slug);
+      await cli('products:sync', slug, file);
+    }
+    const one = await cli(
+      'products:answer',
+      'cli-ans-1',
+      'ameer',
+      '--note',
+      'oud',
+      '--note',
+      'زعفران',
+      '--accord',
+      'amber',
+    );
+    expect(one.out).toMatch(/ameer\s.*matched\s+described/);
+    await cli('products:answer', 'cli-ans-2', 'ameer', '--note', 'Oud', '--note', 'saffron');
+    const inForce = JSON.parse((await cli('proposals:list', '--status', 'in_force', '--json')).out);
+    expect(inForce.proposals).toEqual([
+      expect.objectContaining({
+        sillage_perfume_id: 'lattafa-al-noble-ameer-edp',
+        shops: 2,
+        facts: [
+          expect.objectContaining({ item: 'accord:amber', shops: 1, state: 'waiting' }),
+          expect.objectContaining({ item: 'note:oud', shops: 2, state: 'in_force' }),
+          expect.objectContaining({ item: 'note:saffron', shops: 2, state: 'in_force' }),
+        ],
+      }),
+    ]);
+    const reviewed = await cli(
+      'proposals:review',
+      'lattafa-al-noble-ameer-edp',
+      'reject',
+      '--item',
+      'note:saffron',
+      '--why',
+      'not in the house notes',
+    );
+    expect(reviewed.out).toMatch(/note:saffron\s+2\s+rejected\s+false/);
+    expect((await cli('proposals:list', '--status', 'rejected')).out).toMatch(
+      /lattafa-al-noble-ameer-edp\s+note:saffron/,
+    );
+    await expect(cli('proposals:review', 'lattafa-al-noble-ameer-edp', 'maybe', '--why', 'x')).rejects.toThrow(
+      /approve or reject/,
+    );
+    await expect(cli('proposals:review', 'lattafa-al-noble-ameer-edp', 'approve')).rejects.toThrow(/--why/);
+    await expect(cli('proposals:list', '--status', 'open')).rejects.toThrow(/--status must be one of/);
+    await expect(cli('products:answer', 'cli-ans-1', 'ameer', '--note', 'dragon')).rejects.toThrow(/not a note/);
+    const cleared = JSON.parse((await cli('products:answer', 'cli-ans-1', 'ameer', '--json')).out);
+    expect(cleared).toMatchObject({ answer: null, quality: null });
+  });
+
   it('explains usage problems instead of failing obscurely', async () => {
     await expect(cli('keys:create', 'nobody', '--mode', 'live')).rejects.toThrow(/No merchant/);
     await expect(cli('keys:create', 'amber-cli', '--mode', 'prod')).rejects.toThrow(AppError);

@@ -576,3 +576,57 @@ describe('a sibling of an identity without a profile', () => {
     expect(own?.sibling).toBeUndefined();
   });
 });
+
+describe("a merchant's own answer and what merchants' answers teach (matching/answers.ts)", () => {
+  const oudRose = { notes: ['oud', 'rose'], accords: ['woody'], inspired_by: null };
+
+  it('an identity without a profile is described by its merchant’s answer at once; a product not matched gets a partial profile from it', () => {
+    const snap = catalog();
+    const r = recogniseProduct(listing('Plain', 'Armaf', { answer: oudRose }), snap, stored('armaf-plain-edp'));
+    expect(r).toMatchObject({ status: 'matched', quality: 'described', inspiredBy: null });
+    expect(r.profile).toMatchObject({ source: 'merchant', basis: ['answer'] });
+    const unknown = recogniseProduct(listing('Mystery Oud 2', 'Nobody', { answer: oudRose }), snap, stored(null));
+    expect(unknown).toMatchObject({ status: 'partial', quality: 'partial' });
+  });
+
+  it('an answer never overrides a perfume’s own profile', () => {
+    const snap = catalog();
+    const r = recogniseProduct(listing('Viking', 'Creed', { answer: oudRose }), snap, stored('creed-viking-edp'));
+    expect(r.quality).toBe('full');
+    expect(r.profile?.source).toBe('catalog');
+  });
+
+  it('the original a merchant names lends its profile, said by the merchant; our record’s own original comes first', () => {
+    const snap = catalog();
+    const answered = { notes: [], accords: [], inspired_by: 'creed-viking-edp' };
+    const r = recogniseProduct(listing('Plain', 'Armaf', { answer: answered }), snap, stored('armaf-plain-edp'));
+    expect(r).toMatchObject({ quality: 'inspired', inspiredFrom: 'merchant' });
+    expect(r.inspiredBy?.id).toBe('creed-viking-edp');
+    const recorded = recogniseProduct(listing('CDNI', 'Armaf', { answer: answered }), snap, stored('armaf-cdni-edp'));
+    expect(recorded).toMatchObject({ quality: 'inspired', inspiredFrom: 'catalog' });
+    expect(recorded.inspiredBy?.id).toBe('creed-aventus-edp');
+  });
+
+  it('the original merchants’ answers in force name lends its profile to every shop’s product of the perfume, never to a sibling version', () => {
+    const snap = catalog();
+    const learnt = { profiles: new Map(), inspired: new Map([['armaf-plain-edp', 'creed-viking-edp']]) };
+    const r = recogniseProduct(listing('Plain', 'Armaf'), snap, stored('armaf-plain-edp'), learnt);
+    expect(r).toMatchObject({ quality: 'inspired', inspiredFrom: 'shops' });
+    expect(r.inspiredBy?.id).toBe('creed-viking-edp');
+    const sibling = recogniseProduct(
+      listing('Plain', 'Armaf'),
+      snap,
+      stored('armaf-plain-edp', { sibling: true }),
+      learnt,
+    );
+    expect(sibling.quality).toBeNull();
+    // the merchant's own word about its own product comes before what others say
+    const own = recogniseProduct(
+      listing('Plain', 'Armaf', { answer: { notes: [], accords: [], inspired_by: 'creed-aventus-edp' } }),
+      snap,
+      stored('armaf-plain-edp'),
+      learnt,
+    );
+    expect(own.inspiredBy?.id).toBe('creed-aventus-edp');
+  });
+});

@@ -1,11 +1,13 @@
 import fp from 'fastify-plugin';
-import { learnMerchant, merchantsToLearn } from '../../services/learning.ts';
+import { learnMerchant, learnPerfumes, merchantsToLearn } from '../../services/learning.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     learning: {
       /** learns from a merchant's shelf soon (after a sync): a run already waiting for it is the one that happens */
       soon(merchantId: string): void;
+      /** learns these perfumes again soon (after an operator's review of what answers propose) */
+      perfumes(perfumeIds: readonly string[]): void;
       /** sends every learning due and waits until the background work is done (tests; the dispatch's work) */
       runDue(): Promise<void>;
     };
@@ -36,6 +38,13 @@ export default fp(
       },
       expireMinutes: 15,
     });
+    app.jobs.define<{ perfumeIds: string[] }>('learning.perfumes', {
+      async run({ perfumeIds }) {
+        const summary = await learnPerfumes(app.db, app.catalog.current(), perfumeIds);
+        for (const id of summary.merchants) app.merchantProducts.invalidate(id);
+      },
+      expireMinutes: 15,
+    });
     const dispatch = async () => {
       for (const id of await merchantsToLearn(app.db)) await app.jobs.send('learning.barcodes', { merchantId: id }, id);
     };
@@ -45,6 +54,13 @@ export default fp(
         app.jobs.send('learning.barcodes', { merchantId }, merchantId).catch((err) => {
           // the dispatch sends it again within a minute
           app.log.warn({ err, merchant: merchantId }, 'learning not sent');
+        });
+      },
+      perfumes(perfumeIds: readonly string[]) {
+        const ids = [...new Set(perfumeIds)].sort();
+        app.jobs.send('learning.perfumes', { perfumeIds: ids }, ids.join(',').slice(0, 200)).catch((err) => {
+          // the perfume's next learning (a sync of a shop that sells it) applies it
+          app.log.warn({ err, perfumes: ids.length }, 'learning not sent');
         });
       },
       async runDue() {

@@ -1,8 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { LearntBarcodeSchema, LearntBarcodesQuerySchema } from '../../contracts/admin.ts';
-import { ADMIN_READ, errorResponses, success } from '../../contracts/errors.ts';
+import {
+  LearntBarcodeSchema,
+  LearntBarcodesQuerySchema,
+  ProposalParams,
+  ProposalSchema,
+  ProposalsQuerySchema,
+  ReviewProposalBodySchema,
+} from '../../contracts/admin.ts';
+import { ADMIN_CHANGE, ADMIN_READ, errorResponses, PATH_PARAM, success } from '../../contracts/errors.ts';
 import { learntBarcodeView, listLearntBarcodes } from '../../services/learning.ts';
+import { listProposals, proposalView, reviewProposal } from '../../services/proposals.ts';
 
 const security = [{ adminToken: [] }];
 
@@ -36,6 +44,63 @@ const learning: FastifyPluginAsyncTypebox = async (app) => {
       });
       const snapshot = app.catalog.current();
       return { barcodes: rows.map((r) => learntBarcodeView(r, snapshot)), total };
+    },
+  );
+
+  app.get(
+    '/learning/proposals',
+    {
+      schema: {
+        operationId: 'listProposals',
+        tags: ['admin'],
+        summary:
+          "What merchants' own answers propose about perfumes: facts waiting for review (by default), in force, or rejected",
+        description:
+          "A merchant's answer for a product (its notes, accords, or the perfume it is sold as the answer to) serves that merchant at once. For every other shop each fact is a proposal: in force once a second merchant gives it, or once approved here; never once rejected here. Merchants are counted, never named (docs/learning.md).",
+        security,
+        querystring: ProposalsQuerySchema,
+        response: {
+          200: success(
+            Type.Object({ proposals: Type.Array(ProposalSchema), total: Type.Integer() }),
+            'A page of proposals, most merchants first, and the total',
+          ),
+          ...errorResponses(ADMIN_READ),
+        },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listProposals(app.db, {
+        status: request.query.status ?? 'waiting',
+        limit: Number(request.query.limit ?? 100),
+        offset: Number(request.query.offset ?? 0),
+      });
+      const snapshot = app.catalog.current();
+      return { proposals: rows.map((r) => proposalView(r, snapshot)), total };
+    },
+  );
+
+  app.post(
+    '/learning/proposals/:perfume_id/review',
+    {
+      schema: {
+        operationId: 'reviewProposal',
+        tags: ['admin'],
+        summary: "Approves or rejects facts merchants' answers propose about a perfume, with why",
+        description:
+          "Approved, a fact is in force for every shop on one merchant's word; rejected, it never is, whatever merchants agree. The perfume's products of every shop take the change at its next learning, sent at once (within seconds). The reason is kept.",
+        security,
+        params: ProposalParams,
+        body: ReviewProposalBodySchema,
+        response: {
+          200: success(ProposalSchema, 'The proposal as reviewed'),
+          ...errorResponses([...PATH_PARAM, ...ADMIN_CHANGE, 'proposal_not_found', 'invalid_review']),
+        },
+      },
+    },
+    async (request) => {
+      const row = await reviewProposal(app.db, request.params.perfume_id, request.body);
+      app.learning.perfumes([row.perfumeId]);
+      return proposalView(row, app.catalog.current());
     },
   );
 };

@@ -6,6 +6,7 @@ import {
   ListProductsQuerySchema,
   MerchantIdParams,
   PinMatchBodySchema,
+  ProductAnswerBodySchema,
   ProductParams,
   RematchSummarySchema,
   SyncProductsBodyDocument,
@@ -15,6 +16,7 @@ import {
 import { ADMIN_CHANGE, ADMIN_READ, errorResponses, PATH_PARAM, success } from '../../contracts/errors.ts';
 import { documentAs } from '../../plugins/external/swagger.ts';
 import {
+  answerProduct,
   listProducts,
   pinMatch,
   productView,
@@ -148,6 +150,45 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
         request.body.sillage_perfume_id,
       );
       app.merchantProducts.invalidate(row.merchantId);
+      return productView(row, app.catalog.current());
+    },
+  );
+
+  app.put(
+    '/merchants/:id/products/:merchant_product_id/answer',
+    {
+      schema: {
+        operationId: 'setProductAnswer',
+        tags: ['admin'],
+        summary:
+          "Sets the merchant's own answer for a product: its main notes and accords, or the perfume it is inspired by",
+        description:
+          'For a product recognised but with no scent profile (`to_recommend`): the answer gives it one at once (quality described, or inspired), is kept through re-syncs, and is proposed to every shop (listProposals, docs/learning.md). An answer naming nothing clears it.',
+        security,
+        params: ProductParams,
+        body: ProductAnswerBodySchema,
+        response: {
+          200: success(AdminProductSchema, 'The product, with its answer'),
+          ...errorResponses([
+            ...PATH_PARAM,
+            ...ADMIN_CHANGE,
+            'merchant_not_found',
+            'product_not_found',
+            'invalid_answer',
+          ]),
+        },
+      },
+    },
+    async (request) => {
+      const row = await answerProduct(
+        app.db,
+        app.catalog.current(),
+        request.params.id,
+        request.params.merchant_product_id,
+        request.body,
+      );
+      app.merchantProducts.invalidate(row.merchantId);
+      app.learning.soon(row.merchantId);
       return productView(row, app.catalog.current());
     },
   );
