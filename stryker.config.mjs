@@ -18,6 +18,7 @@ export default {
     'matching/recognise.ts',
     'matching/barcodes.ts',
     'matching/shop-notes.ts',
+    'matching/answers.ts',
     'lib/gtin.ts',
     'catalog/search.ts',
     'catalog/alike.ts',

@@ -27,6 +27,7 @@ export const MUTATION_TESTS = [
   'tests/gtin.test.ts',
   'tests/barcodes.test.ts',
   'tests/shop-notes.test.ts',
+  'tests/answers.test.ts',
   'tests/loved-engine.test.ts',
   'tests/loved-products.test.ts',
   'tests/loved-perfumes.test.ts',

@@ -25,7 +25,7 @@ import {
 } from '../services/feeds.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
 import { eraseLeads, exportLeads, type LeadExport, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
-import { learnMerchant, learnPerfumes, learntBarcodeView, listLearntBarcodes } from '../services/learning.ts';
+import { learnMerchant, learnReviewed, learntBarcodeView, listLearntBarcodes } from '../services/learning.ts';
 import { createMerchant, listMerchants, merchantView, updateMerchant } from '../services/merchants.ts';
 import {
   answerProduct,
@@ -167,7 +167,7 @@ export function directClient(config: Config, database: Database, owned = false):
     reviewProposal: async (perfumeId, review) => {
       const row = await reviewProposal(db, perfumeId, review);
       const snapshot = await loadSnapshot(db);
-      await learnPerfumes(db, snapshot, [row.perfumeId]);
+      await learnReviewed(db, snapshot, [row.perfumeId]);
       return proposalView(row, snapshot);
     },
     createKey: (merchant, input) =>

@@ -413,9 +413,9 @@ export const AdminProductSchema = Type.Object({
   reason: Nullable(Type.String()),
   pinned: Type.Boolean(),
   matched_by: Nullable(
-    Type.Union([Type.Literal('name'), Type.Literal('barcode'), Type.Literal('pin')], {
+    Type.Union([Type.Literal('name'), Type.Literal('barcode'), Type.Literal('spelling'), Type.Literal('pin')], {
       description:
-        'How it was matched: by its name and house; by a barcode our catalog records or the shelves of at least two shops taught (the reason says which: "matched by barcode …, learnt from N shops"); or pinned by hand. null when not matched',
+        'How it was matched: by its name and house; by a barcode our catalog records or the shelves of at least two shops taught (the reason says which: "matched by barcode …, learnt from N shops"); by its spelling, which two shops pinned to the perfume, or one shop and the operator approved ("matched by its spelling, pinned by N shops"); or pinned by hand. null when not matched',
     }),
   ),
   match_change: Nullable(
@@ -498,8 +498,16 @@ export const ProposalSchema = Type.Object({
   shops: Type.Integer({ description: 'How many merchants answered (never which)' }),
   facts: Type.Array(
     Type.Object({
-      item: Type.String({ description: 'note:<slug>, accord:<slug> or inspired:<perfume id>: what a review names' }),
-      kind: Type.Union([Type.Literal('note'), Type.Literal('accord'), Type.Literal('inspired')]),
+      item: Type.String({
+        description:
+          "note:<slug>, accord:<slug>, inspired:<perfume id> (a merchant's answer), or spelling:<words|concentration> (a listing's spelling a merchant pinned to the perfume): what a review names",
+      }),
+      kind: Type.Union([
+        Type.Literal('note'),
+        Type.Literal('accord'),
+        Type.Literal('inspired'),
+        Type.Literal('spelling'),
+      ]),
       value: Type.String(),
       perfume: Type.Optional(
         Type.Object(

@@ -29,6 +29,13 @@ export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 export const rowsOf = <T>(result: unknown): T[] =>
   Array.isArray(result) ? (result as T[]) : (((result as { rows?: T[] }).rows ?? []) as T[]);
 
+/**
+ * Texts as one PostgreSQL text[] parameter: each element quoted (a spelling holds spaces, and any
+ * text may hold a comma, a quote or a brace), so the array has exactly these elements.
+ */
+export const textArray = (xs: readonly string[]) =>
+  sql`${`{${xs.map((x) => `"${x.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`}::text[]`;
+
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';

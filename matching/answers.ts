@@ -103,7 +103,10 @@ export function answerProfile(answer: ProductAnswer): ProductProfile | null {
   return profileOfItems(answer.notes, answer.accords, 'merchant');
 }
 
-/** One fact an answer states about the perfume its product is: `note:<slug>`, `accord:<slug>`, `inspired:<perfume id>`. */
+/**
+ * One fact an answer states about the perfume its product is: `note:<slug>`, `accord:<slug>`,
+ * `inspired:<perfume id>`; or a pin does: `spelling:<spelling>` (matching/listing.ts spellingOf).
+ */
 export type AnswerItem = string;
 
 export const itemsOf = (a: ProductAnswer): AnswerItem[] => [
@@ -164,18 +167,19 @@ export function inForceOf(
 }
 
 /**
- * The proposal the merchants' answers for one perfume make: one voice per merchant (a merchant's
- * products of one perfume count once, each fact once), under the operator's review. Deterministic:
+ * The proposal the merchants' answers (and pins' spellings) for one perfume make: one voice per
+ * merchant (a merchant's products of one perfume count once, each fact once), under the operator's
+ * review. Deterministic:
  * facts in their sorted order, whatever order the answers came in.
  */
 export function proposalOf(
-  answers: readonly { merchantId: string; answer: ProductAnswer }[],
+  answers: readonly { merchantId: string; answer?: ProductAnswer; items?: readonly AnswerItem[] }[],
   review: ProposalReview = { approved: [], rejected: [] },
 ): Proposal {
   const byMerchant = new Map<string, Set<AnswerItem>>();
   for (const a of answers) {
     const set = byMerchant.get(a.merchantId) ?? new Set();
-    for (const item of itemsOf(a.answer)) set.add(item);
+    for (const item of [...(a.answer ? itemsOf(a.answer) : []), ...(a.items ?? [])]) set.add(item);
     byMerchant.set(a.merchantId, set);
   }
   const votes: Record<AnswerItem, number> = {};

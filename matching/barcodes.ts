@@ -7,6 +7,7 @@
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { CatalogPerfume } from '../catalog/types.ts';
 import { gtinKey } from '../lib/gtin.ts';
+import { spellingOf } from './listing.ts';
 import { type RecognisedProduct, recogniseProduct } from './recognise.ts';
 
 /** A barcode's perfume, and where we know it from: our catalog, or the shelves of `shops` merchants. */
@@ -48,6 +49,12 @@ export function barcodeReason(code: string, key: BarcodeKey, perfumeName: string
   return `matched by barcode ${code}, ${from}: ${perfumeName}`;
 }
 
+/** The reason a spelling match gives: how many shops pinned the spelling (the operator approved one shop's). */
+export function spellingReason(key: BarcodeKey, perfumeName: string): string {
+  const from = key.shops >= MIN_TEACHING_SHOPS ? `pinned by ${key.shops} shops` : 'pinned by a shop, approved';
+  return `matched by its spelling, ${from}: ${perfumeName}`;
+}
+
 /**
  * Each product matched by its barcodes where its name is not matched confidently (nor pinned):
  * the catalog's keys first, then `learnt`. A product whose barcodes point to different perfumes
@@ -63,10 +70,12 @@ export function applyBarcodeKeys(
     if (r.pinned || (r.match.perfumeId && r.match.confidence >= CONFIDENT_MATCH)) return r;
     let found: { code: string; key: BarcodeKey; keyOf: string; perfume: CatalogPerfume } | null = null;
     const codes = [r.listing.barcode, ...(r.listing.sizes ?? []).map((s) => s.barcode)];
-    for (const code of codes) {
+    // the listing's spelling last: a key only when shops pinned it (never our catalog's)
+    const spelling = spellingOf(r.listing);
+    for (const code of [...codes, spelling]) {
       if (!code) continue;
-      const k = gtinKey(code);
-      const key = own.get(k) ?? learnt.get(k);
+      const k = code === spelling ? code : gtinKey(code);
+      const key = (code === spelling ? undefined : own.get(k)) ?? learnt.get(k);
       // a key for a perfume that has left the catalog names nothing
       const perfume = key && snapshot.byId.get(key.perfumeId);
       if (!key || !perfume) continue;
@@ -75,15 +84,12 @@ export function applyBarcodeKeys(
     }
     if (!found) return r;
     const { perfume } = found;
+    const named = `${perfume.name} (${perfume.concentration ?? '?'}) by ${perfume.house}`;
     const byBarcode = recogniseProduct(r.listing, snapshot, {
       status: 'matched',
       perfumeId: perfume.id,
       confidence: 1,
-      reason: barcodeReason(
-        found.code,
-        found.key,
-        `${perfume.name} (${perfume.concentration ?? '?'}) by ${perfume.house}`,
-      ),
+      reason: found.code === spelling ? spellingReason(found.key, named) : barcodeReason(found.code, found.key, named),
       pinned: false,
       sibling: false,
     });
@@ -158,6 +164,36 @@ export function barcodeVerdicts(witnesses: readonly BarcodeWitness[]): BarcodeVe
       perfumes: null,
       merchantIds,
     });
+  }
+  return out;
+}
+
+/** The operator's word on spellings (a pin's, proposed): by spelling key, the perfume approved, and those rejected. */
+export interface SpellingReview {
+  approved: ReadonlyMap<string, string>;
+  rejected: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/**
+ * The verdicts under the operator's review of spellings: a spelling key rejected for its perfume is
+ * no key; one approved for a perfume is a key for it on one shop's pin, unless shops pinned it to
+ * another perfume too (a conflict stays a conflict).
+ */
+export function reviewedVerdicts(
+  verdicts: readonly BarcodeVerdict[],
+  witnesses: readonly BarcodeWitness[],
+  review: SpellingReview,
+): BarcodeVerdict[] {
+  const out = verdicts.filter(
+    (v) => !(v.status === 'key' && v.perfumeId && review.rejected.get(v.barcode)?.has(v.perfumeId)),
+  );
+  const judged = new Set(verdicts.map((v) => v.barcode));
+  for (const [key, perfumeId] of review.approved) {
+    if (judged.has(key)) continue;
+    const ws = witnesses.filter((w) => w.barcode === key);
+    if (ws.length === 0 || ws.some((w) => w.perfumeId !== perfumeId)) continue;
+    const merchantIds = [...new Set(ws.map((w) => w.merchantId))].sort();
+    out.push({ barcode: key, status: 'key', perfumeId, shops: merchantIds.length, perfumes: null, merchantIds });
   }
   return out;
 }

@@ -4,7 +4,9 @@
  */
 
 import { gtinKey, MAX_BARCODE_TEXT, readBarcode } from '../lib/gtin.ts';
+import { normalizeText } from '../lib/text.ts';
 import type { ProductAnswer } from './answers.ts';
+import { parseListing } from './parse.ts';
 
 export interface ProductInput {
   merchantProductId: string;
@@ -97,6 +99,35 @@ function barcodeField(v: unknown, field: string, issues: string[]): string | nul
     typeof v === 'string' || typeof v === 'number' ? JSON.stringify(String(v).slice(0, MAX_BARCODE_TEXT)) : '';
   issues.push(`${field}${shown ? ` ${shown}` : ''} ${read.reason}: ignored`);
   return null;
+}
+
+/** A spelling key (`s:…`) at most this long: a perfume's house, name and concentration. */
+export const MAX_SPELLING_LENGTH = 200;
+
+/**
+ * A listing's spelling, as a key: its house's and name's words (as the parser reads them: no size,
+ * no "tester", digits folded, either script), each once, the house's first, then its concentration:
+ * `s:lattafa al noble ameer|edp`, whether the house came in its own field or in the name. What a
+ * merchant's pin teaches every shop (docs/learning.md). Null when the name gives no word.
+ */
+export function spellingOf(listing: Pick<ProductInput, 'name' | 'house'>): string | null {
+  const parsed = parseListing(listing.name);
+  if (parsed.words.length === 0) return null;
+  const words = [
+    ...new Set([
+      ...normalizeText(listing.house ?? '')
+        .split(' ')
+        .filter(Boolean),
+      ...parsed.words,
+    ]),
+  ];
+  return `s:${words.join(' ')}|${parsed.concentration ?? ''}`.slice(0, MAX_SPELLING_LENGTH);
+}
+
+/** A listing's match keys: its barcodes' (barcodeKeysOf) and its spelling's. */
+export function listingKeysOf(listing: Pick<ProductInput, 'barcode' | 'sizes' | 'name' | 'house'>): string[] {
+  const spelling = spellingOf(listing);
+  return spelling ? [...barcodeKeysOf(listing), spelling] : barcodeKeysOf(listing);
 }
 
 /** The keys of every valid barcode a listing carries (its own and its sizes'), each once. */

@@ -12,10 +12,17 @@
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
-import { type Db, type DbOrTx, rowsOf } from '../db/client.ts';
+import { type Db, type DbOrTx, rowsOf, textArray } from '../db/client.ts';
 import { slicer } from '../lib/turns.ts';
 import { type ProductAnswer, type Proposal, proposalOf } from '../matching/answers.ts';
-import { type BarcodeVerdict, type BarcodeWitness, barcodeVerdicts, CONFIDENT_MATCH } from '../matching/barcodes.ts';
+import {
+  type BarcodeVerdict,
+  type BarcodeWitness,
+  barcodeVerdicts,
+  CONFIDENT_MATCH,
+  reviewedVerdicts,
+  type SpellingReview,
+} from '../matching/barcodes.ts';
 import { inProcessMatcher, type Learnt, type ListingMatcher } from '../matching/recognise.ts';
 import {
   type AgreedNotes,
@@ -77,8 +84,6 @@ const emptySummary = (): LearnSummary => ({
   voices: 0,
 });
 
-const textArray = (xs: readonly string[]) => sql`${`{${xs.join(',')}}`}::text[]`;
-
 /**
  * Learns again what the barcodes in `keys` say, from every teaching merchant's products, and stores
  * the verdicts (matching/barcodes.ts barcodeVerdicts); products carrying a barcode whose verdict
@@ -92,7 +97,7 @@ export async function learnBarcodes(
   match: ListingMatcher = inProcessMatcher(snapshot),
 ): Promise<LearnSummary> {
   const summary = emptySummary();
-  const unique = [...new Set(keys)].filter((k) => /^\d{14}$/.test(k)).sort();
+  const unique = [...new Set(keys)].filter((k) => /^\d{14}$/.test(k) || k.startsWith('s:')).sort();
   const changed: string[] = [];
   for (let i = 0; i < unique.length; i += LEARN_BATCH) {
     const batch = unique.slice(i, i + LEARN_BATCH);
@@ -106,7 +111,8 @@ export async function learnBarcodes(
         cross join lateral unnest(p.barcode_keys) as k
         where p.barcode_keys && ${textArray(batch)} and k = any(${textArray(batch)})
           and p.match_status = 'matched' and p.sillage_perfume_id is not null and p.match_key is null
-          and (p.match_pinned or p.match_confidence >= ${CONFIDENT_MATCH})
+          -- a spelling is taught by a pin alone: a name matched confidently matches as well everywhere
+          and (p.match_pinned or (p.match_confidence >= ${CONFIDENT_MATCH} and k not like 's:%'))
         group by 1, 2, 3`),
     );
     summary.statements++;
@@ -117,7 +123,7 @@ export async function learnBarcodes(
       perfumeId: r.perfume_id,
       teaches: r.teaches === true,
     }));
-    const verdicts = barcodeVerdicts(witnesses);
+    const verdicts = reviewedVerdicts(barcodeVerdicts(witnesses), witnesses, await spellingReview(db, batch, summary));
     const before = await db
       .select({ barcode: learntBarcodes.barcode, status: learntBarcodes.status, perfumeId: learntBarcodes.perfumeId })
       .from(learntBarcodes)
@@ -157,6 +163,32 @@ export async function learnBarcodes(
     }
   }
   return summary;
+}
+
+/** A spelling key's item in a perfume's proposal, and back. */
+export const spellingItem = (key: string) => `spelling:${key.slice(2)}`;
+export const spellingKeyOf = (item: string) => `s:${item.slice('spelling:'.length)}`;
+
+/** The operator's review of the spellings among `keys` (one statement, none without spellings). */
+async function spellingReview(db: DbOrTx, keys: readonly string[], summary: LearnSummary): Promise<SpellingReview> {
+  const items = keys.filter((k) => k.startsWith('s:')).map(spellingItem);
+  const review = { approved: new Map<string, string>(), rejected: new Map<string, Set<string>>() };
+  if (items.length === 0) return review;
+  const rows = await db
+    .select({ perfumeId: proposals.perfumeId, approved: proposals.approved, rejected: proposals.rejected })
+    .from(proposals)
+    .where(sql`${proposals.approved} && ${textArray(items)} or ${proposals.rejected} && ${textArray(items)}`);
+  summary.statements++;
+  const wanted = new Set(items);
+  for (const r of rows) {
+    for (const i of r.approved) if (wanted.has(i)) review.approved.set(spellingKeyOf(i), r.perfumeId);
+    for (const i of r.rejected)
+      if (wanted.has(i)) {
+        const k = spellingKeyOf(i);
+        review.rejected.set(k, (review.rejected.get(k) ?? new Set()).add(r.perfumeId));
+      }
+  }
+  return review;
 }
 
 function upsertVerdicts(verdicts: readonly BarcodeVerdict[]) {
@@ -318,7 +350,7 @@ export async function learnPerfumes(
   const changed = new Map<string, LearntEntry | null>();
   for (let i = 0; i < perfumes.length; i += PROFILE_BATCH) {
     const batch = perfumes.slice(i, i + PROFILE_BATCH);
-    const ids = `{${batch.join(',')}}`;
+    const ids = textArray(batch);
     summary.perfumesChecked += batch.length;
     // a product teaches when its merchant teaches and it is the perfume: matched confidently by its
     // name, or pinned, never as a sibling version nor by a barcode (what it was taught)
@@ -336,7 +368,7 @@ export async function learnPerfumes(
             row_number() over (partition by p.sillage_perfume_id order by p.merchant_id, p.id) as n
           from ${merchantProducts} p
           join ${merchants} m on m.id = p.merchant_id and m.teaches
-          where p.sillage_perfume_id = any(${ids}::text[]) and ${teaching} and p.shop_notes is not null
+          where p.sillage_perfume_id = any(${ids}) and ${teaching} and p.shop_notes is not null
         ) v where n <= ${MAX_VOICE_ROWS}`),
     );
     const answered = rowsOf<{ perfume_id: string; merchant_id: string; answer: ProductAnswer }>(
@@ -346,27 +378,39 @@ export async function learnPerfumes(
             row_number() over (partition by p.sillage_perfume_id order by p.merchant_id, p.id) as n
           from ${merchantProducts} p
           join ${merchants} m on m.id = p.merchant_id and m.teaches
-          where p.sillage_perfume_id = any(${ids}::text[]) and ${teaching} and p.answer is not null
+          where p.sillage_perfume_id = any(${ids}) and ${teaching} and p.answer is not null
+        ) v where n <= ${MAX_VOICE_ROWS}`),
+    );
+    // the spellings of products pinned to them by hand: a pin is a merchant's word that a listing is the perfume
+    const pinned = rowsOf<{ perfume_id: string; merchant_id: string; spelling: string }>(
+      await db.execute(sql`
+        select perfume_id, merchant_id, spelling from (
+          select p.sillage_perfume_id as perfume_id, p.merchant_id, k as spelling,
+            row_number() over (partition by p.sillage_perfume_id order by p.merchant_id, p.id) as n
+          from ${merchantProducts} p
+          join ${merchants} m on m.id = p.merchant_id and m.teaches
+          cross join lateral unnest(p.barcode_keys) as k
+          where p.sillage_perfume_id = any(${ids}) and p.match_pinned and p.match_status = 'matched'
+            and k like 's:%'
         ) v where n <= ${MAX_VOICE_ROWS}`),
     );
     const reviews = await db
       .select({ id: proposals.perfumeId, approved: proposals.approved, rejected: proposals.rejected })
       .from(proposals)
       .where(inArray(proposals.perfumeId, batch));
-    summary.statements += 3;
-    summary.voices += rows.length + answered.length;
+    summary.statements += 4;
+    summary.voices += rows.length + answered.length + pinned.length;
     const voices = new Map<string, ShopVoice[]>();
     for (const r of rows) {
       const list = voices.get(r.perfume_id) ?? [];
       list.push({ merchantId: r.merchant_id, notes: r.shop_notes, print: r.text_print });
       voices.set(r.perfume_id, list);
     }
-    const answers = new Map<string, { merchantId: string; answer: ProductAnswer }[]>();
-    for (const r of answered) {
-      const list = answers.get(r.perfume_id) ?? [];
-      list.push({ merchantId: r.merchant_id, answer: r.answer });
-      answers.set(r.perfume_id, list);
-    }
+    const answers = new Map<string, { merchantId: string; answer?: ProductAnswer; items?: string[] }[]>();
+    const add = (perfumeId: string, voice: { merchantId: string; answer?: ProductAnswer; items?: string[] }) =>
+      answers.set(perfumeId, [...(answers.get(perfumeId) ?? []), voice]);
+    for (const r of answered) add(r.perfume_id, { merchantId: r.merchant_id, answer: r.answer });
+    for (const r of pinned) add(r.perfume_id, { merchantId: r.merchant_id, items: [spellingItem(r.spelling)] });
     const reviewOf = new Map(reviews.map((r) => [r.id, r]));
     const entries = new Map<string, LearntEntry>();
     const proposed = new Map<string, { proposal: Proposal; merchantIds: string[] }>();
@@ -472,6 +516,36 @@ export async function learnPerfumes(
 }
 
 /**
+ * After an operator's review of these perfumes' proposals: the perfumes learnt again, and the
+ * spellings pins proposed for them (a spelling approved is a key on one shop's pin, one rejected is
+ * none). Work: learnPerfumes, one read of the proposals, learnBarcodes of their spellings.
+ */
+export async function learnReviewed(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  perfumeIds: readonly string[],
+  match?: ListingMatcher,
+): Promise<LearnSummary> {
+  const summary = await learnPerfumes(db, snapshot, perfumeIds);
+  const rows = await db
+    .select({ votes: proposals.votes, approved: proposals.approved, rejected: proposals.rejected })
+    .from(proposals)
+    .where(inArray(proposals.perfumeId, [...perfumeIds]));
+  summary.statements++;
+  const keys = new Set<string>();
+  for (const r of rows)
+    for (const i of [...Object.keys(r.votes), ...r.approved, ...r.rejected])
+      if (i.startsWith('spelling:')) keys.add(spellingKeyOf(i));
+  if (keys.size === 0) return summary;
+  const spelt = await learnBarcodes(db, snapshot, [...keys], match);
+  summary.statements += spelt.statements;
+  summary.changed += spelt.changed;
+  summary.rematched += spelt.rematched;
+  for (const m of spelt.merchants) if (!summary.merchants.includes(m)) summary.merchants.push(m);
+  return summary;
+}
+
+/**
  * One perfume's learnt entry: the notes descriptions agree on, with the notes and accords of the
  * answers' proposal in force (a note in no tier where descriptions do not place it), and the original
  * in force; shops, the most independent voices either rests on. Null when neither gives anything.
@@ -499,7 +573,8 @@ export async function listLearntBarcodes(
   db: DbOrTx,
   opts: { status: 'key' | 'conflict'; limit: number; offset: number },
 ) {
-  const where = eq(learntBarcodes.status, opts.status);
+  // spellings (a pin's, `s:`) are reviewed as proposals, not listed as barcodes
+  const where = and(eq(learntBarcodes.status, opts.status), sql`${learntBarcodes.barcode} not like 's:%'`);
   const [rows, [total]] = await Promise.all([
     db
       .select()

@@ -6,11 +6,11 @@
 
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
-import { type DbOrTx, rowsOf } from '../db/client.ts';
+import { type DbOrTx, rowsOf, textArray } from '../db/client.ts';
 import type { ProductAnswer } from '../matching/answers.ts';
 import { MIN_ANSWER_ITEMS } from '../matching/answers.ts';
 import { applyBarcodeKeys, type BarcodeKey } from '../matching/barcodes.ts';
-import { barcodeKeysOf } from '../matching/listing.ts';
+import { listingKeysOf } from '../matching/listing.ts';
 import { type Learnt, type RecognisedProduct, recogniseProduct } from '../matching/recognise.ts';
 import { type AgreedNotes, type ShopProfile, shopsProfile } from '../matching/shop-notes.ts';
 import { learntBarcodes, learntProfiles, merchantProducts } from '../schema/index.ts';
@@ -26,7 +26,7 @@ export async function learntKeys(db: DbOrTx, keys: readonly string[]): Promise<M
     const batch = unique.slice(i, i + LEARN_BATCH);
     const rows = await db.execute(sql`
       select barcode, perfume_id, shops from ${learntBarcodes}
-      where status = 'key' and barcode = any(${`{${batch.join(',')}}`}::text[])`);
+      where status = 'key' and barcode = any(${textArray(batch)})`);
     for (const r of rowsOf<{ barcode: string; perfume_id: string; shops: number }>(rows))
       found.set(r.barcode, { perfumeId: r.perfume_id, shops: Number(r.shops) });
   }
@@ -40,7 +40,7 @@ export async function learntKeysForProducts(
   recognised: readonly RecognisedProduct[],
 ): Promise<Map<string, BarcodeKey>> {
   if (!merchant.learns) return new Map();
-  const keys = recognised.flatMap((r) => barcodeKeysOf(r.listing));
+  const keys = recognised.flatMap((r) => listingKeysOf(r.listing));
   return keys.length ? learntKeys(db, keys) : new Map();
 }
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
-import type { Db, DbOrTx } from '../db/client.ts';
+import { type Db, type DbOrTx, textArray } from '../db/client.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
 import { slicer, turnAt } from '../lib/turns.ts';
 import { checkAnswer } from '../matching/answers.ts';
 import { CONFIDENT_MATCH } from '../matching/barcodes.ts';
-import { barcodeKeysOf, type ProductInput } from '../matching/listing.ts';
+import { listingKeysOf, type ProductInput } from '../matching/listing.ts';
 import {
   explainListing,
   inProcessMatcher,
@@ -297,7 +297,7 @@ export async function syncProducts(
     salePrice: r.listing.salePrice,
     sizes: r.listing.sizes,
     barcode: r.listing.barcode,
-    barcodeKeys: barcodeKeysOf(r.listing),
+    barcodeKeys: listingKeysOf(r.listing),
     feedSourceId: opts.sourceId ?? null,
     ...matchColumns(r),
     syncId,
@@ -553,7 +553,9 @@ export function productView(
       : p.matchPinned
         ? ('pin' as const)
         : p.matchKey
-          ? ('barcode' as const)
+          ? p.matchKey.startsWith('s:')
+            ? ('spelling' as const)
+            : ('barcode' as const)
           : ('name' as const),
     // what the last rematch (after a catalog upgrade or an import) or a withdrawn record changed
     match_change: p.matchChangedAt
@@ -782,7 +784,7 @@ export async function rematchProducts(
 ): Promise<RematchSummary> {
   const merchant = await getMerchant(db, merchantIdOrSlug);
   const byBarcodes = opts.barcodes
-    ? sql`${merchantProducts.barcodeKeys} && ${`{${opts.barcodes.join(',')}}`}::text[]
+    ? sql`${merchantProducts.barcodeKeys} && ${textArray(opts.barcodes)}
         and (${merchantProducts.matchKey} is not null or ${merchantProducts.matchStatus} <> 'matched'
           or coalesce(${merchantProducts.matchConfidence}, 0) < ${CONFIDENT_MATCH})`
     : undefined;

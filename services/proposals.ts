@@ -24,7 +24,7 @@ type ProposalRow = typeof proposals.$inferSelect;
 /** A fact as the operator reads it: its kind, what it names, how many merchants give it, and its state. */
 function factOf(item: string, row: ProposalRow, snapshot: CatalogSnapshot) {
   const at = item.indexOf(':');
-  const kind = item.slice(0, at) as 'note' | 'accord' | 'inspired';
+  const kind = item.slice(0, at) as 'note' | 'accord' | 'inspired' | 'spelling';
   const value = item.slice(at + 1);
   const original = kind === 'inspired' ? snapshot.byId.get(value) : undefined;
   return {

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spellingOf } from '../matching/listing.ts';
 import { merchants, proposals } from '../schema/index.ts';
 import { learnPerfumes, PROFILE_BATCH } from '../services/learning.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
@@ -217,8 +218,78 @@ describe("a merchant's own answer (docs/learning.md)", () => {
   it('learns a burst of perfumes in statements bounded per batch, whatever how many merchants answered', async () => {
     const ids = Array.from({ length: PROFILE_BATCH * 2 + 1 }, (_, i) => `no-such-perfume-${i}`);
     const summary = await learnPerfumes(app.db, app.catalog.current(), ids);
-    // three batches, each: voices, answers, reviews, what was learnt before; nothing to write
-    expect(summary.statements).toBe(3 * 4);
+    // three batches, each: descriptions, answers, pins, reviews, what was learnt before; nothing to write
+    expect(summary.statements).toBe(3 * 5);
     expect(summary.perfumesChecked).toBe(ids.length);
+  });
+});
+
+describe("a merchant's pin as a spelling every shop learns (docs/learning.md)", () => {
+  const listingOf = (n: number) => ({
+    merchant_product_id: 'x',
+    name: `Royal Blend Reserve No ${n}`,
+    house: 'Lattafa',
+    price: 200,
+  });
+  const pin = (slug: string) => admin('PUT', `/merchants/${slug}/products/x/match`, { sillage_perfume_id: AMEER.id });
+  const product = async (slug: string) =>
+    (
+      (await admin('GET', `/merchants/${slug}/products`)).json().products as (View & {
+        matched_by: string | null;
+        reason: string;
+      })[]
+    )[0];
+
+  it('two shops pinning one listing to a perfume teach it to a third; one shop’s pin needs the operator, who can take it back', async () => {
+    for (const slug of ['pin-1', 'pin-2', 'pin-3', 'pin-4', 'pin-5']) await createMerchantWithKey(app, { slug });
+    for (const slug of ['pin-1', 'pin-2', 'pin-3'])
+      await admin('PUT', `/merchants/${slug}/products`, { products: [listingOf(7)] });
+    expect((await product('pin-3'))?.sillage_perfume_id).not.toBe(AMEER.id);
+    await pin('pin-1');
+    await app.learning.runDue();
+    expect((await product('pin-3'))?.sillage_perfume_id).not.toBe(AMEER.id);
+    await pin('pin-2');
+    await app.learning.runDue();
+    expect(await product('pin-3')).toMatchObject({
+      sillage_perfume_id: AMEER.id,
+      matched_by: 'spelling',
+      reason: expect.stringContaining('matched by its spelling, pinned by 2 shops'),
+    });
+    // the spelling is listed with the perfume's proposal, never as a barcode
+    const spelling = spellingOf(listingOf(7)) as string;
+    const facts = (await proposalOf(AMEER.id))?.facts ?? [];
+    expect(facts).toContainEqual(
+      expect.objectContaining({ item: `spelling:${spelling.slice(2)}`, shops: 2, state: 'in_force' }),
+    );
+    expect((await admin('GET', '/learning/barcodes?status=key')).json().barcodes).not.toContainEqual(
+      expect.objectContaining({ barcode: spelling }),
+    );
+
+    // one shop's pin: waiting, until the operator approves it
+    for (const slug of ['pin-4', 'pin-5'])
+      await admin('PUT', `/merchants/${slug}/products`, { products: [listingOf(8)] });
+    await pin('pin-4');
+    await app.learning.runDue();
+    expect((await product('pin-5'))?.sillage_perfume_id).not.toBe(AMEER.id);
+    const item = `spelling:${(spellingOf(listingOf(8)) as string).slice(2)}`;
+    const approve = await admin('POST', `/learning/proposals/${AMEER.id}/review`, {
+      decision: 'approve',
+      items: [item],
+      why: 'the shop’s own name for Al Noble Ameer',
+    });
+    expect(approve.statusCode, approve.body).toBe(200);
+    await app.learning.runDue();
+    expect(await product('pin-5')).toMatchObject({
+      sillage_perfume_id: AMEER.id,
+      matched_by: 'spelling',
+      reason: expect.stringContaining('pinned by a shop, approved'),
+    });
+    await admin('POST', `/learning/proposals/${AMEER.id}/review`, {
+      decision: 'reject',
+      items: [item],
+      why: 'wrong after all',
+    });
+    await app.learning.runDue();
+    expect((await product('pin-5'))?.sillage_perfume_id).not.toBe(AMEER.id);
   });
 });

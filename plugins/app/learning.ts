@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { learnMerchant, learnPerfumes, merchantsToLearn } from '../../services/learning.ts';
+import { learnMerchant, learnReviewed, merchantsToLearn } from '../../services/learning.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,7 +40,7 @@ export default fp(
     });
     app.jobs.define<{ perfumeIds: string[] }>('learning.perfumes', {
       async run({ perfumeIds }) {
-        const summary = await learnPerfumes(app.db, app.catalog.current(), perfumeIds);
+        const summary = await learnReviewed(app.db, app.catalog.current(), perfumeIds, app.inlineMatcher);
         for (const id of summary.merchants) app.merchantProducts.invalidate(id);
       },
       expireMinutes: 15,
