@@ -3,8 +3,8 @@ import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
-import { checkAnswer } from '../matching/answers.ts';
 import { slicer, turnAt } from '../lib/turns.ts';
+import { checkAnswer } from '../matching/answers.ts';
 import { CONFIDENT_MATCH } from '../matching/barcodes.ts';
 import { barcodeKeysOf, type ProductInput } from '../matching/listing.ts';
 import {
