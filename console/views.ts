@@ -793,7 +793,7 @@ ${
     : ''
 }
 <h3 id="inspired">${t(lang, 'answerInspiredTitle')}</h3>
-<form method="get" action="${base(m)}/shelf/product#inspired" class="search" role="search">
+<form method="get" action="${base(m)}/shelf/product#inspired" class="search" role="search" aria-labelledby="inspired">
 ${field('id', d.id)}${field('for', 'inspired')}
 <label for="inspired-q">${t(lang, 'answerInspiredSearch')}</label>
 <input id="inspired-q" name="q" type="search" value="${d.searchFor === 'inspired' ? d.q : ''}" maxlength="200" dir="auto">
