@@ -1,6 +1,8 @@
 import type { ProfileGrade, ProfileQuality } from '../catalog/types.ts';
 import { type Html, html } from '../lib/html.ts';
+import { MAX_ANSWER_ACCORDS, MAX_ANSWER_NOTES } from '../matching/answers.ts';
 import { labelOf, type VocabularyKind } from '../vocabulary/index.ts';
+import { accordChoices, noteChoices, noteLabel } from './answer-choices.ts';
 import {
   eventName,
   evidenceWord,
@@ -518,6 +520,28 @@ export interface ShelfRow {
   pinned: boolean;
   /** the matcher's closest candidate, for a product not matched in full */
   suggestion: { id: string; name: string; score: number } | null;
+  /** with no profile, the one thing that would make it recommendable (shelfFix); null with one */
+  fix: ShelfFix | null;
+}
+
+/**
+ * What the shelf offers to make a product without a profile recommendable: match one not recognised;
+ * for a perfume we know, say what it is inspired by or tick its notes — only its notes when our
+ * catalog already names its original (that one has no profile to lend).
+ */
+export type ShelfFix = 'match' | 'answer' | 'notes';
+const FIX_WORDS: Record<ShelfFix, MessageKey> = { match: 'fixMatch', answer: 'fixAnswer', notes: 'fixNotes' };
+/** Where on the product's page each fix is made. */
+const FIX_ANCHOR: Record<ShelfFix, string> = { match: 'find', answer: 'answer', notes: 'notes' };
+
+/** The fix for a product, from what would give it a profile (services/products.ts toRecommend). */
+export function shelfFix(
+  toRecommend: readonly ('description' | 'inspired_by' | 'match')[] | null,
+  catalogNamesOriginal: boolean,
+): ShelfFix | null {
+  if (!toRecommend) return null;
+  if (toRecommend.includes('match')) return 'match';
+  return catalogNamesOriginal ? 'notes' : 'answer';
 }
 
 export interface ShelfData {
@@ -593,7 +617,11 @@ ${csrfField(ctx)}
       }<td><a href="${href}">${r.name}</a><br><span class="muted">${r.house}</span></td>
 <td>${r.perfume ?? html`<span class="muted">${t(lang, 'none')}</span>`}${r.pinned ? html` <span class="badge">${t(lang, 'pinned')}</span>` : ''}</td>
 <td>${qualityLabel(lang, r.quality, r.status)}</td><td>${pct(lang, r.confidence)}</td><td class="why">${r.reason ?? ''}</td>
-<td>${offer ? html`${offer.name} <span class="muted">${pct(lang, offer.score)}</span>` : ''} <a href="${href}">${t(lang, 'fix')}</a></td></tr>`;
+<td>${offer ? html`${offer.name} <span class="muted">${pct(lang, offer.score)}</span>` : ''} ${
+        r.fix
+          ? html`<a href="${href}#${FIX_ANCHOR[r.fix]}" data-fix="${r.fix}">${t(lang, FIX_WORDS[r.fix])}</a>`
+          : html`<a href="${href}">${t(lang, 'fix')}</a>`
+      }</td></tr>`;
     })}</tbody></table></div>
 ${suggestions.length > 0 ? html`<button type="submit">${t(lang, 'acceptSelected')}</button>` : ''}
 </form>
@@ -631,14 +659,24 @@ export interface ProductData {
   inspiredBy: string | null;
   /** with no profile: what would give it one (services/products.ts toRecommend) */
   toRecommend: ('description' | 'inspired_by' | 'match')[] | null;
+  /** whether the merchant may say what it smells like here: it has no profile, or its answer gives it one */
+  answerable: boolean;
+  /** the merchant's own answer, its perfume named in the page's language */
+  answer: { inspiredBy: { id: string; label: string } | null; notes: string[]; accords: string[] } | null;
+  /** the boxes ticked in a form refused (shown ticked again), instead of the answer's */
+  ticked?: { notes: string[]; accords: string[] };
   q: string;
-  results: (PerfumeNames & { id: string; year: number | null })[];
+  /** what the search is for: pinning the perfume it is, or naming the one it is inspired by */
+  searchFor: 'pin' | 'inspired';
+  /** the catalog's perfumes found; grade null: an identity without a profile of its own */
+  results: (PerfumeNames & { id: string; year: number | null; grade: ProfileGrade | null })[];
 }
 
 export function productPage(ctx: PageContext, m: MerchantRef, d: ProductData): Html {
   const { lang } = ctx;
   const pinForm = (id: string, label: string) =>
     html`<form method="post" action="${base(m)}/shelf/pin" class="inline">${csrfField(ctx)}<input type="hidden" name="product" value="${d.id}"><input type="hidden" name="perfume" value="${id}"><button type="submit" aria-label="${t(lang, 'pin')}: ${label}">${t(lang, 'pin')}</button></form>`;
+  const pinResults = d.searchFor === 'pin' || !d.answerable;
   return layout(
     ctx,
     d.name,
@@ -658,7 +696,7 @@ ${
     ? html`<section class="card" data-to-recommend><p>${t(lang, 'toRecommend')}</p><ul class="list">${d.toRecommend.map(
         (k) =>
           html`<li>${t(lang, k === 'description' ? 'toRecommendDescription' : k === 'inspired_by' ? 'toRecommendInspired' : 'toRecommendMatch')}</li>`,
-      )}</ul></section>`
+      )}${d.answerable ? html`<li>${t(lang, 'toRecommendAnswer')}</li>` : ''}</ul></section>`
     : ''
 }
 ${
@@ -669,6 +707,7 @@ ${
       )}</ul></section>`
     : ''
 }
+${d.answerable ? answerSection(ctx, m, d) : ''}
 ${d.pinned ? html`<form method="post" action="${base(m)}/shelf/unpin">${csrfField(ctx)}<input type="hidden" name="product" value="${d.id}"><button type="submit">${t(lang, 'unpin')}</button></form>` : ''}
 <section class="card"><h2>${t(lang, 'readAs')}</h2>
 <dl class="facts"><dt>${t(lang, 'words')}</dt><dd dir="auto">${d.parsed.words.join(' ')}</dd>
@@ -690,7 +729,7 @@ ${
 <button type="submit">${t(lang, 'search')}</button>
 </form>
 ${
-  d.q
+  d.q && pinResults
     ? d.results.length === 0
       ? html`<p>${t(lang, 'noResults')}</p>`
       : html`<ul class="list results">${d.results.map(
@@ -701,6 +740,73 @@ ${
 }
 </section>`,
   );
+}
+
+/**
+ * The merchant's answer for a product without a profile (POST /shelf/answer): the perfume it is
+ * inspired by, found by a search of our catalog, or its main notes and accords ticked; what becomes
+ * of the answer; the answer now, and clearing it. Each form keeps the rest of the answer as it is.
+ */
+function answerSection(ctx: PageContext, m: MerchantRef, d: ProductData): Html {
+  const { lang } = ctx;
+  const a = d.answer;
+  const action = `${base(m)}/shelf/answer`;
+  const field = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`;
+  const product = field('product', d.id);
+  const keepItems = a ? [...a.notes.map((n) => field('notes', n)), ...a.accords.map((x) => field('accords', x))] : [];
+  const keepOriginal = a?.inspiredBy ? field('inspired_by', a.inspiredBy.id) : '';
+  const sep = listSeparator(lang);
+  const tickedNotes = d.ticked?.notes ?? a?.notes ?? [];
+  const tickedAccords = d.ticked?.accords ?? a?.accords ?? [];
+  const now = a
+    ? [
+        a.inspiredBy ? t(lang, 'answerInspiredNow', { p: a.inspiredBy.label }) : null,
+        a.notes.length > 0 ? t(lang, 'answerNotesNow', { l: a.notes.map((n) => noteLabel(lang, n)).join(sep) }) : null,
+        a.accords.length > 0
+          ? t(lang, 'answerAccordsNow', { l: a.accords.map((x) => term(lang, 'accord', x)).join(sep) })
+          : null,
+      ].filter((x) => x !== null)
+    : [];
+  const box = (name: 'notes' | 'accords', c: { slug: string; label: string }, ticked: readonly string[]) =>
+    html`<label><input type="checkbox" name="${name}" value="${c.slug}"${ticked.includes(c.slug) ? html` checked` : ''}> ${c.label}</label>`;
+  const inspiredResults =
+    d.q && d.searchFor === 'inspired'
+      ? d.results.length === 0
+        ? html`<p>${t(lang, 'noResults')}</p>`
+        : html`<ul class="list results" data-inspired-results>${d.results.map((r) => {
+            const label = perfumeLabel(lang, r);
+            return html`<li><span>${perfumeName(lang, r)}</span> <span class="muted">${houseName(lang, r)}${r.concentration ? ` · ${concentrationName(lang, r.concentration)}` : ''}${r.year ? ` · ${formatPlain(lang, r.year)}` : ''}</span> ${
+              r.grade
+                ? html`<form method="post" action="${action}" class="inline">${csrfField(ctx)}${product}${keepItems}${field('inspired_by', r.id)}<button type="submit" aria-label="${t(lang, 'answerInspiredThis')}: ${label}">${t(lang, 'answerInspiredThis')}</button></form>`
+                : html`<span class="muted" data-no-profile>${t(lang, 'answerNoProfileToLend')}</span>`
+            }</li>`;
+          })}</ul>`
+      : '';
+  return html`<section class="card answer" id="answer" aria-labelledby="answer-title">
+<h2 id="answer-title">${t(lang, 'answerTitle')}</h2>
+<p>${t(lang, 'answerIntro')}</p>
+<p class="muted" data-answer-fate>${t(lang, 'answerFate')}</p>
+${
+  a
+    ? html`<div data-answer><p><strong>${t(lang, 'answerNow')}</strong></p><ul class="list">${now.map((x) => html`<li>${x}</li>`)}</ul>
+<form method="post" action="${action}">${csrfField(ctx)}${product}<button type="submit" class="danger">${t(lang, 'answerClear')}</button></form></div>`
+    : ''
+}
+<h3 id="inspired">${t(lang, 'answerInspiredTitle')}</h3>
+<form method="get" action="${base(m)}/shelf/product#inspired" class="search" role="search" aria-labelledby="inspired">
+${field('id', d.id)}${field('for', 'inspired')}
+<label for="inspired-q">${t(lang, 'answerInspiredSearch')}</label>
+<input id="inspired-q" name="q" type="search" value="${d.searchFor === 'inspired' ? d.q : ''}" maxlength="200" dir="auto">
+<button type="submit">${t(lang, 'search')}</button>
+</form>
+${inspiredResults}
+<h3 id="notes">${t(lang, 'answerNotesTitle')}</h3>
+<form method="post" action="${action}">${csrfField(ctx)}${product}${keepOriginal}
+<fieldset><legend>${t(lang, 'answerNotes', { n: MAX_ANSWER_NOTES })}</legend><div class="choices">${noteChoices(lang, tickedNotes).map((c) => box('notes', c, tickedNotes))}</div></fieldset>
+<fieldset><legend>${t(lang, 'answerAccords', { n: MAX_ANSWER_ACCORDS })}</legend><div class="choices">${accordChoices(lang).map((c) => box('accords', c, tickedAccords))}</div></fieldset>
+<button type="submit">${t(lang, 'answerSave')}</button>
+</form>
+</section>`;
 }
 
 // ---------- install ----------

@@ -23,8 +23,13 @@ export interface ProductAnswer {
 export const MAX_ANSWER_NOTES = 12;
 export const MAX_ANSWER_ACCORDS = 8;
 
-/** What is wrong with an answer sent, or its canonical form. */
-export type AnswerCheck = { ok: true; answer: ProductAnswer | null } | { ok: false; message: string };
+/** Why an answer is refused: too many notes or accords, an unknown note or accord, no such perfume, one without a profile. */
+export type AnswerProblem = 'notes' | 'accords' | 'note' | 'accord' | 'perfume' | 'profile';
+
+/** What is wrong with an answer sent (in English, and as a reason the console words in its language), or its canonical form. */
+export type AnswerCheck =
+  | { ok: true; answer: ProductAnswer | null }
+  | { ok: false; message: string; problem: AnswerProblem; item?: string };
 
 /**
  * An answer as sent, checked and made canonical: each note and accord by its slug (any spelling,
@@ -38,24 +43,48 @@ export function checkAnswer(
 ): AnswerCheck {
   const notes = sent.notes ?? [];
   const accords = sent.accords ?? [];
-  if (notes.length > MAX_ANSWER_NOTES) return { ok: false, message: `At most ${MAX_ANSWER_NOTES} notes` };
-  if (accords.length > MAX_ANSWER_ACCORDS) return { ok: false, message: `At most ${MAX_ANSWER_ACCORDS} accords` };
+  if (notes.length > MAX_ANSWER_NOTES)
+    return { ok: false, message: `At most ${MAX_ANSWER_NOTES} notes`, problem: 'notes' };
+  if (accords.length > MAX_ANSWER_ACCORDS)
+    return { ok: false, message: `At most ${MAX_ANSWER_ACCORDS} accords`, problem: 'accords' };
   const answer: ProductAnswer = { notes: [], accords: [], inspired_by: null };
   for (const n of notes) {
     const slug = resolveNote(n)?.slug;
-    if (!slug) return { ok: false, message: `"${n.slice(0, 60)}" is not a note the vocabulary knows` };
+    if (!slug)
+      return {
+        ok: false,
+        message: `"${n.slice(0, 60)}" is not a note the vocabulary knows`,
+        problem: 'note',
+        item: n.slice(0, 60),
+      };
     if (!answer.notes.includes(slug)) answer.notes.push(slug);
   }
   for (const a of accords) {
     const slug = resolveTerm('accord', a);
-    if (!slug) return { ok: false, message: `"${a.slice(0, 60)}" is not an accord the vocabulary knows` };
+    if (!slug)
+      return {
+        ok: false,
+        message: `"${a.slice(0, 60)}" is not an accord the vocabulary knows`,
+        problem: 'accord',
+        item: a.slice(0, 60),
+      };
     if (!answer.accords.includes(slug)) answer.accords.push(slug);
   }
   if (sent.inspired_by) {
     const original = perfumeOf(sent.inspired_by);
-    if (!original) return { ok: false, message: `No perfume "${sent.inspired_by.slice(0, 120)}" in the catalog` };
+    if (!original)
+      return {
+        ok: false,
+        message: `No perfume "${sent.inspired_by.slice(0, 120)}" in the catalog`,
+        problem: 'perfume',
+        item: sent.inspired_by.slice(0, 120),
+      };
     if (!original.grade)
-      return { ok: false, message: 'That perfume has no scent profile of its own to lend: pick its notes instead' };
+      return {
+        ok: false,
+        message: 'That perfume has no scent profile of its own to lend: pick its notes instead',
+        problem: 'profile',
+      };
     answer.inspired_by = sent.inspired_by;
   }
   const empty = answer.notes.length === 0 && answer.accords.length === 0 && answer.inspired_by === null;

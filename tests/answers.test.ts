@@ -34,6 +34,8 @@ describe("a merchant's answer as sent (matching/answers.ts)", () => {
     expect(checkAnswer({ notes: ['oud', 'unicorn tears'] }, perfumeOf)).toEqual({
       ok: false,
       message: '"unicorn tears" is not a note the vocabulary knows',
+      problem: 'note',
+      item: 'unicorn tears',
     });
     expect(checkAnswer({ accords: ['woody', 'sparkly'] }, perfumeOf)).toMatchObject({
       ok: false,
@@ -58,13 +60,18 @@ describe("a merchant's answer as sent (matching/answers.ts)", () => {
       'cardamom',
     ];
     expect(notes.length).toBe(MAX_ANSWER_NOTES + 1);
-    expect(checkAnswer({ notes }, perfumeOf)).toEqual({ ok: false, message: `At most ${MAX_ANSWER_NOTES} notes` });
+    expect(checkAnswer({ notes }, perfumeOf)).toEqual({
+      ok: false,
+      message: `At most ${MAX_ANSWER_NOTES} notes`,
+      problem: 'notes',
+    });
     expect(checkAnswer({ notes: notes.slice(0, MAX_ANSWER_NOTES) }, perfumeOf).ok).toBe(true);
     const accords = ['woody', 'amber', 'floral', 'citrus', 'fresh', 'aromatic', 'vanilla', 'musky', 'leather'];
     expect(accords.length).toBe(MAX_ANSWER_ACCORDS + 1);
     expect(checkAnswer({ accords }, perfumeOf)).toEqual({
       ok: false,
       message: `At most ${MAX_ANSWER_ACCORDS} accords`,
+      problem: 'accords',
     });
   });
 

@@ -373,13 +373,51 @@ describe.skipIf(!CHROMIUM)('the merchant console in Chromium', () => {
       page.locator('tr[data-product="S1"] td a', { hasText: 'عطر المساء الخاص' }).click(),
     ]);
     await page.locator('#perfume-q').fill('خمرة لطافة');
-    await Promise.all([page.waitForURL(/q=/, WAIT), page.locator('form[role=search] button[type=submit]').click()]);
+    await Promise.all([page.waitForURL(/q=/, WAIT), page.locator('form:has(#perfume-q) button[type=submit]').click()]);
     const pin = page.locator('ul.results form:has(input[name=perfume][value="lattafa-khamrah-edp"]) button');
     expect(await pin.textContent()).toBe(t('ar', 'pin'));
     await Promise.all([page.waitForURL(/done=pinned/, WAIT), pin.click()]);
     expect(await page.locator('[data-perfume]').getAttribute('data-perfume')).toBe('lattafa-khamrah-edp');
     expect(await page.locator('p.flash.ok').isVisible()).toBe(true);
     expect((await score())?.sillage_perfume_id).toBe('lattafa-khamrah-edp');
+    await done();
+  }, 90_000);
+
+  it('says what a product known without a profile smells like: two notes ticked, saved, and it is recommended', async () => {
+    const s = await shop('answer-shop');
+    await syncProducts(app.db, app.catalog.current(), s.merchant.id, [
+      { merchant_product_id: 'N1', name: 'Afnan Turathi Electric EDP 100ml', house: 'Afnan', price: 220 },
+    ]);
+    const recommended = async () => {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/api/widget/score',
+        payload: { api_key: s.key, quiz: { families: ['oud', 'spicy'] }, limit: 6 },
+        headers: { origin: SHOP_ORIGIN },
+      });
+      expect(r.statusCode).toBe(200);
+      const body = r.json() as Record<'recommendations' | 'also_explore', { merchant_product_id: string }[]>;
+      return [...body.recommendations, ...(body.also_explore ?? [])].some((x) => x.merchant_product_id === 'N1');
+    };
+    expect(await recommended()).toBe(false);
+
+    const { page, done } = await open();
+    await signIn(page, s.email);
+    await page.goto(`${base}${s.home}/shelf?filter=no_profile`);
+    const fix = page.locator('tr[data-product="N1"] a[data-fix]');
+    expect(await fix.textContent()).toBe(t('ar', 'fixAnswer'));
+    await Promise.all([page.waitForURL(/\/shelf\/product\?id=N1#answer/, WAIT), fix.click()]);
+    await page.locator('input[name=notes][value="oud"]').check();
+    await page.locator('label:has(input[name=notes][value="saffron"])', { hasText: 'زعفران' }).click();
+    await Promise.all([
+      page.waitForURL(/done=answered/, WAIT),
+      page.locator('button', { hasText: t('ar', 'answerSave') }).click(),
+    ]);
+    expect(await page.locator('p.flash.ok').textContent()).toBe(t('ar', 'answerSaved'));
+    expect(await page.locator('[data-quality]').getAttribute('data-quality')).toBe('described');
+    expect(await page.locator('input[name=notes][value="saffron"]').isChecked()).toBe(true);
+    expect(await recommended()).toBe(true);
+    expect(await axe(page, 'ar product, answered')).toEqual([]);
     await done();
   }, 90_000);
 
@@ -595,6 +633,9 @@ describe.skipIf(!CHROMIUM)('the merchant console in Chromium', () => {
         await visit(`${s.home}/shelf/product?id=A3&q=${encodeURIComponent('خمرة لطافة')}`, lang);
         expect(await page.locator('ul.results li').count()).toBeGreaterThan(0);
         await visit(`${s.home}/shelf/product?id=A1&done=pinned`, lang);
+        // the answer's search of the perfume it is inspired by, and an answer refused in words
+        await visit(`${s.home}/shelf/product?id=A3&q=aventus&for=inspired`, lang);
+        expect(await page.locator('[data-inspired-results] li').count()).toBeGreaterThan(0);
         await visit(`${s.home}/install`, lang);
         await page.locator('#origins').fill('https://axe.shop.example');
         await Promise.all([

@@ -277,7 +277,10 @@ describe('what a product’s profile rests on, in the shelf and on its page', ()
     record: { grade: null, inspiredBy: null, sources: [] },
     inspiredBy: null,
     toRecommend: ['description', 'inspired_by'],
+    answerable: true,
+    answer: null,
     q: '',
+    searchFor: 'pin',
     results: [],
     ...over,
   });
@@ -309,7 +312,9 @@ describe('what a product’s profile rests on, in the shelf and on its page', ()
     expect(ar).toContain(t('ar', 'toRecommendMatch'));
     expect(ar).not.toContain(t('ar', 'grade'));
     // with a profile: no advice
-    expect(page('en', product({ quality: 'described', toRecommend: null }))).not.toContain(t('en', 'toRecommend'));
+    expect(page('en', product({ quality: 'described', toRecommend: null, answerable: false }))).not.toContain(
+      t('en', 'toRecommend'),
+    );
   });
 
   it('the record’s grade, the perfume it is inspired by and its sources, each in the page’s language', () => {

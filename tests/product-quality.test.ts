@@ -128,7 +128,12 @@ describe('each product’s profile from the best evidence there is', () => {
       basis: ['catalog'],
       to_recommend: null,
     });
-    expect(by.answer.inspired_by).toEqual({ sillage_perfume_id: 'creed-aventus-edp', name: 'Aventus', house: 'Creed' });
+    expect(by.answer.inspired_by).toEqual({
+      sillage_perfume_id: 'creed-aventus-edp',
+      name: 'Aventus',
+      house: 'Creed',
+      said_by: 'catalog',
+    });
     expect(by.answer.matched_perfume.inspired_by).toBe('creed-aventus-edp');
     expect(view('plain')).toEqual({
       status: 'matched',

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { search } from '../../catalog/search.ts';
+import { ANSWER_NOTES } from '../../console/answer-choices.ts';
 import { type Lang, type MessageKey, platformName, t } from '../../console/i18n.ts';
 import { installProblems, sightingsByVersion } from '../../console/install-check.ts';
 import { type CatalogNames, catalogNames, houseName, matchReason, perfumeLabel } from '../../console/names.ts';
@@ -21,11 +22,13 @@ import {
   SHELF_FILTERS,
   type ShelfFilter,
   type ShelfRow,
+  shelfFix,
   shelfPage,
   teamPage,
   term,
 } from '../../console/views.ts';
 import { AppError, badRequest, notFound } from '../../lib/errors.ts';
+import { type AnswerCheck, checkAnswer, MAX_ANSWER_ACCORDS, MAX_ANSWER_NOTES } from '../../matching/answers.ts';
 import { activationLink } from '../../platforms/shopify.ts';
 import { merchantAnalytics } from '../../services/analytics.ts';
 import { perfumeRecord } from '../../services/catalog.ts';
@@ -49,8 +52,8 @@ import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../../services
 import { exportLeads, leadsCsv } from '../../services/leads.ts';
 import { findMerchant, type Merchant } from '../../services/merchants.ts';
 import { installOfMerchant } from '../../services/platforms.ts';
-import { pinMatch, productView, unpinMatch } from '../../services/products.ts';
-import type { VocabularyKind } from '../../vocabulary/index.ts';
+import { answerProduct, pinMatch, productView, unpinMatch } from '../../services/products.ts';
+import { ACCORDS, type VocabularyKind } from '../../vocabulary/index.ts';
 import { pageContext, sendPage } from './page.ts';
 
 /** Where the widget key goes in the script tag the install page shows, when its full value is not known. */
@@ -69,6 +72,8 @@ export const MAX_PERIOD_DAYS = 366;
 export const SHELF_PAGE_SIZE = 50;
 /** Products one bulk accept may pin. */
 export const MAX_BULK_ACCEPT = 100;
+/** Notes an answer's form may send: those it offers, and those an answer already names beside them. */
+const MAX_ANSWER_FORM_NOTES = ANSWER_NOTES.length + MAX_ANSWER_NOTES;
 
 const csrf = Type.Optional(Type.String({ maxLength: 200 }));
 const DateText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
@@ -89,6 +94,8 @@ const DONE: Record<string, MessageKey> = {
   added: 'userAdded',
   removed: 'userRemoved',
   accepted: 'acceptedN',
+  answered: 'answerSaved',
+  cleared: 'answerCleared',
 };
 
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
@@ -334,6 +341,11 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
         reason: reasonOf(lang, names, v),
         pinned: v.pinned,
         suggestion: suggestion && { ...suggestion, name: labelOf(lang, names, suggestion.id) },
+        // the one thing that would make it recommendable: our record naming its original says that one has no profile to lend
+        fix: shelfFix(
+          v.to_recommend,
+          Boolean(v.sillage_perfume_id && snapshot.byId.get(v.sillage_perfume_id)?.inspiredBy),
+        ),
       };
     });
     return sendPage(
@@ -349,76 +361,123 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
   const ProductQuery = Type.Object({
     id: Type.String({ minLength: 1, maxLength: 200 }),
     q: Type.Optional(Type.String({ maxLength: 200 })),
+    for: Type.Optional(Type.Union([Type.Literal('pin'), Type.Literal('inspired')])),
     done: Type.Optional(Type.String({ maxLength: 20 })),
     lang: Type.Optional(Type.String({ maxLength: 5 })),
   });
+  /**
+   * A product's page: how it is matched and read, what its profile rests on, its candidates and a
+   * search of our catalog (to pin the perfume it is, or to name the one it is inspired by), and for
+   * one without a profile (or with the merchant's answer) the answer's form. With a flash above it:
+   * a confirmation, or why a change was refused (then answered with the status given).
+   */
+  const productPageOf = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    search_: { q: string; for: 'pin' | 'inspired' },
+    flashed: (p: { label: string; quality: string | null }) => PageContext['flash'],
+    status = 200,
+    ticked?: { notes: string[]; accords: string[] },
+  ) => {
+    const m = merchantOf(request);
+    const row = await findProductRow(app.db, m.id, id);
+    if (!row) throw notFound('product_not_found', t(request.consoleLang, 'notFound'));
+    const snapshot = app.catalog.current();
+    const names = catalogNames(snapshot);
+    const lang = request.consoleLang;
+    const v = productView(row, snapshot);
+    const q = search_.q.trim();
+    const hits = q ? search(snapshot.index, q, { limit: 10 }) : [];
+    const perfume = v.sillage_perfume_id ? snapshot.byId.get(v.sillage_perfume_id) : undefined;
+    const flash = flashed({ label: perfume ? perfumeLabel(lang, perfume) : '', quality: v.quality });
+    const readHouse = v.explanation.house.name;
+    // the matched record's sources, as the catalog stores them (one row by its key)
+    const record = perfume ? await perfumeRecord(app.db, perfume.id) : null;
+    const original = perfume?.inspiredBy ? snapshot.byId.get(perfume.inspiredBy) : undefined;
+    const answer = v.answer;
+    const answeredOriginal = answer?.inspired_by ? snapshot.byId.get(answer.inspired_by) : undefined;
+    // the page is shown at its own address, whatever form brought it (the language link returns there)
+    const path = `${base(merchantRef(m))}/shelf/product`;
+    const query = new URLSearchParams({ id, ...(q ? { q, for: search_.for } : {}) }).toString();
+    return sendPage(
+      reply,
+      productPage(ctxFor(request, reply, 'shelf', { flash, path, query }), merchantRef(m), {
+        id: v.merchant_product_id,
+        name: v.name,
+        house: v.house,
+        status: v.status,
+        quality: v.quality,
+        perfume: perfume ? { id: perfume.id, label: perfumeLabel(lang, perfume) } : null,
+        confidence: v.confidence,
+        reason: reasonOf(lang, names, v),
+        pinned: v.pinned,
+        parsed: {
+          words: v.explanation.parsed.words,
+          concentration: v.explanation.parsed.concentration,
+          house: readHouse && houseName(lang, { house: readHouse, houseAr: names.houseAr(readHouse) }),
+        },
+        candidates: v.explanation.candidates.map((c) => ({
+          id: c.sillage_perfume_id,
+          name: labelOf(lang, names, c.sillage_perfume_id),
+          score: c.score,
+        })),
+        profile: v.profile ? { accords: v.profile.accords.map((a) => a.name), families: v.profile.families } : null,
+        record: perfume
+          ? {
+              grade: perfume.grade,
+              inspiredBy: perfume.inspiredBy ? (original ? perfumeLabel(lang, original) : perfume.inspiredBy) : null,
+              sources: record?.evidence ?? [],
+            }
+          : null,
+        inspiredBy: v.inspired_by ? labelOf(lang, names, v.inspired_by.sillage_perfume_id) : null,
+        toRecommend: v.to_recommend,
+        answerable: v.to_recommend !== null || answer !== null,
+        answer: answer && {
+          inspiredBy: answer.inspired_by
+            ? {
+                id: answer.inspired_by,
+                label: answeredOriginal ? perfumeLabel(lang, answeredOriginal) : answer.inspired_by,
+              }
+            : null,
+          notes: answer.notes,
+          accords: answer.accords,
+        },
+        ...(ticked ? { ticked } : {}),
+        q,
+        searchFor: search_.for,
+        results: hits.map((h) => {
+          const p = snapshot.perfumes[h.doc];
+          return {
+            id: h.id,
+            name: p?.name ?? h.id,
+            nameAr: p?.nameAr ?? null,
+            house: p?.house ?? '',
+            houseAr: p?.houseAr ?? null,
+            concentration: p?.concentration ?? null,
+            year: p?.year ?? null,
+            grade: p?.grade ?? null,
+          };
+        }),
+      }),
+      status,
+    );
+  };
   app.get(
     '/shelf/product',
     { schema: { hide: true, params: Params, querystring: ProductQuery } },
-    async (request, reply) => {
-      const m = merchantOf(request);
-      const row = await findProductRow(app.db, m.id, request.query.id);
-      if (!row) throw notFound('product_not_found', t(request.consoleLang, 'notFound'));
-      const snapshot = app.catalog.current();
-      const names = catalogNames(snapshot);
-      const lang = request.consoleLang;
-      const v = productView(row, snapshot);
-      const q = (request.query.q ?? '').trim();
-      const hits = q ? search(snapshot.index, q, { limit: 10 }) : [];
-      const perfume = v.sillage_perfume_id ? snapshot.byId.get(v.sillage_perfume_id) : undefined;
-      const flash = flashOf(request, { p: perfume ? perfumeLabel(lang, perfume) : '' });
-      const readHouse = v.explanation.house.name;
-      // the matched record's sources, as the catalog stores them (one row by its key)
-      const record = perfume ? await perfumeRecord(app.db, perfume.id) : null;
-      const original = perfume?.inspiredBy ? snapshot.byId.get(perfume.inspiredBy) : undefined;
-      return sendPage(
+    async (request, reply) =>
+      productPageOf(
+        request,
         reply,
-        productPage(ctxFor(request, reply, 'shelf', { flash }), merchantRef(m), {
-          id: v.merchant_product_id,
-          name: v.name,
-          house: v.house,
-          status: v.status,
-          quality: v.quality,
-          perfume: perfume ? { id: perfume.id, label: perfumeLabel(lang, perfume) } : null,
-          confidence: v.confidence,
-          reason: reasonOf(lang, names, v),
-          pinned: v.pinned,
-          parsed: {
-            words: v.explanation.parsed.words,
-            concentration: v.explanation.parsed.concentration,
-            house: readHouse && houseName(lang, { house: readHouse, houseAr: names.houseAr(readHouse) }),
-          },
-          candidates: v.explanation.candidates.map((c) => ({
-            id: c.sillage_perfume_id,
-            name: labelOf(lang, names, c.sillage_perfume_id),
-            score: c.score,
-          })),
-          profile: v.profile ? { accords: v.profile.accords.map((a) => a.name), families: v.profile.families } : null,
-          record: perfume
-            ? {
-                grade: perfume.grade,
-                inspiredBy: perfume.inspiredBy ? (original ? perfumeLabel(lang, original) : perfume.inspiredBy) : null,
-                sources: record?.evidence ?? [],
-              }
-            : null,
-          inspiredBy: v.inspired_by ? labelOf(lang, names, v.inspired_by.sillage_perfume_id) : null,
-          toRecommend: v.to_recommend,
-          q,
-          results: hits.map((h) => {
-            const p = snapshot.perfumes[h.doc];
-            return {
-              id: h.id,
-              name: p?.name ?? h.id,
-              nameAr: p?.nameAr ?? null,
-              house: p?.house ?? '',
-              houseAr: p?.houseAr ?? null,
-              concentration: p?.concentration ?? null,
-              year: p?.year ?? null,
-            };
-          }),
-        }),
-      );
-    },
+        request.query.id,
+        { q: request.query.q ?? '', for: request.query.for ?? 'pin' },
+        ({ label, quality }) =>
+          // a saved answer says whether it now gives the product a profile
+          request.query.done === 'answered' && !quality
+            ? { kind: 'ok', text: t(request.consoleLang, 'answerSavedThin') }
+            : flashOf(request, { p: label }),
+      ),
   );
 
   const productLink = (id: string) => `shelf/product`.concat(`?id=${encodeURIComponent(id)}&done=`);
@@ -447,6 +506,79 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       await unpinMatch(app.db, app.catalog.current(), m.id, request.body.product);
       app.merchantProducts.invalidate(m.id);
       return reply.redirect(`${base(merchantRef(m))}/${productLink(request.body.product)}unpinned`, 303);
+    },
+  );
+
+  /** One value or many, as a form sends a field ticked once or several times. */
+  const oneOrMany = (max: number) =>
+    Type.Optional(
+      Type.Union([
+        Type.String({ minLength: 1, maxLength: 120 }),
+        Type.Array(Type.String({ minLength: 1, maxLength: 120 }), { maxItems: max }),
+      ]),
+    );
+  const AnswerBody = Type.Object({
+    _csrf: csrf,
+    product: Type.String({ minLength: 1, maxLength: 200 }),
+    // as many as the form offers, so that ticking too many is answered in words (MAX_ANSWER_NOTES, MAX_ANSWER_ACCORDS)
+    notes: oneOrMany(MAX_ANSWER_FORM_NOTES),
+    accords: oneOrMany(ACCORDS.length),
+    inspired_by: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  });
+  /** Why an answer is refused, in the page's language. */
+  const answerProblem = (
+    lang: Lang,
+    problem: Extract<AnswerCheck, { ok: false }>,
+    sent: { notes: string[]; accords: string[] },
+  ): string => {
+    switch (problem.problem) {
+      case 'notes':
+        return t(lang, 'answerTooManyNotes', { m: sent.notes.length, n: MAX_ANSWER_NOTES });
+      case 'accords':
+        return t(lang, 'answerTooManyAccords', { m: sent.accords.length, n: MAX_ANSWER_ACCORDS });
+      case 'note':
+        return t(lang, 'answerUnknownNote', { x: problem.item ?? '' });
+      case 'accord':
+        return t(lang, 'answerUnknownAccord', { x: problem.item ?? '' });
+      case 'perfume':
+        return t(lang, 'answerNoPerfume');
+      case 'profile':
+        return t(lang, 'answerNoProfile');
+    }
+  };
+  app.post(
+    '/shelf/answer',
+    { schema: { hide: true, params: Params, body: AnswerBody }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      const lang = request.consoleLang;
+      const { product } = request.body;
+      if (!(await findProductRow(app.db, m.id, product))) throw notFound('product_not_found', t(lang, 'notFound'));
+      const snapshot = app.catalog.current();
+      const sent = {
+        notes: ([] as string[]).concat(request.body.notes ?? []),
+        accords: ([] as string[]).concat(request.body.accords ?? []),
+        inspired_by: request.body.inspired_by ?? null,
+      };
+      // checked here first (as the service checks it again) to say what is wrong in the page's language
+      const checked = checkAnswer(sent, (id) => snapshot.byId.get(id));
+      if (!checked.ok) {
+        const text = answerProblem(lang, checked, sent);
+        // a script gets the usual JSON; a browser the product's page with why, its ticks as sent
+        if (!/text\/html/.test(request.headers.accept ?? '')) throw badRequest('invalid_answer', text);
+        return productPageOf(request, reply, product, { q: '', for: 'pin' }, () => ({ kind: 'error', text }), 400, {
+          notes: sent.notes,
+          accords: sent.accords,
+        });
+      }
+      await answerProduct(app.db, snapshot, m.id, product, sent);
+      app.merchantProducts.invalidate(m.id);
+      // what it teaches other shops is learnt in the background, never on this request
+      app.learning.soon(m.id);
+      return reply.redirect(
+        `${base(merchantRef(m))}/${productLink(product)}${checked.answer ? 'answered' : 'cleared'}#answer`,
+        303,
+      );
     },
   );
 
