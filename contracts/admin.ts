@@ -38,6 +38,26 @@ export const UpdateMerchantBodySchema = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
+export const EraseMerchantBodySchema = Type.Object(
+  {
+    confirm: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: "The merchant's slug, so that an erasure is never an accident (a wrong one erases nothing)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ErasingMerchantSchema = Type.Object({
+  merchant_id: Type.String(),
+  status: Type.Literal('erasing', {
+    description:
+      'Refused everywhere from now on; its rows are deleted in the background, then `GET /api/admin/merchants/:id` answers 404',
+  }),
+});
+
 export const LearntBarcodesQuerySchema = Type.Object(
   {
     status: Type.Optional(
