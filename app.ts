@@ -14,6 +14,7 @@ import catalogUpgradePlugin from './plugins/app/catalog-upgrade.ts';
 import databasePlugin from './plugins/app/database.ts';
 import deliveriesPlugin from './plugins/app/deliveries.ts';
 import demoPlugin from './plugins/app/demo.ts';
+import erasurePlugin from './plugins/app/erasure.ts';
 import errorsPlugin, { clientErrorHandler, frameworkErrors } from './plugins/app/errors.ts';
 import eventWriterPlugin from './plugins/app/event-writer.ts';
 import feedRunnerPlugin from './plugins/app/feed-runner.ts';
@@ -206,6 +207,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(woocommercePlugin);
   await app.register(feedRunnerPlugin);
   await app.register(learningPlugin);
+  await app.register(erasurePlugin);
   await app.register(demoPlugin);
   await app.register(swaggerPlugin);
 

@@ -9,6 +9,7 @@ import { resolveLeadKey } from '../privacy/lead-key.ts';
 import { merchantAnalytics } from '../services/analytics.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { type ConsoleRole, consoleUserView, createConsoleUser } from '../services/console-users.ts';
+import { eraseMerchantRows, startErasure } from '../services/erasure.ts';
 import {
   claimSource,
   confirmRemoval,
@@ -62,6 +63,12 @@ export interface AdminClient {
   listMerchants(): Promise<MerchantView[]>;
   /** whether its shelf teaches every shop, and whether it learns from theirs (docs/learning.md) */
   updateMerchant(merchant: string, change: { teaches?: boolean; learns?: boolean }): Promise<MerchantView>;
+  /**
+   * erases a merchant (`confirm`: its slug; docs/admin.md): through a server, `erasing` (its job
+   * deletes the rows); on the database, `erased` (its rows deleted and what it taught learnt again
+   * before it answers)
+   */
+  eraseMerchant(merchant: string, confirm: string): Promise<{ merchant_id: string; status: 'erasing' | 'erased' }>;
   /** the barcodes the shelves taught: conflicts, or keys */
   listLearntBarcodes(query: {
     status: 'conflict' | 'key';
@@ -148,6 +155,19 @@ export function directClient(config: Config, database: Database, owned = false):
     createMerchant: async (input) => merchantView(await createMerchant(db, input)),
     listMerchants: async () => (await listMerchants(db)).map(merchantView),
     // with no server running, what a change teaches is learnt at once (the service learns in the background)
+    // with no server running, the erasure is finished at once: its rows deleted (the same bounded
+    // statements as the job's), then what it taught learnt again
+    eraseMerchant: async (merchant, confirm) => {
+      const started = await startErasure(db, merchant, confirm);
+      for (const hash of started.keyHashes) await broadcastKeyChange(config, hash);
+      const id = started.merchant.id;
+      // one run deletes every row, ERASE_BATCH_ROWS a statement (nothing stops it halfway here)
+      const erased = await eraseMerchantRows(db, id);
+      if (!erased.done)
+        throw new AppError(500, 'internal_error', `merchant ${id} was not erased; run the command again`);
+      await learnMerchant(db, await loadSnapshot(db), id);
+      return { merchant_id: id, status: 'erased' as const };
+    },
     updateMerchant: async (merchant, change) => {
       const m = await updateMerchant(db, merchant, change);
       await learnMerchant(db, await loadSnapshot(db), m.id);
@@ -309,6 +329,7 @@ export function httpClient(baseUrl: string, token: string): AdminClient {
     createMerchant: (input) => call('POST', '/merchants', { body: input }),
     listMerchants: async () => (await call<{ merchants: MerchantView[] }>('GET', '/merchants')).merchants,
     updateMerchant: (merchant, change) => call('PATCH', merchantPath(merchant), { body: change }),
+    eraseMerchant: (merchant, confirm) => call('DELETE', merchantPath(merchant), { body: { confirm } }),
     listLearntBarcodes: (query) =>
       call('GET', '/learning/barcodes', { query: { status: query.status, limit: String(query.limit) } }),
     listProposals: (query) =>

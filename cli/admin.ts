@@ -15,6 +15,9 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
   migrate                                    apply database migrations
   merchants:create --name <name> --slug <slug>
   merchants:list
+  merchants:erase <merchant> --confirm <slug>
+                                             erases the merchant, everything held about it and what its shelf
+                                             taught (docs/admin.md); on the database, finished before it answers
   merchants:learning <merchant> [--teaches on|off] [--learns on|off]
                                              whether its shelf teaches every shop, and learns from theirs
                                              (both on by default; docs/learning.md)
@@ -163,6 +166,7 @@ const COMMANDS = new Set([
   'users:create',
   'merchants:create',
   'merchants:list',
+  'merchants:erase',
   'merchants:learning',
   'barcodes:list',
   'proposals:list',
@@ -186,13 +190,24 @@ const COMMANDS = new Set([
 ]);
 
 /**
+ * merchants:erase takes `--confirm <slug>`, a value, where feeds:pull's `--confirm` is a flag: for
+ * that command the value is read as the option `erase-confirm`.
+ */
+function eraseConfirm(argv: string[]): string[] {
+  if (!argv.includes('merchants:erase')) return argv;
+  return argv.map((a) =>
+    a === '--confirm' ? '--erase-confirm' : a.startsWith('--confirm=') ? `--erase-confirm=${a.slice(10)}` : a,
+  );
+}
+
+/**
  * Runs one command, through a running server's admin API or on the database
  * (cli/admin-client.ts decides); `database`, when given, is the one to use
  * unless a server is named (--server, ADMIN_URL).
  */
 export async function run(argv: string[], config: Config, database?: Database): Promise<number> {
   const { positionals, values } = parseArgs({
-    args: argv,
+    args: eraseConfirm(argv),
     allowPositionals: true,
     options: {
       name: { type: 'string' },
@@ -215,6 +230,7 @@ export async function run(argv: string[], config: Config, database?: Database): 
       interval: { type: 'string' },
       'token-stdin': { type: 'boolean', default: false },
       confirm: { type: 'boolean', default: false },
+      'erase-confirm': { type: 'string' },
       force: { type: 'boolean', default: false },
       merchant: { type: 'string' },
       teaches: { type: 'string' },
@@ -264,6 +280,13 @@ export async function run(argv: string[], config: Config, database?: Database): 
       case 'merchants:list': {
         const list = await admin.listMerchants();
         print(out, list, list, ['id', 'slug', 'name', 'created_at']);
+        return 0;
+      }
+      case 'merchants:erase': {
+        const merchant = need(args[0], '<merchant>');
+        const confirm = need(values['erase-confirm'], "--confirm <slug> (the merchant's slug)");
+        const r = await admin.eraseMerchant(merchant, confirm);
+        print(out, r, [r], ['merchant_id', 'status']);
         return 0;
       }
       case 'merchants:learning': {

@@ -44,6 +44,26 @@ const PageFields = {
   offset: Type.Optional(Type.String({ pattern: '^\\d{1,7}$', description: 'default 0' })),
 };
 
+export const EraseMerchantBodySchema = Type.Object(
+  {
+    confirm: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: "The merchant's slug, so that an erasure is never an accident (a wrong one erases nothing)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ErasingMerchantSchema = Type.Object({
+  merchant_id: Type.String(),
+  status: Type.Literal('erasing', {
+    description:
+      'Refused everywhere from now on; its rows are deleted in the background, then `GET /api/admin/merchants/:id` answers 404',
+  }),
+});
+
 export const LearntBarcodesQuerySchema = Type.Object(
   {
     status: Type.Optional(

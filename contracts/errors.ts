@@ -110,7 +110,14 @@ export const ERRORS = {
   not_signed_in: { status: 401, when: 'console: a change sent without a signed-in session (expired, or signed out)' },
   forbidden: { status: 403, when: "console: a staff member asking for an owner's page (keys, leads, team)" },
   cannot_remove_self: { status: 400, when: 'console: a user removing their own account from the team' },
-  slug_taken: { status: 409, when: 'admin: another merchant has this slug' },
+  confirm_mismatch: {
+    status: 400,
+    when: "admin: a merchant's erasure without `confirm`, or with one that is not the merchant's slug (nothing erased)",
+  },
+  slug_taken: {
+    status: 409,
+    when: 'admin: another merchant has this slug (an erasing one holds its slug until it is gone)',
+  },
   email_taken: {
     status: 409,
     when: "admin and the Team page: another console user holds this email (one an owner's Team page or a WooCommerce connection typed yields to the admin's)",
@@ -128,6 +135,10 @@ export const ERRORS = {
   store_not_installed: {
     status: 409,
     when: 'feeds of a platform store: the store has uninstalled the app, or its tokens have not arrived yet',
+  },
+  merchant_erasing: {
+    status: 410,
+    when: 'admin: the merchant is being erased (its rows are deleted in the background; then 404 `merchant_not_found`)',
   },
   payload_too_large: {
     status: 413,
@@ -212,6 +223,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Credentials that may not be used here',
   404: 'Not found',
   409: 'Conflicts with what is stored',
+  410: 'Gone: being erased',
   413: 'The body is too large',
   415: 'The body is not of a media type this operation takes',
   429: 'Too many requests: retry after `Retry-After` seconds',

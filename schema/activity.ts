@@ -22,17 +22,22 @@ import { apiKeys, merchants } from './merchants.ts';
  * content's hash (answerId in services/sessions.ts; migration 0006 computes
  * the same in SQL), so every instance stores the same answer under the same id.
  */
-export const widgetAnswers = pgTable('widget_answers', {
-  id: uuid('id').primaryKey(),
-  merchantId: uuid('merchant_id')
-    .notNull()
-    .references(() => merchants.id, { onDelete: 'cascade' }),
-  // json, not jsonb: written once per answer, read only in bulk by analytics (docs/decisions.md)
-  quiz: json('quiz').notNull(),
-  /** products shown, in order: [{merchant_product_id, position, match_score, list}] */
-  shown: json('shown').notNull(),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+export const widgetAnswers = pgTable(
+  'widget_answers',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: uuid('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    // json, not jsonb: written once per answer, read only in bulk by analytics (docs/decisions.md)
+    quiz: json('quiz').notNull(),
+    /** products shown, in order: [{merchant_product_id, position, match_score, list}] */
+    shown: json('shown').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  // a merchant's erasure deletes its answers a batch at a time (services/erasure.ts)
+  (t) => [index('widget_answers_merchant_idx').on(t.merchantId)],
+);
 
 /**
  * One scored quiz session: who asked (merchant, key, mode, locale) and which

@@ -22,6 +22,11 @@ export const merchants = pgTable('merchants', {
   learns: boolean('learns').notNull().default(true),
   /** the catalog_version its shelf was last learnt from: learning runs again when they differ (services/learning.ts) */
   learntVersion: bigint('learnt_version', { mode: 'number' }),
+  /**
+   * when an operator erased it (services/erasure.ts): from then on every read takes it as gone, and
+   * background work deletes its rows, then this one
+   */
+  erasedAt: timestamp('erased_at', { withTimezone: true }),
 });
 
 export const apiKeys = pgTable(

@@ -83,6 +83,8 @@ export const platformWebhooks = pgTable(
   (t) => [
     uniqueIndex('platform_webhooks_body_uq').on(t.platform, t.bodyHash),
     index('platform_webhooks_received_idx').on(t.receivedAt),
+    // a merchant's erasure deletes its stores' webhooks a batch at a time (services/erasure.ts)
+    index('platform_webhooks_store_idx').on(t.platform, t.storeId),
     check('platform_webhooks_status_check', sql`${t.status} in ('received', 'done', 'failed')`),
   ],
 );

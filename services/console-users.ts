@@ -3,7 +3,7 @@ import { hash, verify } from '@node-rs/argon2';
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.ts';
 import { AppError, badRequest, notFound } from '../lib/errors.ts';
-import { consoleSessions, consoleTickets, consoleUsers } from '../schema/index.ts';
+import { consoleSessions, consoleTickets, consoleUsers, merchants } from '../schema/index.ts';
 import { getMerchant } from './merchants.ts';
 
 export type ConsoleRole = 'operator' | 'owner' | 'staff';
@@ -31,6 +31,10 @@ const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 let decoyHash: Promise<string> | null = null;
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/** An operator, or a user whose merchant is not being erased: the users of an erased merchant sign in no more. */
+const notErased = sql`(${consoleUsers.merchantId} is null or not exists (
+  select 1 from ${merchants} m where m.id = ${consoleUsers.merchantId} and m.erased_at is not null))`;
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/;
 
 export function checkPassword(password: string): void {
@@ -108,7 +112,7 @@ export async function signInUser(db: DbOrTx, email: string, password: string): P
   const [row] = await db
     .select()
     .from(consoleUsers)
-    .where(eq(consoleUsers.email, normaliseEmail(email).slice(0, 320)))
+    .where(and(eq(consoleUsers.email, normaliseEmail(email).slice(0, 320)), notErased))
     .limit(1);
   if (!row) {
     decoyHash ??= hash('no user has this password', ARGON2);
@@ -122,7 +126,11 @@ export async function signInUser(db: DbOrTx, email: string, password: string): P
 }
 
 export async function getConsoleUser(db: DbOrTx, id: string): Promise<ConsoleUser | null> {
-  const [row] = await db.select().from(consoleUsers).where(eq(consoleUsers.id, id)).limit(1);
+  const [row] = await db
+    .select()
+    .from(consoleUsers)
+    .where(and(eq(consoleUsers.id, id), notErased))
+    .limit(1);
   return row ? view(row) : null;
 }
 

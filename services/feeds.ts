@@ -10,7 +10,7 @@ import type { ProductSize } from '../matching/listing.ts';
 import { inProcessMatcher, type ListingMatcher } from '../matching/recognise.ts';
 import type { LeadCipher } from '../privacy/lead-crypto.ts';
 import type { NotePyramid } from '../schema/catalog.ts';
-import { feedPulls, feedSources, merchantProducts } from '../schema/index.ts';
+import { feedPulls, feedSources, merchantProducts, merchants } from '../schema/index.ts';
 import { fetchFeedPage } from './feed-fetch.ts';
 import { getMerchant } from './merchants.ts';
 import { syncProducts } from './products.ts';
@@ -232,7 +232,17 @@ export async function listSources(db: DbOrTx, merchantIdOrSlug: string) {
 
 export async function getSource(db: DbOrTx, id: string): Promise<FeedSourceRow> {
   if (!isUuid(id)) throw notFound('feed_not_found', `No feed source with id "${id.slice(0, 80)}"`);
-  const [row] = await db.select().from(feedSources).where(eq(feedSources.id, id)).limit(1);
+  // an erased merchant's sources are gone with it (services/erasure.ts)
+  const [row] = await db
+    .select()
+    .from(feedSources)
+    .where(
+      and(
+        eq(feedSources.id, id),
+        sql`not exists (select 1 from ${merchants} m where m.id = ${feedSources.merchantId} and m.erased_at is not null)`,
+      ),
+    )
+    .limit(1);
   if (!row) throw notFound('feed_not_found', `No feed source with id "${id.slice(0, 80)}"`);
   return row;
 }

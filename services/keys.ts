@@ -124,6 +124,7 @@ export async function findKeyByHash(db: DbOrTx, hash: string): Promise<ResolvedK
       merchantName: merchants.name,
       merchantSlug: merchants.slug,
       merchantLearns: merchants.learns,
+      merchantErasedAt: merchants.erasedAt,
     })
     .from(apiKeys)
     .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
@@ -135,7 +136,8 @@ export async function findKeyByHash(db: DbOrTx, hash: string): Promise<ResolvedK
     prefix: row.prefix,
     mode: row.mode,
     allowedOrigins: row.allowedOrigins,
-    revoked: row.revokedAt !== null,
+    // an erased merchant's keys are revoked with it; one read before that is refused all the same
+    revoked: row.revokedAt !== null || row.merchantErasedAt !== null,
     merchant: { id: row.merchantId, name: row.merchantName, slug: row.merchantSlug, learns: row.merchantLearns },
   };
 }

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client.ts';
 import { AppError, badRequest, conflict, notFound, pgErrorCode } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
@@ -58,14 +58,30 @@ export async function createMerchant(db: DbOrTx, input: { name: string; slug: st
   }
 }
 
+/** Every merchant but those being erased. */
 export async function listMerchants(db: DbOrTx): Promise<Merchant[]> {
-  return db.select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.slug));
+  return db
+    .select()
+    .from(merchants)
+    .where(isNull(merchants.erasedAt))
+    .orderBy(asc(merchants.createdAt), asc(merchants.slug));
 }
 
-/** Finds a merchant by its id or its slug (the CLI and admin URLs accept both). */
-export async function findMerchant(db: DbOrTx, idOrSlug: string): Promise<Merchant | undefined> {
+/**
+ * Finds a merchant by its id or its slug (the CLI and admin URLs accept both). One being erased
+ * (services/erasure.ts) is gone for every read, unless `erasing` asks for it too.
+ */
+export async function findMerchant(
+  db: DbOrTx,
+  idOrSlug: string,
+  o: { erasing?: boolean } = {},
+): Promise<Merchant | undefined> {
   const where = isUuid(idOrSlug) ? eq(merchants.id, idOrSlug) : eq(merchants.slug, idOrSlug.toLowerCase());
-  const [row] = await db.select().from(merchants).where(where).limit(1);
+  const [row] = await db
+    .select()
+    .from(merchants)
+    .where(o.erasing ? where : and(where, isNull(merchants.erasedAt)))
+    .limit(1);
   return row;
 }
 

@@ -156,6 +156,8 @@ export async function claimDue(db: DbOrTx, limit: number, leaseMs: number): Prom
       with due as (
         select id from ${leadDeliveries}
         where status = 'pending' and next_attempt_at <= now()
+          -- an erased merchant's deliveries are sent no more (services/erasure.ts deletes them)
+          and not exists (select 1 from ${merchants} x where x.id = merchant_id and x.erased_at is not null)
         order by next_attempt_at
         limit ${limit}
         for update skip locked

@@ -159,6 +159,25 @@ describe('admin CLI with a server running', () => {
     await bothWays('keys:list', 'cli-keys', '--json');
   });
 
+  it("erases a merchant through the server: its key refused at once, its rows gone once the server's job ran", async () => {
+    await viaServer('merchants:create', '--name', 'Erased', '--slug', 'cli-erased');
+    const created = await viaServer('keys:create', 'cli-erased', '--mode', 'live', '--origin', ORIGIN, '--json');
+    const key = JSON.parse(created.out) as { key: string };
+    const check = () => verify(app, { api_key: key.key }, { origin: ORIGIN });
+    expect((await check()).statusCode).toBe(200);
+    await expect(viaServer('merchants:erase', 'cli-erased', '--confirm', 'nope')).rejects.toThrow(
+      /its slug as confirm/,
+    );
+    expect((await check()).statusCode).toBe(200);
+    const erased = await viaServer('merchants:erase', 'cli-erased', '--confirm', 'cli-erased', '--json');
+    expect(JSON.parse(erased.out)).toMatchObject({ status: 'erasing' });
+    expect((await check()).json().code).toBe('revoked_api_key');
+    await app.jobs.drain();
+    expect(
+      (await app.inject({ method: 'GET', url: '/api/admin/merchants/cli-erased', headers: adminHeaders })).statusCode,
+    ).toBe(404);
+  });
+
   it('syncs a feed file, pins and unpins through the server; lists products as the direct path does', async () => {
     await viaServer('merchants:create', '--name', 'Feed', '--slug', 'cli-feed');
     const file = tempFile(

@@ -146,6 +146,29 @@ describe('admin CLI', () => {
     expect(cleared).toMatchObject({ answer: null, quality: null });
   });
 
+  it('erases a merchant on the database at once, with its slug as --confirm; a wrong one erases nothing', async () => {
+    await cli('merchants:create', '--name', 'Gone', '--slug', 'cli-gone');
+    await cli('keys:create', 'cli-gone', '--mode', 'test');
+    await cli(
+      'products:sync',
+      'cli-gone',
+      tempFile('gone.json', JSON.stringify([{ merchant_product_id: 'g1', name: 'Item 1' }])),
+    );
+    await expect(cli('merchants:erase', 'cli-gone')).rejects.toThrow(/missing --confirm <slug>/);
+    await expect(cli('merchants:erase', 'cli-gone', '--confirm', 'cli-gon')).rejects.toThrow(/its slug as confirm/);
+    expect((await cli('merchants:list')).out).toMatch(/cli-gone/);
+    const erased = await cli('merchants:erase', 'cli-gone', '--confirm', 'cli-gone', '--json');
+    expect(erased.code).toBe(0);
+    expect(JSON.parse(erased.out)).toMatchObject({ merchant_id: expect.any(String), status: 'erased' });
+    expect((await cli('merchants:list')).out).not.toMatch(/cli-gone/);
+    await expect(cli('keys:list', 'cli-gone')).rejects.toThrow(/No merchant/);
+    // the slug is free again: nothing of it is left
+    expect((await cli('merchants:create', '--name', 'Gone again', '--slug', 'cli-gone')).code).toBe(0);
+    expect((await cli('keys:list', 'cli-gone', '--json')).out).toBe('[]\n');
+    // feeds:pull keeps its --confirm flag
+    await expect(cli('feeds:pull', 'no-such-feed', '--confirm')).rejects.toThrow(/No feed source/);
+  });
+
   it('explains usage problems instead of failing obscurely', async () => {
     await expect(cli('keys:create', 'nobody', '--mode', 'live')).rejects.toThrow(/No merchant/);
     await expect(cli('keys:create', 'amber-cli', '--mode', 'prod')).rejects.toThrow(AppError);
