@@ -97,8 +97,8 @@ const accordWeight = (i: number) => Math.max(0.3, 0.85 ** i);
 const NOTES_TRUST = 0.8;
 
 /**
- * The profile notes and accords make: each named accord (the first weighs most) and the accords each
- * note is known for, summed; families, seasons, times and occasions follow from the accords. The
+ * The profile notes and accords make: each named accord (the first weighs most, 1) and the accords
+ * the notes are known for (the strongest NOTES_TRUST), summed; families, seasons, times and occasions follow from the accords. The
  * notes are in no tier (an answer names the main notes, not where they sit). Null when they give
  * no accord.
  */
@@ -109,7 +109,10 @@ export function profileOfItems(
   tiered: { top: string[]; heart: string[]; base: string[] } = { top: [], heart: [], base: [] },
 ): ProductProfile | null {
   const total = new Map<string, number>();
-  for (const [a, w] of noteContributions({ flat: notes }).sum) total.set(a, NOTES_TRUST * w);
+  // the notes' accords scaled as a shop's listed notes are (the strongest 1), then trusted less than an accord named
+  const fromNotes = noteContributions({ flat: notes }).sum;
+  const strongest = Math.max(0, ...fromNotes.values());
+  for (const [a, w] of fromNotes) total.set(a, (NOTES_TRUST * w) / strongest);
   for (const [i, a] of accords.entries()) total.set(a, (total.get(a) ?? 0) + accordWeight(i));
   const ranked = topAccords(total);
   if (ranked.length === 0) return null;

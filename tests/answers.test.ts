@@ -9,6 +9,7 @@ import {
   MAX_ANSWER_NOTES,
   MIN_ANSWER_SHOPS,
   type ProductAnswer,
+  profileOfItems,
   proposalOf,
 } from '../matching/answers.ts';
 
@@ -90,6 +91,24 @@ describe("a merchant's answer as sent (matching/answers.ts)", () => {
     });
   });
 
+  it('takes the accords’ limit itself, and cuts what it quotes of a wrong item', () => {
+    const eight = ['woody', 'amber', 'floral', 'citrus', 'fresh', 'aromatic', 'vanilla', 'musky'];
+    expect(checkAnswer({ accords: eight }, perfumeOf)).toMatchObject({ ok: true, answer: { accords: eight } });
+    const long = `x${'y'.repeat(100)}`;
+    expect(checkAnswer({ notes: [long] }, perfumeOf)).toMatchObject({ ok: false, item: long.slice(0, 60) });
+    expect(checkAnswer({ accords: [long] }, perfumeOf)).toMatchObject({ ok: false, item: long.slice(0, 60) });
+    const missing = `p${'q'.repeat(200)}`;
+    const r = checkAnswer({ inspired_by: missing }, perfumeOf);
+    expect(r.ok || r.message).toBe(`No perfume "${missing.slice(0, 120)}" in the catalog`);
+  });
+
+  it('an answer of notes alone, accords alone or an original alone is an answer', () => {
+    expect(checkAnswer({ notes: ['oud'] }, perfumeOf)).toMatchObject({ ok: true, answer: { notes: ['oud'] } });
+    expect(checkAnswer({ accords: ['woody'] }, perfumeOf)).toMatchObject({ ok: true, answer: { accords: ['woody'] } });
+    expect(answerProfile(answer({ notes: ['oud'] }))?.accords.length).toBeGreaterThan(0);
+    expect(answerProfile(answer({ accords: ['woody'] }))?.accords[0]?.name).toBe('woody');
+  });
+
   it('naming nothing is no answer (it clears one)', () => {
     expect(checkAnswer({}, perfumeOf)).toEqual({ ok: true, answer: null });
     expect(checkAnswer({ notes: [], accords: [], inspired_by: null }, perfumeOf)).toEqual({ ok: true, answer: null });
@@ -109,6 +128,13 @@ describe("the profile a merchant's answer gives its product", () => {
   it('is none for an answer that only names an original', () => {
     expect(answerProfile({ notes: [], accords: [], inspired_by: 'with-profile' })).toBeNull();
   });
+
+  it('as shops describe it, it names no basis; notes no accord comes from make none', () => {
+    const p = profileOfItems(['oud'], ['woody'], 'shops');
+    expect(p?.source).toBe('shops');
+    expect(p && 'basis' in p).toBe(false);
+    expect(profileOfItems(['not-a-note'], [], 'merchant')).toBeNull();
+  });
 });
 
 const answer = (a: Partial<ProductAnswer>): ProductAnswer => ({ notes: [], accords: [], inspired_by: null, ...a });
@@ -124,6 +150,12 @@ describe('what answers propose for every shop', () => {
     expect(two.votes).toEqual({ 'accord:woody': 2, 'note:oud': 2, 'note:rose': 1, 'note:saffron': 1 });
     expect(two.inForce).toEqual(['accord:woody', 'note:oud']);
     expect(two.profile).toEqual({ notes: ['oud'], accords: ['woody'] });
+  });
+
+  it('works out what is in force from votes in any order, in sorted order', () => {
+    expect(
+      inForceOf({ 'note:rose': 2, 'accord:woody': 2, 'note:amber': 1 }, { approved: [], rejected: [] }).inForce,
+    ).toEqual(['accord:woody', 'note:rose']);
   });
 
   it("a merchant's products of one perfume are one voice", () => {
@@ -199,6 +231,9 @@ describe('what answers propose for every shop', () => {
             expect(p.inForce.includes(i)).toBe(expected);
           }
           expect(inForceOf(p.votes, review).inForce).toEqual(p.inForce);
+          // facts in their sorted order, whatever order the answers came in
+          expect(Object.keys(p.votes)).toEqual(Object.keys(p.votes).sort());
+          expect(p.inForce).toEqual([...p.inForce].sort());
         },
       ),
     );

@@ -8,8 +8,15 @@ import {
   CONFIDENT_MATCH,
   catalogBarcodeKeys,
   MIN_TEACHING_SHOPS,
+  reviewedVerdicts,
 } from '../matching/barcodes.ts';
-import { barcodeKeysOf, validateProductInput } from '../matching/listing.ts';
+import {
+  barcodeKeysOf,
+  listingKeysOf,
+  MAX_SPELLING_LENGTH,
+  spellingOf,
+  validateProductInput,
+} from '../matching/listing.ts';
 import { recogniseListings } from '../matching/recognise.ts';
 import { bundledSnapshot } from './bundled-snapshot.ts';
 import { withCheck } from './gtin-fixture.ts';
@@ -241,5 +248,94 @@ describe("a listing's barcodes, as the sync reads them", () => {
       sizes: [{ label: '1', barcode: B1 }],
     });
     expect(v.ok && barcodeKeysOf(v.product)).toEqual([gtinKey(B1)]);
+  });
+});
+
+describe('a spelling shops pinned (docs/learning.md)', () => {
+  const snapshot = bundledSnapshot();
+  const recognise = (rows: object[]) => recogniseListings(rows, snapshot).recognised;
+
+  it('is one key for a listing however its house is given, without its size; none for a name of no words', () => {
+    const a = spellingOf({ name: 'Royal Blend Reserve No 7 EDP 100ml', house: 'Lattafa' });
+    expect(a).toBe('s:lattafa royal blend reserve no 7|edp');
+    expect(spellingOf({ name: 'Lattafa Royal Blend Reserve No 7 Eau de Parfum 50 ml', house: '' })).toBe(a);
+    expect(spellingOf({ name: '100ml', house: 'Lattafa' })).toBeNull();
+    expect(spellingOf({ name: 'x'.repeat(500), house: 'y' })?.length).toBe(MAX_SPELLING_LENGTH);
+    expect(listingKeysOf({ name: 'Royal Blend Reserve No 7 EDP', house: 'Lattafa', barcode: B1, sizes: null })).toEqual(
+      [gtinKey(B1), a],
+    );
+  });
+
+  it('matches a listing its name does not match, saying it was pinned; a barcode of another perfume leaves it as it was', () => {
+    const [row] = recognise([{ merchant_product_id: '1', name: 'Royal Blend Reserve No 7 EDP', house: 'Lattafa' }]);
+    const key = spellingOf({ name: 'Royal Blend Reserve No 7 EDP', house: 'Lattafa' }) as string;
+    const [r] = applyBarcodeKeys(
+      [row as NonNullable<typeof row>],
+      new Map([[key, { perfumeId: 'dior-sauvage-edp', shops: 2 }]]),
+      snapshot,
+    );
+    expect(r).toMatchObject({ status: 'matched', matchKey: key, pinned: false });
+    expect(r?.match.reason).toBe('matched by its spelling, pinned by 2 shops: Sauvage (edp) by Dior');
+    const [approved] = applyBarcodeKeys(
+      [row as NonNullable<typeof row>],
+      new Map([[key, { perfumeId: 'dior-sauvage-edp', shops: 1 }]]),
+      snapshot,
+    );
+    expect(approved?.match.reason).toBe('matched by its spelling, pinned by a shop, approved: Sauvage (edp) by Dior');
+    // our catalog's barcodes never key a spelling
+    const [withCode] = recognise([
+      { merchant_product_id: '2', name: 'Royal Blend Reserve No 7 EDP', house: 'Lattafa', barcode: B1 },
+    ]);
+    const split = applyBarcodeKeys(
+      [withCode as NonNullable<typeof withCode>],
+      new Map([
+        [key, { perfumeId: 'dior-sauvage-edp', shops: 2 }],
+        [gtinKey(B1), { perfumeId: 'lattafa-khamrah-edp', shops: 2 }],
+      ]),
+      snapshot,
+    );
+    expect(split[0]).toBe(withCode);
+  });
+
+  it("the operator's review: a rejected key is none, an approved one-shop spelling is a key unless shops pinned it elsewhere too", () => {
+    const S = 's:x y|edp';
+    const T = 's:z|';
+    const w = (barcode: string, merchantId: string, perfumeId: string): BarcodeWitness => ({
+      barcode,
+      merchantId,
+      perfumeId,
+      teaches: true,
+    });
+    const witnesses = [w(S, 'a', 'p'), w(S, 'b', 'p'), w(T, 'a', 'p'), w(B1, 'c', 'q')];
+    const verdicts = barcodeVerdicts(witnesses);
+    expect(verdicts.map((v) => v.barcode)).toEqual([S]);
+    const none = { approved: new Map<string, string>(), rejected: new Map<string, Set<string>>() };
+    expect(reviewedVerdicts(verdicts, witnesses, none)).toEqual(verdicts);
+    expect(reviewedVerdicts(verdicts, witnesses, { ...none, rejected: new Map([[S, new Set(['p'])]]) })).toEqual([]);
+    // rejected for another perfume: still a key for this one
+    expect(reviewedVerdicts(verdicts, witnesses, { ...none, rejected: new Map([[S, new Set(['other'])]]) })).toEqual(
+      verdicts,
+    );
+    const approved = reviewedVerdicts(verdicts, witnesses, { ...none, approved: new Map([[T, 'p']]) });
+    expect(approved).toContainEqual({
+      barcode: T,
+      status: 'key',
+      perfumeId: 'p',
+      shops: 1,
+      perfumes: null,
+      merchantIds: ['a'],
+    });
+    // approved for a perfume no shop pinned it to, or while a shop pinned it elsewhere: no key
+    expect(reviewedVerdicts(verdicts, witnesses, { ...none, approved: new Map([[T, 'other']]) })).toEqual(verdicts);
+    const disputed = [...witnesses, w(T, 'b', 'elsewhere')];
+    expect(
+      reviewedVerdicts(barcodeVerdicts(disputed), disputed, { ...none, approved: new Map([[T, 'p']]) }).find(
+        (v) => v.barcode === T,
+      ),
+    ).toMatchObject({
+      status: 'conflict',
+    });
+    // nothing pinned: nothing to approve
+    expect(reviewedVerdicts([], [], { ...none, approved: new Map([[T, 'p']]) })).toEqual([]);
   });
 });

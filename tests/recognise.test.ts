@@ -630,3 +630,33 @@ describe("a merchant's own answer and what merchants' answers teach (matching/an
     expect(own.inspiredBy?.id).toBe('creed-aventus-edp');
   });
 });
+
+describe('what shops taught, for a product', () => {
+  const taught = () => {
+    const profile = catalogProfile(catalog().byId.get('creed-viking-edp') as CatalogPerfume);
+    return {
+      profiles: new Map([['armaf-plain-edp', { profile: { ...profile, source: 'shops' as const }, shops: 3 }]]),
+    };
+  };
+
+  it('the profile shops agree on serves the perfume’s own products, with how many shops, before the merchant’s answer', () => {
+    const snap = catalog();
+    const r = recogniseProduct(
+      listing('Plain', 'Armaf', { answer: { notes: ['oud', 'rose'], accords: [], inspired_by: null } }),
+      snap,
+      stored('armaf-plain-edp'),
+      taught(),
+    );
+    expect(r).toMatchObject({ quality: 'shops', shops: 3 });
+  });
+
+  it('never a sibling version’s, nor a product not matched; learnt profiles without originals are read as none', () => {
+    const snap = catalog();
+    expect(
+      recogniseProduct(listing('Plain', 'Armaf'), snap, stored('armaf-plain-edp', { sibling: true }), taught()).quality,
+    ).toBeNull();
+    expect(recogniseProduct(listing('Plain', 'Armaf'), snap, stored(null), taught()).quality).toBeNull();
+    const other = recogniseProduct(listing('Echo', 'Armaf'), snap, stored('armaf-echo-edp'), taught());
+    expect([other.quality, other.inspiredBy]).toEqual([null, null]);
+  });
+});

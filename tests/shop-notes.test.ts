@@ -231,3 +231,18 @@ describe('shopsProfile', () => {
     expect(p.families.length).toBeGreaterThan(0);
   });
 });
+
+describe('a profile from shops with the accords merchants’ answers agree on', () => {
+  const agreed = { notes: { top: ['bergamot'], heart: [], base: ['oud'], flat: ['saffron'] }, shops: 2 };
+  it('weighs the accords in, keeps the notes where descriptions placed them, and is the shops’ profile', () => {
+    const p = shopsProfile(agreed, ['amber']);
+    expect(p.source).toBe('shops');
+    expect(p.accords[0]?.name).toBe('amber');
+    expect(p.accords.map((a) => a.name)).toEqual(expect.arrayContaining(['oud']));
+    expect(p.notes).toEqual({ top: ['bergamot'], heart: [], base: ['oud'] });
+  });
+  it('without accords, is the notes’ profile alone', () => {
+    expect(shopsProfile(agreed, [])).toEqual(shopsProfile(agreed));
+    expect(shopsProfile(agreed).accords[0]?.name).not.toBe('amber');
+  });
+});
