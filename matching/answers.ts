@@ -131,7 +131,6 @@ export function profileOfItems(
 
 /** The profile a merchant's own answer gives its product (source merchant, basis answer), or null. */
 export function answerProfile(answer: ProductAnswer): ProductProfile | null {
-  if (answer.notes.length === 0 && answer.accords.length === 0) return null;
   return profileOfItems(answer.notes, answer.accords, 'merchant');
 }
 

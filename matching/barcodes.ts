@@ -71,7 +71,7 @@ export function applyBarcodeKeys(
     let found: { code: string; key: BarcodeKey; keyOf: string; perfume: CatalogPerfume } | null = null;
     const codes = [r.listing.barcode, ...(r.listing.sizes ?? []).map((s) => s.barcode)];
     // the listing's spelling last: a key only when shops pinned it (never our catalog's)
-    const spelling = spellingOf(r.listing);
+    const spelling = r.spelling === undefined ? spellingOf(r.listing) : r.spelling;
     for (const code of [...codes, spelling]) {
       if (!code) continue;
       const k = code === spelling ? code : gtinKey(code);
@@ -93,7 +93,7 @@ export function applyBarcodeKeys(
       pinned: false,
       sibling: false,
     });
-    return { ...byBarcode, matchKey: found.keyOf };
+    return { ...byBarcode, matchKey: found.keyOf, ...(r.spelling !== undefined ? { spelling: r.spelling } : {}) };
   });
 }
 
@@ -185,7 +185,8 @@ export function reviewedVerdicts(
   review: SpellingReview,
 ): BarcodeVerdict[] {
   const out = verdicts.filter(
-    (v) => !(v.status === 'key' && v.perfumeId && review.rejected.get(v.barcode)?.has(v.perfumeId)),
+    // a conflict names no perfume: only keys are taken back
+    (v) => !(v.perfumeId && review.rejected.get(v.barcode)?.has(v.perfumeId)),
   );
   const judged = new Set(verdicts.map((v) => v.barcode));
   for (const [key, perfumeId] of review.approved) {

@@ -113,20 +113,16 @@ export const MAX_SPELLING_LENGTH = 200;
 export function spellingOf(listing: Pick<ProductInput, 'name' | 'house'>): string | null {
   const parsed = parseListing(listing.name);
   if (parsed.words.length === 0) return null;
-  const words = [
-    ...new Set([
-      ...normalizeText(listing.house ?? '')
-        .split(' ')
-        .filter(Boolean),
-      ...parsed.words,
-    ]),
-  ];
+  const words = [...new Set([...normalizeText(listing.house).split(' ').filter(Boolean), ...parsed.words])];
   return `s:${words.join(' ')}|${parsed.concentration ?? ''}`.slice(0, MAX_SPELLING_LENGTH);
 }
 
-/** A listing's match keys: its barcodes' (barcodeKeysOf) and its spelling's. */
-export function listingKeysOf(listing: Pick<ProductInput, 'barcode' | 'sizes' | 'name' | 'house'>): string[] {
-  const spelling = spellingOf(listing);
+/** A listing's match keys: its barcodes' (barcodeKeysOf) and its spelling's (given, when it was read already). */
+export function listingKeysOf(
+  listing: Pick<ProductInput, 'barcode' | 'sizes' | 'name' | 'house'>,
+  read?: string | null,
+): string[] {
+  const spelling = read === undefined ? spellingOf(listing) : read;
   return spelling ? [...barcodeKeysOf(listing), spelling] : barcodeKeysOf(listing);
 }
 

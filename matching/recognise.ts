@@ -11,7 +11,7 @@ import type { CatalogPerfume, ProductProfile, ProfileQuality } from '../catalog/
 import { Cache } from '../lib/cache.ts';
 import { lineOf, type ScoringProduct } from '../scoring/products.ts';
 import { answerProfile } from './answers.ts';
-import { type ProductInput, validateProductInput } from './listing.ts';
+import { type ProductInput, spellingOf, validateProductInput } from './listing.ts';
 import { type ExplainedMatch, explainMatch, listingHouse, type MatchResult } from './matcher.ts';
 import { type ProductForm, parseListing } from './parse.ts';
 import { catalogProfile, partialProfile } from './profile.ts';
@@ -58,6 +58,8 @@ export interface RecognisedProduct {
   imageUrl: string | null;
   /** the barcode key (GTIN-14) it was matched by (matching/barcodes.ts); absent when matched by its name or pinned */
   matchKey?: string;
+  /** its listing's spelling key (matching/listing.ts spellingOf), worked out where it was recognised in bulk (the matcher's worker) */
+  spelling?: string | null;
   /** perfume line (house + name) for diversity; the listing's own when unmatched */
   line: string;
   lineHouse: string;
@@ -283,12 +285,18 @@ export function recogniseListings(
       return;
     }
     seen.add(id);
-    recognised.push(recogniseProduct(v.product, snapshot));
+    recognised.push(withSpelling(recogniseProduct(v.product, snapshot)));
   });
   return { recognised, problems };
 }
 
 export type RecognisedListings = ReturnType<typeof recogniseListings>;
+
+/**
+ * A product recognised in bulk, with its listing's spelling: read once where it was recognised (the
+ * matcher's worker in the service), so a sync never reads a name again on the event loop.
+ */
+export const withSpelling = (r: RecognisedProduct): RecognisedProduct => ({ ...r, spelling: spellingOf(r.listing) });
 
 /**
  * Recognises many listings for a merchant (`owner`): `listings` as `recogniseListings` does (rows as
@@ -309,7 +317,7 @@ export type ExplainedListing = Pick<ProductInput, 'name' | 'house'>;
 
 export const inProcessMatcher = (snapshot: CatalogSnapshot): ListingMatcher => ({
   listings: async (_owner, rows) => recogniseListings(rows, snapshot),
-  products: async (_owner, products) => products.map((p) => recogniseProduct(p, snapshot)),
+  products: async (_owner, products) => products.map((p) => withSpelling(recogniseProduct(p, snapshot))),
   explain: async (_owner, listings) => listings.map((l) => explainListing(l, snapshot)),
 });
 

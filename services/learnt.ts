@@ -40,7 +40,7 @@ export async function learntKeysForProducts(
   recognised: readonly RecognisedProduct[],
 ): Promise<Map<string, BarcodeKey>> {
   if (!merchant.learns) return new Map();
-  const keys = recognised.flatMap((r) => listingKeysOf(r.listing));
+  const keys = recognised.flatMap((r) => listingKeysOf(r.listing, r.spelling));
   return keys.length ? learntKeys(db, keys) : new Map();
 }
 
@@ -146,5 +146,10 @@ export function withProfiles(r: RecognisedProduct, snapshot: CatalogSnapshot, le
     },
     learnt,
   );
-  return { ...again, match: r.match, ...(r.matchKey ? { matchKey: r.matchKey } : {}) };
+  return {
+    ...again,
+    match: r.match,
+    ...(r.matchKey ? { matchKey: r.matchKey } : {}),
+    ...(r.spelling !== undefined ? { spelling: r.spelling } : {}),
+  };
 }

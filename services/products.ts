@@ -297,7 +297,7 @@ export async function syncProducts(
     salePrice: r.listing.salePrice,
     sizes: r.listing.sizes,
     barcode: r.listing.barcode,
-    barcodeKeys: listingKeysOf(r.listing),
+    barcodeKeys: listingKeysOf(r.listing, r.spelling),
     feedSourceId: opts.sourceId ?? null,
     ...matchColumns(r),
     syncId,

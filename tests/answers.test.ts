@@ -98,8 +98,20 @@ describe("a merchant's answer as sent (matching/answers.ts)", () => {
     expect(checkAnswer({ notes: [long] }, perfumeOf)).toMatchObject({ ok: false, item: long.slice(0, 60) });
     expect(checkAnswer({ accords: [long] }, perfumeOf)).toMatchObject({ ok: false, item: long.slice(0, 60) });
     const missing = `p${'q'.repeat(200)}`;
-    const r = checkAnswer({ inspired_by: missing }, perfumeOf);
-    expect(r.ok || r.message).toBe(`No perfume "${missing.slice(0, 120)}" in the catalog`);
+    expect(checkAnswer({ inspired_by: missing }, perfumeOf)).toEqual({
+      ok: false,
+      message: `No perfume "${missing.slice(0, 120)}" in the catalog`,
+      problem: 'perfume',
+      item: missing.slice(0, 120),
+    });
+    expect(checkAnswer({ inspired_by: 'identity-only' }, perfumeOf)).toMatchObject({ problem: 'profile' });
+    expect(checkAnswer({ accords: [long] }, perfumeOf)).toMatchObject({
+      problem: 'accord',
+      message: `"${long.slice(0, 60)}" is not an accord the vocabulary knows`,
+    });
+    expect(checkAnswer({ notes: [long] }, perfumeOf)).toMatchObject({
+      message: `"${long.slice(0, 60)}" is not a note the vocabulary knows`,
+    });
   });
 
   it('an answer of notes alone, accords alone or an original alone is an answer', () => {
@@ -156,6 +168,16 @@ describe('what answers propose for every shop', () => {
     expect(
       inForceOf({ 'note:rose': 2, 'accord:woody': 2, 'note:amber': 1 }, { approved: [], rejected: [] }).inForce,
     ).toEqual(['accord:woody', 'note:rose']);
+  });
+
+  it("a pin's spelling is a fact of the perfume's proposal like an answer's", () => {
+    const p = proposalOf([
+      { merchantId: 'm1', items: ['spelling:x y|edp'] },
+      { merchantId: 'm2', items: ['spelling:x y|edp'], answer: answer({ notes: ['oud'] }) },
+    ]);
+    expect(p.votes).toEqual({ 'note:oud': 1, 'spelling:x y|edp': 2 });
+    expect(p.inForce).toEqual(['spelling:x y|edp']);
+    expect(proposalOf([{ merchantId: 'm1', answer: answer({ notes: ['oud'] }) }]).votes).toEqual({ 'note:oud': 1 });
   });
 
   it("a merchant's products of one perfume are one voice", () => {

@@ -260,6 +260,8 @@ describe('a spelling shops pinned (docs/learning.md)', () => {
     expect(a).toBe('s:lattafa royal blend reserve no 7|edp');
     expect(spellingOf({ name: 'Lattafa Royal Blend Reserve No 7 Eau de Parfum 50 ml', house: '' })).toBe(a);
     expect(spellingOf({ name: '100ml', house: 'Lattafa' })).toBeNull();
+    // no concentration named: none in the key
+    expect(spellingOf({ name: 'Royal Blend', house: 'Lattafa' })).toBe('s:lattafa royal blend|');
     expect(spellingOf({ name: 'x'.repeat(500), house: 'y' })?.length).toBe(MAX_SPELLING_LENGTH);
     expect(listingKeysOf({ name: 'Royal Blend Reserve No 7 EDP', house: 'Lattafa', barcode: B1, sizes: null })).toEqual(
       [gtinKey(B1), a],
@@ -337,5 +339,16 @@ describe('a spelling shops pinned (docs/learning.md)', () => {
     });
     // nothing pinned: nothing to approve
     expect(reviewedVerdicts([], [], { ...none, approved: new Map([[T, 'p']]) })).toEqual([]);
+    // approving a key shops already taught changes nothing; a shop pinning it twice is one shop
+    expect(reviewedVerdicts(verdicts, witnesses, { ...none, approved: new Map([[S, 'p']]) })).toEqual(verdicts);
+    const twice = [w(T, 'b', 'p'), w(T, 'a', 'p'), w(T, 'b', 'p')];
+    expect(reviewedVerdicts([], twice, { ...none, approved: new Map([[T, 'p']]) })).toEqual([
+      { barcode: T, status: 'key', perfumeId: 'p', shops: 2, perfumes: null, merchantIds: ['a', 'b'] },
+    ]);
+    // a rejection never turns a conflict into anything
+    const conflict = barcodeVerdicts(disputed).filter((v) => v.barcode === T);
+    expect(reviewedVerdicts(conflict, disputed, { ...none, rejected: new Map([[T, new Set(['p'])]]) })).toEqual(
+      conflict,
+    );
   });
 });

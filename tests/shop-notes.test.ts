@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { profileFromNotes } from '../matching/note-profile.ts';
 import {
   agreedNotes,
   COPY_SIMILARITY,
@@ -243,6 +244,8 @@ describe('a profile from shops with the accords merchants’ answers agree on', 
   });
   it('without accords, is the notes’ profile alone', () => {
     expect(shopsProfile(agreed, [])).toEqual(shopsProfile(agreed));
+    // the notes weighed by their tiers, as a perfume's pyramid is
+    expect(shopsProfile(agreed, []).accords).toEqual(profileFromNotes(agreed.notes).accords);
     expect(shopsProfile(agreed).accords[0]?.name).not.toBe('amber');
   });
 });

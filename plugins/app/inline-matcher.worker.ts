@@ -17,6 +17,7 @@ import {
   type RecognisedListings,
   recogniseListings,
   recogniseProduct,
+  withSpelling,
 } from '../../matching/recognise.ts';
 
 export type WorkerRequest =
@@ -44,7 +45,7 @@ port?.on('message', (m: WorkerRequest) => {
       m.type === 'match'
         ? { id: m.id, result: recogniseListings(m.rows, snapshot) }
         : m.type === 'products'
-          ? { id: m.id, products: m.products.map((p) => recogniseProduct(p, snapshot)) }
+          ? { id: m.id, products: m.products.map((p) => withSpelling(recogniseProduct(p, snapshot))) }
           : { id: m.id, explanations: m.listings.map((l) => explainListing(l, snapshot)) };
   } catch (err) {
     answer = { id: m.id, error: err instanceof Error ? err.message : String(err) };
