@@ -221,7 +221,9 @@ export async function learnFromMerchant(
 ): Promise<LearnSummary> {
   const rows = rowsOf<{ k: string }>(
     await db.execute(sql`
-      select distinct unnest(barcode_keys) as k from ${merchantProducts} where merchant_id = ${merchantId}
+      select distinct k from ${merchantProducts} p cross join lateral unnest(p.barcode_keys) as k
+      -- a spelling is taught by a pin alone: an unpinned product's is never learnt from it
+      where p.merchant_id = ${merchantId} and (p.match_pinned or k not like 's:%')
       union
       select barcode as k from ${learntBarcodes} where merchant_ids @> array[${merchantId}]::uuid[]`),
   );
@@ -629,7 +631,10 @@ export async function learnMerchant(
     // learnt from for the first time, or its choices changed: its own products take what is known now
     const own = rowsOf<{ k: string }>(
       await db.execute(
-        sql`select distinct unnest(barcode_keys) as k from ${merchantProducts} where merchant_id = ${merchantId}`,
+        // only the keys shelves taught can move a match
+        sql`select distinct k from ${merchantProducts} p cross join lateral unnest(p.barcode_keys) as k
+          join ${learntBarcodes} l on l.barcode = k and l.status = 'key'
+          where p.merchant_id = ${merchantId}`,
       ),
     ).map((r) => r.k);
     summary.statements++;
