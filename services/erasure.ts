@@ -13,7 +13,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { rowsOf } from '../db/client.ts';
-import { badRequest, notFound } from '../lib/errors.ts';
+import { badRequest, notFound, pgErrorCode } from '../lib/errors.ts';
 import {
   apiKeys,
   consoleSessions,
@@ -173,6 +173,9 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * `closing()` turns true (done: false): the next run goes on where it stopped. A merchant not
  * marked erased is left alone.
  */
+/** SQLSTATEs a batch is taken again after: a deadlock, a serialization failure. */
+const ERASE_RETRIED = new Set(['40P01', '40001']);
+
 export async function eraseMerchantRows(
   db: Db,
   merchantId: string,
@@ -194,13 +197,22 @@ export async function eraseMerchantRows(
       const table = t.table;
       // the rows' addresses first, then those rows: a bounded statement on both engines (a ctid
       // list is read by a TID scan, never by scanning the table)
-      const [row] = rowsOf<{ n: number }>(
-        await db.execute(sql`
+      const erase = () =>
+        db.execute(sql`
           with gone as (
             delete from ${table} where ctid = any(array(
               select ctid from ${table} where ${t.of(merchantId)} limit ${batch}))
             returning 1)
-          select count(*)::int as n from gone`),
+          select count(*)::int as n from gone`);
+      const [row] = rowsOf<{ n: number }>(
+        await erase().catch(async (err) => {
+          // a write to the same rows in another order (a sync, a learning run): the database ends one
+          // of the two; this batch is taken again once, not the whole job a retry delay later
+          if (!ERASE_RETRIED.has(pgErrorCode(err) ?? '')) throw err;
+          summary.statements++;
+          await turn();
+          return erase();
+        }),
       );
       summary.statements++;
       const n = Number(row?.n ?? 0);

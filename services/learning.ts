@@ -152,6 +152,8 @@ export async function learnBarcodes(
       await db.execute(sql`
         select distinct merchant_id from ${merchantProducts}
         where barcode_keys && ${textArray(changed)} and not match_pinned
+          -- a shelf being erased is left to its erasure
+          and not exists (select 1 from ${merchants} m where m.id = merchant_id and m.erased_at is not null)
           and (match_key is not null or match_status <> 'matched' or coalesce(match_confidence, 0) < ${CONFIDENT_MATCH})`),
     );
     summary.statements++;

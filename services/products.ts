@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import { type Db, type DbOrTx, textArray } from '../db/client.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
@@ -398,6 +398,8 @@ export async function reprofileProducts(
         eq(merchantProducts.matchStatus, 'matched'),
         eq(merchantProducts.matchSibling, false),
         merchantId ? eq(merchantProducts.merchantId, merchantId) : undefined,
+        // a shelf being erased is left to its erasure (its rows go; writing them would contend with it)
+        isNull(merchants.erasedAt),
       ),
     );
   const byMerchant = new Map<

@@ -271,6 +271,26 @@ describe('erasing a merchant (docs/admin.md)', () => {
         .from(merchants)
         .where(inArray(merchants.id, [small.merchant.id, big.merchant.id])),
     ).toEqual([]);
+    // a batch the database ended for a deadlock (another write to the same rows) is taken again,
+    // not left to the job's retry a minute later; any other error ends the run
+    const again = await createMerchantWithKey(app, { slug: 'er-deadlock' });
+    await syncProducts(app.db, app.catalog.current(), again.merchant.id, shelf(4));
+    await startErasure(app.db, 'er-deadlock', 'er-deadlock');
+    const failing = (code: string, times: number) => {
+      let left = times;
+      return new Proxy(app.db, {
+        get(target, prop, receiver) {
+          if (prop !== 'execute') return Reflect.get(target, prop, receiver);
+          return (q: Parameters<typeof target.execute>[0]) => {
+            if (left-- > 0) return Promise.reject(Object.assign(new Error('deadlock detected'), { code }));
+            return target.execute(q);
+          };
+        },
+      });
+    };
+    await expect(eraseMerchantRows(failing('23503', 1), again.merchant.id)).rejects.toThrow('deadlock detected');
+    const retried = await eraseMerchantRows(failing('40P01', 1), again.merchant.id);
+    expect(retried).toMatchObject({ done: true, deleted: { merchant_products: 4 } });
     // a merchant not marked erased is left alone
     const alive = await createMerchantWithKey(app, { slug: 'er-alive' });
     expect((await eraseMerchantRows(app.db, alive.merchant.id)).done).toBe(false);

@@ -205,8 +205,14 @@ function pgBossRunner(url: string, log: Log, closing: () => boolean): Runner {
       const b = started();
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        let open = 0;
-        for (const name of names) open += await b.getQueueSize(name, { before: 'completed' });
+        // one statement, one snapshot: counted queue by queue, a run finishing between two counts
+        // after sending another would hide both
+        const { rows } = await b
+          .getDb()
+          .executeSql(`select count(*)::int as open from pgboss.job where name = any($1) and state < 'completed'`, [
+            names,
+          ]);
+        const open = Number((rows[0] as { open: number } | undefined)?.open ?? 0);
         if (open === 0) return;
         if (Date.now() > deadline) throw new Error(`background jobs still open after ${timeoutMs} ms: ${open}`);
         await sleep(25);

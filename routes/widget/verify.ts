@@ -10,6 +10,7 @@ import {
 } from '../../contracts/widget.ts';
 import { Cache } from '../../lib/cache.ts';
 import { databaseTimeout, withDeadline } from '../../lib/deadline.ts';
+import { isDatabaseUnavailable } from '../../lib/errors.ts';
 import { widgetKeyOf } from '../../plugins/app/widget-key.ts';
 import { widgetRateLimit } from '../../plugins/external/rate-limit.ts';
 import { documentAs } from '../../plugins/external/swagger.ts';
@@ -44,8 +45,9 @@ const verify: FastifyPluginAsyncTypebox = async (app) => {
     const fresh = read(merchantId);
     const last = lastRead.get(merchantId);
     if (last)
+      // slow, or unreachable (a connection cut while the read waited): the last read answers
       return withDeadline(fresh, KEY_STALE_AFTER_MS, () => null).catch((err) =>
-        err === null ? last : Promise.reject(err),
+        err === null || isDatabaseUnavailable(err) ? last : Promise.reject(err),
       );
     return withDeadline(fresh, app.config.dbTimeoutMs, () => databaseTimeout('Verify'));
   }
