@@ -6,6 +6,7 @@ import { createDatabase, type Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
 import { createLeadCipher } from '../privacy/lead-crypto.ts';
 import { resolveLeadKey } from '../privacy/lead-key.ts';
+import type { IdentityStatus } from '../schema/learning.ts';
 import { merchantAnalytics } from '../services/analytics.ts';
 import { loadSnapshot } from '../services/catalog.ts';
 import { type ConsoleRole, consoleUserView, createConsoleUser } from '../services/console-users.ts';
@@ -24,6 +25,7 @@ import {
   testSource,
   updateSource,
 } from '../services/feeds.ts';
+import { type IdentityReview, identityView, listIdentities, reviewIdentity } from '../services/identities.ts';
 import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../services/keys.ts';
 import { eraseLeads, exportLeads, type LeadExport, leadsCsv, purgeExpiredLeads } from '../services/leads.ts';
 import { learnMerchant, learnReviewed, learntBarcodeView, listLearntBarcodes } from '../services/learning.ts';
@@ -34,6 +36,7 @@ import {
   pinMatch,
   productView,
   type RematchSummary,
+  rematchAllMerchants,
   rematchProducts,
   type SyncSummary,
   syncProducts,
@@ -45,6 +48,7 @@ import { reattributeMerchant } from '../services/purchase-attribution.ts';
 type MerchantView = ReturnType<typeof merchantView>;
 type LearntBarcodeView = ReturnType<typeof learntBarcodeView>;
 type ProposalView = ReturnType<typeof proposalView>;
+type IdentityView = ReturnType<typeof identityView>;
 type AnswerInput = { notes?: string[]; accords?: string[]; inspired_by?: string | null };
 type KeyView = Awaited<ReturnType<typeof listKeys>>[number];
 type CreatedKey = Awaited<ReturnType<typeof createKey>>;
@@ -83,6 +87,13 @@ export interface AdminClient {
     perfumeId: string,
     review: { decision: 'approve' | 'reject'; items?: string[]; why: string },
   ): Promise<ProposalView>;
+  /** new perfumes the shelves propose (docs/learning.md "New identities") */
+  listIdentities(query: { status: IdentityStatus | 'all'; limit: number }): Promise<{
+    identities: IdentityView[];
+    total: number;
+  }>;
+  /** approves (a catalog record is made; every shelf matched again) or rejects a proposed perfume */
+  reviewIdentity(id: string, review: IdentityReview): Promise<IdentityView>;
   createKey(merchant: string, input: { mode: 'test' | 'live'; allowed_origins: string[] }): Promise<CreatedKey>;
   listKeys(merchant: string): Promise<KeyView[]>;
   revokeKey(keyId: string): Promise<KeyView>;
@@ -189,6 +200,16 @@ export function directClient(config: Config, database: Database, owned = false):
       const snapshot = await loadSnapshot(db);
       await learnReviewed(db, snapshot, [row.perfumeId]);
       return proposalView(row, snapshot);
+    },
+    listIdentities: async (query) => {
+      const { rows, total } = await listIdentities(db, { ...query, offset: 0 });
+      return { identities: rows.map(identityView), total };
+    },
+    // with no server running, every shelf is matched again against the new catalog before it answers
+    reviewIdentity: async (id, review) => {
+      const { row, catalogVersion } = await reviewIdentity(db, await loadSnapshot(db), id, review);
+      if (catalogVersion) await rematchAllMerchants(db, await loadSnapshot(db));
+      return identityView(row);
     },
     createKey: (merchant, input) =>
       createKey(db, merchant, { mode: input.mode, allowedOrigins: input.allowed_origins }),
@@ -336,6 +357,10 @@ export function httpClient(baseUrl: string, token: string): AdminClient {
       call('GET', '/learning/proposals', { query: { status: query.status, limit: String(query.limit) } }),
     reviewProposal: (perfumeId, review) =>
       call('POST', `/learning/proposals/${encodeURIComponent(perfumeId)}/review`, { body: review }),
+    listIdentities: (query) =>
+      call('GET', '/learning/identities', { query: { status: query.status, limit: String(query.limit) } }),
+    reviewIdentity: (id, review) =>
+      call('POST', `/learning/identities/${encodeURIComponent(id)}/review`, { body: review }),
     createKey: (merchant, input) => call('POST', `${merchantPath(merchant)}/keys`, { body: input }),
     listKeys: async (merchant) => (await call<{ keys: KeyView[] }>('GET', `${merchantPath(merchant)}/keys`)).keys,
     revokeKey: (keyId) => call('POST', `/keys/${encodeURIComponent(keyId)}/revoke`),

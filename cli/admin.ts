@@ -3,8 +3,10 @@ import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
+import type { IdentityStatus } from '../schema/learning.ts';
 import { importCatalog, readRows } from '../services/catalog-import.ts';
 import type { SourceInput } from '../services/feeds.ts';
+import { IDENTITY_LIST_STATUSES } from '../services/identities.ts';
 import { readProductFeed } from '../services/product-feed.ts';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../services/proposals.ts';
 import { connect } from './admin-client.ts';
@@ -27,6 +29,12 @@ const HELP = `Sillage admin CLI — npm run admin -- <command> [options]
                                              what merchants' own answers propose about perfumes (default: waiting)
   proposals:review <perfume-id> approve|reject --why <reason> [--item <item>]...
                                              approves or rejects facts proposed (all of them without --item)
+  identities:list [--status waiting|approved|rejected|all] [--limit N]
+                                             new perfumes the shelves propose: a house and line the catalog
+                                             does not know, named by two shops or more (default: waiting)
+  identities:review <id> approve|reject --why <reason> [--name <name>] [--name-ar <name>]
+                    [--concentration <slug>] [--gender men|women|unisex]
+                                             approved: a catalog record made of it, every shelf matched again
   keys:create <merchant> --mode test|live [--origin <origin>]...
                                              prints the key once; origins like https://shop.example
                                              or https://*.shop.example
@@ -171,6 +179,8 @@ const COMMANDS = new Set([
   'barcodes:list',
   'proposals:list',
   'proposals:review',
+  'identities:list',
+  'identities:review',
   'keys:create',
   'keys:list',
   'keys:revoke',
@@ -240,6 +250,9 @@ export async function run(argv: string[], config: Config, database?: Database): 
       'inspired-by': { type: 'string' },
       why: { type: 'string' },
       item: { type: 'string', multiple: true },
+      'name-ar': { type: 'string' },
+      concentration: { type: 'string' },
+      gender: { type: 'string' },
       server: { type: 'string' },
       direct: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -357,6 +370,45 @@ export async function run(argv: string[], config: Config, database?: Database): 
           const rows = p.facts.map((f) => ({ item: f.item, shops: f.shops, state: f.state, approved: f.approved }));
           print(out, rows, rows, ['item', 'shops', 'state', 'approved']);
         }
+        return 0;
+      }
+      case 'identities:list': {
+        const status = values.status ?? 'waiting';
+        if (!(IDENTITY_LIST_STATUSES as readonly string[]).includes(status))
+          throw new AppError(400, 'usage', `--status must be one of ${IDENTITY_LIST_STATUSES.join(', ')}`);
+        const { identities, total } = await admin.listIdentities({
+          status: status as IdentityStatus | 'all',
+          limit: limitOf(values.limit),
+        });
+        if (out.json) print(out, { identities, total });
+        else {
+          const rows = identities.map((i) => ({
+            id: i.id,
+            house: i.house,
+            name: i.name,
+            concentration: i.concentration ?? '?',
+            shops: i.shops,
+            status: i.status,
+          }));
+          print(out, rows, rows, ['id', 'house', 'name', 'concentration', 'shops', 'status']);
+          process.stdout.write(`${identities.length} of ${total}\n`);
+        }
+        return 0;
+      }
+      case 'identities:review': {
+        const id = need(args[0], '<id>');
+        const decision = need(args[1], 'approve|reject');
+        if (decision !== 'approve' && decision !== 'reject')
+          throw new AppError(400, 'usage', 'the decision must be approve or reject');
+        const i = await admin.reviewIdentity(id, {
+          decision,
+          why: need(values.why, '--why <reason>'),
+          ...(values.name ? { name: values.name } : {}),
+          ...(values['name-ar'] ? { name_ar: values['name-ar'] } : {}),
+          ...(values.concentration ? { concentration: values.concentration } : {}),
+          ...(values.gender ? { gender: values.gender } : {}),
+        });
+        print(out, i, [i], ['id', 'house', 'name', 'status', 'sillage_perfume_id']);
         return 0;
       }
       case 'keys:create': {

@@ -564,6 +564,80 @@ export const ReviewProposalBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const IdentitiesQuerySchema = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Union([Type.Literal('waiting'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('all')], {
+        description: 'waiting (default): not reviewed yet; approved: made catalog records; rejected; all',
+      }),
+    ),
+    ...PageFields,
+  },
+  { additionalProperties: false },
+);
+
+export const IdentityProposalSchema = Type.Object({
+  id: Type.String({ description: 'The proposal, in the review path' }),
+  house: Type.String({ description: "The catalog's house the listings name" }),
+  name: Type.String({
+    description: "The line, from the listings' words less the house's (a suggestion: the review may correct it)",
+  }),
+  concentration: Nullable(
+    Type.String({ description: 'As the listings state it; null when they state none (the review gives it)' }),
+  ),
+  gender: Nullable(
+    Type.String({
+      description: 'men or women when every listing counted states it; null otherwise (the review gives it)',
+    }),
+  ),
+  shops: Type.Integer({ description: 'Independent shops (storefront hosts) whose bottles name it' }),
+  evidence: Type.Array(
+    Type.Object({
+      url: Type.String({ description: "The listing's page" }),
+      shop: Type.String({ description: "The page's host" }),
+      title: Type.String({ description: "The listing's title as the shop wrote it" }),
+    }),
+    { description: 'The listings, at most 6 (one a shop): what an approved record cites as its evidence' },
+  ),
+  status: Type.Union([Type.Literal('waiting'), Type.Literal('approved'), Type.Literal('rejected')]),
+  sillage_perfume_id: Nullable(Type.String({ description: 'The catalog record an approval made' })),
+  why: Nullable(Type.String()),
+  reviewed_at: Nullable(Type.String({ format: 'date-time' })),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const IdentityParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 40 }) });
+
+export const ReviewIdentityBodySchema = Type.Object(
+  {
+    decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]),
+    why: Type.String({ minLength: 1, maxLength: 500, description: 'Why: kept with the review' }),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "The name as the record should read (Latin letters): the proposal's when absent",
+      }),
+    ),
+    name_ar: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Its Arabic name' })),
+    concentration: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 40,
+        description: 'Required when the listings state none (edp, edt, parfum, …)',
+      }),
+    ),
+    gender: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 20,
+        description: 'Required when the listings state none (men, women, unisex)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const RematchSummarySchema = Type.Object({
   merchant_id: Type.String(),
   checked: Type.Integer({ description: 'Products not pinned by hand, matched again' }),

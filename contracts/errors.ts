@@ -84,14 +84,22 @@ export const ERRORS = {
   merchant_not_found: { status: 404, when: 'admin: no merchant with this id' },
   key_not_found: { status: 404, when: 'admin: no key with this id' },
   product_not_found: { status: 404, when: 'admin: the merchant has no product with this id' },
-  proposal_not_found: { status: 404, when: "admin: no merchant's answer proposes anything for this perfume" },
+  proposal_not_found: {
+    status: 404,
+    when: "admin: no merchant's answer proposes anything for this perfume, or no new perfume is proposed with this id",
+  },
+  identity_exists: {
+    status: 409,
+    when: 'admin: an approved new perfume the catalog has already (the same id, or the same house, name and concentration)',
+  },
+  already_reviewed: { status: 409, when: 'admin: a review of a proposed new perfume approved already' },
   invalid_answer: {
     status: 400,
     when: "admin and console: a product's answer naming a note or an accord the vocabulary does not know, too many of them, or an original that is not in the catalog or has no profile",
   },
   invalid_review: {
     status: 400,
-    when: 'admin: a review of a proposal without a reason, or naming a fact merchants do not propose',
+    when: 'admin: a review of a proposal without a reason, or naming a fact merchants do not propose; an approved new perfume whose listings state no concentration or gender and the review gives none, whose name gives no Latin letter, or whose record the catalog refuses',
   },
   perfume_not_found: { status: 404, when: 'admin: no perfume of the catalog with this id (a pin, a read)' },
   demo_disabled: { status: 404, when: 'the demo storefront, on an instance that serves no demo' },

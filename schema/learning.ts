@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import type { AnswerItem } from '../matching/answers.ts';
+import type { IdentityEvidence } from '../matching/identities.ts';
 import type { AgreedNotes } from '../matching/shop-notes.ts';
 
 export const LEARNT_BARCODE_STATUSES = ['key', 'conflict'] as const;
@@ -88,4 +89,39 @@ export const proposals = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('proposals_merchants_idx').using('gin', t.merchantIds)],
+);
+
+export const IDENTITY_STATUSES = ['waiting', 'approved', 'rejected'] as const;
+export type IdentityStatus = (typeof IDENTITY_STATUSES)[number];
+
+/**
+ * Perfumes the catalog does not know, proposed by shelves (services/identities.ts): the listings
+ * of at least two independent shops that spell the same house and line and match no perfume of
+ * ours, kept current by learning while waiting; the operator approves one (it becomes a catalog
+ * record, those listings its evidence) or rejects it, with why.
+ */
+export const identityProposals = pgTable(
+  'identity_proposals',
+  {
+    /** a short id of the spelling, for the admin API's paths */
+    id: text('id').primaryKey(),
+    /** the spelling key the listings share (matching/listing.ts spellingOf) */
+    spelling: text('spelling').notNull().unique(),
+    house: text('house').notNull(),
+    name: text('name').notNull(),
+    concentration: text('concentration'),
+    gender: text('gender'),
+    shops: integer('shops').notNull(),
+    /** every merchant whose listings were counted (never shown) */
+    merchantIds: uuid('merchant_ids').array().notNull(),
+    evidence: jsonb('evidence').$type<IdentityEvidence[]>().notNull(),
+    status: text('status', { enum: IDENTITY_STATUSES }).notNull().default('waiting'),
+    /** the catalog record an approval created */
+    perfumeId: text('perfume_id'),
+    why: text('why'),
+    reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('identity_proposals_merchants_idx').using('gin', t.merchantIds)],
 );

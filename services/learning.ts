@@ -34,7 +34,15 @@ import {
   shopsProfile,
   textPrint,
 } from '../matching/shop-notes.ts';
-import { learntBarcodes, learntProfiles, merchantProducts, merchants, proposals } from '../schema/index.ts';
+import {
+  identityProposals,
+  learntBarcodes,
+  learntProfiles,
+  merchantProducts,
+  merchants,
+  proposals,
+} from '../schema/index.ts';
+import { learnIdentities } from './identities.ts';
 import { LEARN_BATCH, learntOf, learntProfileOf } from './learnt.ts';
 import { rematchProducts, reprofileProducts } from './products.ts';
 
@@ -65,6 +73,10 @@ export interface LearnSummary {
   reprofiled: number;
   /** rows read to learn the profiles: one per product described (at most MAX_VOICE_ROWS a perfume) */
   voices: number;
+  /** new perfumes the merchant's unknown listings propose with other shops' (services/identities.ts) */
+  identitiesProposed: number;
+  /** listings read for them: one per spelling and shop */
+  identityListings: number;
 }
 
 const emptySummary = (): LearnSummary => ({
@@ -82,6 +94,8 @@ const emptySummary = (): LearnSummary => ({
   profilesChanged: 0,
   reprofiled: 0,
   voices: 0,
+  identitiesProposed: 0,
+  identityListings: 0,
 });
 
 /**
@@ -237,6 +251,10 @@ export async function learnFromMerchant(
   );
   summary.statements++;
   await learnProfiles(db, snapshot, merchantId, summary);
+  const identities = await learnIdentities(db, snapshot, merchantId);
+  summary.identitiesProposed = identities.proposed;
+  summary.identityListings = identities.listings;
+  summary.statements += identities.statements;
   return summary;
 }
 
@@ -608,6 +626,7 @@ export async function merchantsToLearn(db: DbOrTx, limit = LEARN_DISPATCH_LIMIT)
           select unnest(merchant_ids) as id from ${learntBarcodes}
           union select unnest(merchant_ids) as id from ${learntProfiles}
           union select unnest(merchant_ids) as id from ${proposals}
+          union select unnest(merchant_ids) as id from ${identityProposals}
         ) m
         where not exists (select 1 from ${merchants} x where x.id = m.id) limit ${limit})`),
   );

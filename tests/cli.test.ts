@@ -146,6 +146,31 @@ describe('admin CLI', () => {
     expect(cleared).toMatchObject({ answer: null, quality: null });
   });
 
+  it('lists the new perfumes two shops propose and approves one: a catalog record, every shelf matched to it', async () => {
+    for (const slug of ['cli-id-1', 'cli-id-2']) {
+      await cli('merchants:create', '--name', slug, '--slug', slug);
+      const file = tempFile(
+        `${slug}.json`,
+        JSON.stringify([
+          { merchant_product_id: 'n', name: 'Rasasi Nafahat Al Sahra EDP', product_url: `https://${slug}.example/n` },
+        ]),
+      );
+      await cli('products:sync', slug, file);
+    }
+    const listed = JSON.parse((await cli('identities:list', '--json')).out);
+    expect(listed.identities).toEqual([
+      expect.objectContaining({ house: 'Rasasi', name: 'Nafahat Al Sahra', concentration: 'edp', shops: 2 }),
+    ]);
+    const id = listed.identities[0].id as string;
+    await expect(cli('identities:review', id, 'approve', '--why', 'two shops')).rejects.toThrow(/no gender/);
+    const approved = await cli('identities:review', id, 'approve', '--why', 'two shops', '--gender', 'unisex');
+    expect(approved.out).toMatch(/Nafahat Al Sahra\s+approved\s+rasasi-nafahat-al-sahra-edp/);
+    expect((await cli('products:list', 'cli-id-2')).out).toMatch(/rasasi-nafahat-al-sahra-edp/);
+    expect((await cli('identities:list')).out).toMatch(/0 of 0/);
+    await expect(cli('identities:list', '--status', 'open')).rejects.toThrow(/--status must be one of/);
+    await expect(cli('identities:review', id, 'maybe', '--why', 'x')).rejects.toThrow(/approve or reject/);
+  });
+
   it('erases a merchant on the database at once, with its slug as --confirm; a wrong one erases nothing', async () => {
     await cli('merchants:create', '--name', 'Gone', '--slug', 'cli-gone');
     await cli('keys:create', 'cli-gone', '--mode', 'test');

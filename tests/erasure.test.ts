@@ -148,7 +148,7 @@ describe('erasing a merchant (docs/admin.md)', () => {
   it('every table of schema/ that can hold a merchant row is erased, or is learnt again', () => {
     const erased = new Set(ERASED_TABLES.map((t) => t.name));
     // derived from the shelves, learnt again once the merchant is gone (docs/learning.md)
-    const learnt = new Set(['learnt_barcodes', 'learnt_profiles', 'proposals']);
+    const learnt = new Set(['learnt_barcodes', 'learnt_profiles', 'proposals', 'identity_proposals']);
     // our catalog, no merchant's
     const ours = new Set(['perfumes', 'houses', 'catalog_state']);
     const tables: PgTable[] = Object.values(schema as Record<string, unknown>).filter(

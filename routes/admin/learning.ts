@@ -1,14 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import {
+  IdentitiesQuerySchema,
+  IdentityParams,
+  IdentityProposalSchema,
   LearntBarcodeSchema,
   LearntBarcodesQuerySchema,
   ProposalParams,
   ProposalSchema,
   ProposalsQuerySchema,
+  ReviewIdentityBodySchema,
   ReviewProposalBodySchema,
 } from '../../contracts/admin.ts';
 import { ADMIN_CHANGE, ADMIN_READ, errorResponses, PATH_PARAM, success } from '../../contracts/errors.ts';
+import { identityView, listIdentities, reviewIdentity } from '../../services/identities.ts';
 import { learntBarcodeView, listLearntBarcodes } from '../../services/learning.ts';
 import { listProposals, proposalView, reviewProposal } from '../../services/proposals.ts';
 
@@ -101,6 +106,83 @@ const learning: FastifyPluginAsyncTypebox = async (app) => {
       const row = await reviewProposal(app.db, request.params.perfume_id, request.body);
       app.learning.perfumes([row.perfumeId]);
       return proposalView(row, app.catalog.current());
+    },
+  );
+
+  app.get(
+    '/learning/identities',
+    {
+      schema: {
+        operationId: 'listIdentityProposals',
+        tags: ['admin'],
+        summary:
+          'New perfumes the shelves propose: a house and line the catalog does not know, named by two shops or more',
+        description:
+          "Listings of at least two independent shops (storefront hosts) that spell the same house of ours and the same line, and match no perfume of the catalog: each proposal shows the listings' pages and titles, its evidence. Only teaching merchants' bottles count (never a sample, a miniature, a set or a perfume sold as the answer to another); merchants are never named (docs/learning.md).",
+        security,
+        querystring: IdentitiesQuerySchema,
+        response: {
+          200: success(
+            Type.Object({ identities: Type.Array(IdentityProposalSchema), total: Type.Integer() }),
+            'A page of proposals, most shops first, and the total',
+          ),
+          ...errorResponses(ADMIN_READ),
+        },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listIdentities(app.db, {
+        status: request.query.status ?? 'waiting',
+        limit: Number(request.query.limit ?? 100),
+        offset: Number(request.query.offset ?? 0),
+      });
+      return { identities: rows.map(identityView), total };
+    },
+  );
+
+  app.post(
+    '/learning/identities/:id/review',
+    {
+      schema: {
+        operationId: 'reviewIdentityProposal',
+        tags: ['admin'],
+        summary: 'Approves a proposed perfume (it becomes a catalog record) or rejects it, with why',
+        description:
+          "Approved: a catalog record is made of it (its name, corrected if given; the concentration and gender the listings state, or those given), its listings cited as the evidence of its identity, with no scent profile (it is profiled as any identity is: shops' descriptions, merchants' answers). Every shelf is then matched again against the catalog in the background. Refused with 409 when the catalog has the perfume already (pin the listings to it instead). Rejected: kept with why, and never proposed again as new.",
+        security,
+        params: IdentityParams,
+        body: ReviewIdentityBodySchema,
+        response: {
+          200: success(IdentityProposalSchema, 'The proposal as reviewed'),
+          ...errorResponses([
+            ...PATH_PARAM,
+            ...ADMIN_CHANGE,
+            'proposal_not_found',
+            'invalid_review',
+            'identity_exists',
+            'already_reviewed',
+          ]),
+        },
+      },
+    },
+    async (request) => {
+      const { row, catalogVersion } = await reviewIdentity(
+        app.db,
+        app.catalog.current(),
+        request.params.id,
+        request.body,
+      );
+      if (catalogVersion) {
+        await app.catalog.refresh();
+        // every shelf matched again against the catalog with the new perfume, in the background
+        await app.jobs.send('catalog.rematch', { version: catalogVersion }, String(catalogVersion)).catch((err) => {
+          request.log.warn(
+            { err },
+            'matching products again after an approved identity could not be sent; run products:rematch',
+          );
+        });
+      }
+      return identityView(row);
     },
   );
 };
