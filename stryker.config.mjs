@@ -19,6 +19,7 @@ export default {
     'matching/barcodes.ts',
     'matching/shop-notes.ts',
     'matching/answers.ts',
+    'matching/identities.ts',
     'lib/gtin.ts',
     'catalog/search.ts',
     'catalog/alike.ts',

@@ -28,6 +28,7 @@ export const MUTATION_TESTS = [
   'tests/barcodes.test.ts',
   'tests/shop-notes.test.ts',
   'tests/answers.test.ts',
+  'tests/identity-proposals.test.ts',
   'tests/loved-engine.test.ts',
   'tests/loved-products.test.ts',
   'tests/loved-perfumes.test.ts',

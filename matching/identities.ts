@@ -69,18 +69,18 @@ export function pageOwner(url: string): string | null {
 }
 
 const isGenderTail = (w: string) => GENDER_WORDS.has(w) || LINKING_WORDS.has(w);
-const titleCase = (w: string) => (/^[a-z]/.test(w) ? w[0]?.toUpperCase() + w.slice(1) : w);
+const titleCase = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
 
 /** The line's words: the spelling's, less every word the house is known by and the listings' house fields. */
 export function lineName(key: string, house: string, index: SearchIndex, houseFields: readonly string[]): string {
-  const words = key.slice(2, key.lastIndexOf('|')).split(' ').filter(Boolean);
+  const words = key.slice(2, key.lastIndexOf('|')).split(' ');
   const houseWords = new Set<string>();
   for (const [k, h] of index.houseKeys) if (h === house) for (const w of k.split(' ')) houseWords.add(w);
   for (const f of houseFields) for (const w of searchTokens(f)) houseWords.add(w);
   const line = words.filter((w) => !houseWords.has(w));
-  // "… for men", "… للرجال": who it is for, said after the name, is the gender's, not the line's
-  while (line.length > 1 && isGenderTail(line[line.length - 1] as string)) line.pop();
-  if (line.length === 1 && isGenderTail(line[0] as string)) line.pop();
+  // "… for men", "… للرجال": who it is for, said after the name, is the gender's, not the line's (a
+  // line of such words alone, "Pour Homme", is too little to tell it from the house's others)
+  while (isGenderTail(line[line.length - 1] ?? '')) line.pop();
   return line.map(titleCase).join(' ');
 }
 
@@ -110,7 +110,7 @@ export function identityProposalOf(
   // shops that name different houses for one spelling: the spelling is not one perfume's
   if (houses.size !== 1 || counted.size < MIN_IDENTITY_SHOPS) return null;
   const house = [...houses][0] as string;
-  const entries = [...counted.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = [...counted.entries()].sort(([a], [b]) => a.localeCompare(b));
   const name = lineName(
     key,
     house,

@@ -789,7 +789,10 @@ function matchOfHouse(
       const back = parsed.concentrationPhrases
         .flat()
         .filter((w) => !LINKING.has(w) && v.some((x) => wordSim(w, x) >= 0.8));
-      if (back.length) {
+      // …only for a name the listing says the rest of: "Uomo Parfum" is not named by "… Eau de Parfum"
+      // when "Uomo" is not said, soft as a word of gender may be elsewhere
+      const rest = v.filter((x) => !ownHouseWords.has(x) && !back.some((w) => wordSim(w, x) >= 0.8));
+      if (back.length && (rest.length === 0 || rest.some((x) => parsed.words.includes(x)))) {
         name = Math.max(
           name,
           Math.min(
@@ -809,7 +812,8 @@ function matchOfHouse(
     // of names that explain the listing equally, the one holding the seller's extra words
     // ("Man in Black" over "Black" for "Man in Black EDP") is the closer reading
     // …and the one repeating a word the seller repeats ("Noir de Noir" for "Tom Ford Noir de Noir")
-    let score = name + 0.0005 * (descriptorsIn(parsed.words, p) + repeatsSaid(parsed.repeated, p.name));
+    // ("Hugo Boss Hugo Man": the house's word said twice, once for the house and once for the name)
+    let score = name + 0.0005 * (descriptorsIn(parsed.words, p) + repeatsSaid(parsed.repeated, `${p.house} ${p.name}`));
     if (parsed.gender && p.gender && p.gender !== 'unisex' && p.gender !== parsed.gender) score *= 0.6;
     scored.push({ doc: h.doc, p, score, line: `${p.house}|${normalizeText(p.name)}` });
   }

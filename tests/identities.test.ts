@@ -1,10 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readEvidence } from '../catalog/evidence.ts';
 import { rowsOf } from '../db/client.ts';
-import { identityProposalOf, lineName, MAX_IDENTITY_EVIDENCE, pageOwner } from '../matching/identities.ts';
-import { spellingOf } from '../matching/listing.ts';
-import { IDENTITY_BATCH, identityRecord, learnIdentities, MAX_IDENTITY_WITNESSES } from '../services/identities.ts';
+import { IDENTITY_BATCH, learnIdentities, MAX_IDENTITY_WITNESSES } from '../services/identities.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
 
 let app: TestApp;
@@ -18,129 +15,6 @@ const admin = (method: 'GET' | 'PUT' | 'POST' | 'PATCH', url: string, payload?: 
 
 /** a line of a house we know that the catalog does not hold */
 const TITLE = 'Lattafa Qamar Al Zaman Eau de Parfum 100ml';
-const KEY = spellingOf({ name: TITLE, house: '' }) as string;
-const witness = (merchantId: string, url: string, name = TITLE, house = '') => ({ merchantId, url, name, house });
-
-describe('what the listings of one spelling propose (matching/identities.ts)', () => {
-  const index = () => app.catalog.current().index;
-
-  it('two shops on different hosts naming one house of ours and a line it lacks: a proposal, with its listings as evidence', () => {
-    expect(KEY).toBe('s:lattafa qamar al zaman|edp');
-    const p = identityProposalOf(
-      KEY,
-      [
-        witness('m1', 'https://www.shop-one.example/p/qamar'),
-        witness('m2', 'https://shop-two.example/products/1', 'لطافة قمر الزمان او دو بارفيوم', 'لطافه'),
-      ],
-      index(),
-    );
-    expect(p).toMatchObject({
-      key: KEY,
-      house: 'Lattafa',
-      name: 'Qamar Al Zaman',
-      concentration: 'edp',
-      gender: null,
-      shops: 2,
-      merchantIds: ['m1', 'm2'],
-    });
-    expect(p?.evidence.map((e) => e.owner)).toEqual(['shop one example', 'shop two example']);
-  });
-
-  it('counts a shop once by its host, and only its bottles: never a sample, a miniature, a set or an answer to another', () => {
-    const one = (url: string, name = TITLE) => witness('m', url, name);
-    const alone = [one('https://a.example/1'), one('https://a.example/2'), one('https://www.a.example/3')];
-    expect(identityProposalOf(KEY, alone, index())).toBeNull();
-    for (const other of [
-      'Lattafa Qamar Al Zaman EDP sample 2ml',
-      'Lattafa Qamar Al Zaman EDP mini 10ml',
-      'Lattafa Qamar Al Zaman gift set',
-      'Lattafa Qamar Al Zaman EDP inspired by Aventus',
-    ]) {
-      expect(
-        identityProposalOf(KEY, [one('https://a.example/1'), one('https://b.example/1', other)], index()),
-      ).toBeNull();
-    }
-    // a page the catalog cannot cite is no evidence
-    for (const url of ['ftp://b.example/1', 'not a url', `https://b.example/${'x'.repeat(600)}`]) {
-      expect(pageOwner(url)).toBeNull();
-      expect(identityProposalOf(KEY, [one('https://a.example/1'), one(url)], index())).toBeNull();
-    }
-  });
-
-  it('no house of ours, or shops naming different houses for one spelling: nothing proposed', () => {
-    const k = spellingOf({ name: 'Zorblax Qamar Al Zaman EDP', house: '' }) as string;
-    expect(
-      identityProposalOf(
-        k,
-        [
-          witness('m1', 'https://a.example/1', 'Zorblax Qamar Al Zaman EDP'),
-          witness('m2', 'https://b.example/1', 'Zorblax Qamar Al Zaman EDP'),
-        ],
-        index(),
-      ),
-    ).toBeNull();
-    expect(
-      identityProposalOf(
-        KEY,
-        [witness('m1', 'https://a.example/1', TITLE, 'Lattafa'), witness('m2', 'https://b.example/1', TITLE, 'Rasasi')],
-        index(),
-      ),
-    ).toBeNull();
-  });
-
-  it('states the gender only when every listing says the same, and keeps at most MAX_IDENTITY_EVIDENCE listings', () => {
-    const men = 'Lattafa Qamar Al Zaman EDP for men 100ml';
-    const k = spellingOf({ name: men, house: '' }) as string;
-    const both = [witness('m1', 'https://a.example/1', men), witness('m2', 'https://b.example/1', men)];
-    expect(identityProposalOf(k, both, index())).toMatchObject({ gender: 'men', name: 'Qamar Al Zaman' });
-    const many = Array.from({ length: 9 }, (_, i) => witness(`m${i}`, `https://s${i}.example/p`));
-    const p = identityProposalOf(KEY, many, index());
-    expect(p?.shops).toBe(9);
-    expect(p?.evidence).toHaveLength(MAX_IDENTITY_EVIDENCE);
-    expect(lineName('s:lattafa|edp', 'Lattafa', index(), [])).toBe('');
-  });
-
-  it('an approved record cites the listings for its identity, and its gender only when they state the one given', () => {
-    const row = {
-      id: 'x',
-      spelling: KEY,
-      house: 'Lattafa',
-      name: 'Qamar Al Zaman',
-      concentration: 'edp',
-      gender: null,
-      shops: 2,
-      merchantIds: [],
-      evidence: [
-        { url: 'https://a.example/1', owner: 'a example', title: TITLE },
-        { url: 'https://b.example/1', owner: 'b example', title: TITLE },
-      ],
-      status: 'waiting' as const,
-      perfumeId: null,
-      why: null,
-      reviewedAt: null,
-      createdAt: new Date(),
-      updatedAt: new Date(),
-    };
-    expect(() => identityRecord(row, { decision: 'approve', why: 'ok' })).toThrow(/state no gender/);
-    const r = identityRecord(row, { decision: 'approve', why: 'ok', gender: 'unisex' });
-    expect(r).toMatchObject({
-      id: 'lattafa-qamar-al-zaman-edp',
-      house: 'Lattafa',
-      concentration: 'edp',
-      gender: 'unisex',
-    });
-    expect(r.evidence?.every((e) => e.supports.join() === 'identity')).toBe(true);
-    expect(readEvidence(r)).toMatchObject({ identity: true, shops: 2, gender: false });
-    const stated = identityRecord({ ...row, gender: 'men' }, { decision: 'approve', why: 'ok' });
-    expect(readEvidence(stated)).toMatchObject({ identity: true, gender: true });
-    expect(() =>
-      identityRecord({ ...row, concentration: null }, { decision: 'approve', why: 'ok', gender: 'men' }),
-    ).toThrow(/no concentration/);
-    expect(() => identityRecord(row, { decision: 'approve', why: 'ok', gender: 'men', name: 'قمر الزمان' })).toThrow(
-      /Latin letters/,
-    );
-  });
-});
 
 interface IdentityView {
   id: string;

@@ -10,6 +10,7 @@ import {
   parseListing,
   saysNoHouse,
 } from '../matching/matcher.ts';
+import { bundledSnapshot } from './bundled-snapshot.ts';
 
 /**
  * The matcher's rules one by one, on a small catalog made for them: each
@@ -805,6 +806,21 @@ describe('shop spellings a person reads at once', () => {
   });
 });
 
+describe('a concentration word a name holds, taken back', () => {
+  it('only for a name whose other words the listing says: "… Eau de Parfum" is not "Uomo Parfum" unless "Uomo" is said', () => {
+    const rc = [
+      P('uomo-parfum', 'Uomo', 'Valentino', 'parfum', 'men', 2019, { aliases: ['Uomo Parfum'] }),
+      P('donna-edp', 'Donna', 'Valentino', 'edp', 'women', 2015),
+      P('valentino-edp', 'Valentino', 'Valentino', 'edp', 'women', 2012),
+    ];
+    const own = () => ({ index: buildSearchIndex(rc, houses), perfumes: rc });
+    expect(matchListing(own(), { name: 'Valentino Valentino Eau de Parfum 100ml', house: '' }).perfumeId).toBe(
+      'valentino-edp',
+    );
+    expect(matchListing(own(), { name: 'Valentino Uomo Parfum 100ml', house: '' }).perfumeId).toBe('uomo-parfum');
+  });
+});
+
 describe('a name saying a word twice', () => {
   // "Noir" older than "Noir de Noir": of two names explaining a listing equally, the older is taken
   const tf = [
@@ -827,6 +843,17 @@ describe('a name saying a word twice', () => {
     expect(alignment(['noir'], ['noir', 'de', 'noir'])).toBe(1);
     // a word said three times, twice unsaid: 3 of 5
     expect(alignment(['la', 'la'], ['la', 'la', 'la'], new Set(), () => 1, ['la'], new Set())).toBeCloseTo(3 / 5, 6);
+  });
+
+  it('counts a house word the seller says twice as said by a name holding it: "Hugo Boss Hugo Man" is Hugo Man', () => {
+    // in the shipped catalog, Boss Orange Man explains "Hugo Boss … Man" as well, and is taken on a tie
+    const shipped = bundledSnapshot();
+    expect(matchListing(shipped, { name: 'Hugo Boss Hugo Man Eau de Toilette 100ml', house: '' }).perfumeId).toBe(
+      'hugo-boss-hugo-man-edt',
+    );
+    expect(matchListing(shipped, { name: 'Hugo Boss Boss Orange Man EDT', house: '' }).perfumeId).toBe(
+      'hugo-boss-boss-orange-man-edt',
+    );
   });
 
   it('is the closer reading of a listing repeating it: "Tom Ford Noir de Noir" is Noir de Noir, not the older Noir', () => {
