@@ -157,6 +157,7 @@ const CONCENTRATION_WORDS: Record<string, string> = {
   edc: 'Eau de Cologne',
   parfum: 'Parfum',
   extrait: 'Extrait de Parfum',
+  elixir: 'Elixir',
 };
 
 /**

@@ -789,10 +789,9 @@ function matchOfHouse(
       const back = parsed.concentrationPhrases
         .flat()
         .filter((w) => !LINKING.has(w) && v.some((x) => wordSim(w, x) >= 0.8));
-      // …only for a name the listing says the rest of: "Uomo Parfum" is not named by "… Eau de Parfum"
-      // when "Uomo" is not said, soft as a word of gender may be elsewhere
-      const rest = v.filter((x) => !ownHouseWords.has(x) && !back.some((w) => wordSim(w, x) >= 0.8));
-      if (back.length && (rest.length === 0 || rest.some((x) => parsed.words.includes(x)))) {
+      // …only for a name the listing says a word of beyond the house's: "Uomo Parfum" is not named by
+      // "Roberto Cavalli … Eau de Parfum", where "Uomo" is not said (soft as a word of gender elsewhere)
+      if (back.length && v.some((x) => !ownHouseWords.has(x) && parsed.words.includes(x))) {
         name = Math.max(
           name,
           Math.min(

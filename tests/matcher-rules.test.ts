@@ -809,7 +809,9 @@ describe('shop spellings a person reads at once', () => {
 describe('a concentration word a name holds, taken back', () => {
   it('only for a name whose other words the listing says: "… Eau de Parfum" is not "Uomo Parfum" unless "Uomo" is said', () => {
     const rc = [
-      P('uomo-parfum', 'Uomo', 'Valentino', 'parfum', 'men', 2019, { aliases: ['Uomo Parfum'] }),
+      P('uomo-parfum', 'Uomo', 'Valentino', 'parfum', 'men', 2019, {
+        aliases: ['Uomo Parfum', 'Valentino Uomo Parfum'],
+      }),
       P('donna-edp', 'Donna', 'Valentino', 'edp', 'women', 2015),
       P('valentino-edp', 'Valentino', 'Valentino', 'edp', 'women', 2012),
     ];
