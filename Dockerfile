@@ -16,13 +16,14 @@ COPY package.json package-lock.json ./
 COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 
-# --- build: the widget browser files, then only the production dependencies -
+# --- build: the widget's files and the compiled service, then only the production dependencies
 FROM deps AS build
 COPY . .
-# dist/widget/v1: built here, so the service never needs to write in /app.
-# Then the dev dependencies go; prune keeps the patched postgres.js as it is.
-# tsx (runs the TypeScript) and esbuild (the widget build) are production
-# dependencies and stay.
+# dist/widget/v1 and build/ (the service compiled to JavaScript,
+# tsconfig.build.json): built here, so the service never writes in /app nor
+# compiles anything. Then the dev dependencies go (the TypeScript compiler
+# with them); prune keeps the patched postgres.js as it is. tsx stays for
+# `npm run admin`.
 RUN npm run build \
   && npm prune --omit=dev --no-audit --no-fund \
   && npm cache clean --force
@@ -48,6 +49,6 @@ STOPSIGNAL SIGTERM
 # slim image, so node's fetch asks.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# node with tsx's loader directly (what `npm start` does, without an npm
-# process in between that would have to pass SIGTERM on)
-CMD ["node", "--import", "tsx", "server.ts"]
+# plain node on the compiled service: no loader, no compiler, one process
+# that SIGTERM reaches (what `npm start` runs once build/ is up to date)
+CMD ["node", "build/server.js"]

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fromRoot } from '../lib/root.ts';
 import type { AlikeResolution } from './alike.ts';
 import { isLegacyFile } from './evidence.ts';
 import { type HouseRecord, hasProfile, type PerfumeRecord, type ProfiledRecord } from './schema.ts';
 
-export const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), 'data');
+export const DATA_DIR = fromRoot('catalog', 'data');
 
 export function readPerfumeFile(path: string): PerfumeRecord[] {
   const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;

@@ -1,6 +1,5 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -11,10 +10,11 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { Config } from '../config.ts';
 import { withDeadline } from '../lib/deadline.ts';
+import { fromRoot } from '../lib/root.ts';
 import * as schema from '../schema/index.ts';
 import { PGliteThread } from './pglite-thread.ts';
 
-export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../drizzle');
+export const MIGRATIONS_FOLDER = fromRoot('drizzle');
 
 /**
  * The one database type the code uses. Both drivers speak the same PostgreSQL

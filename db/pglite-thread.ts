@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { fromRoot } from '../lib/root.ts';
 
 /**
  * The embedded PGlite in a thread of its own (db/pglite.worker.mjs), behind the
@@ -91,7 +92,7 @@ class ThreadTransaction {
 
 /** Starts a thread and waits until its database is open. */
 async function openThread(dataDir: string | null): Promise<Worker> {
-  const worker = new Worker(new URL('./pglite.worker.mjs', import.meta.url), { workerData: { dataDir } });
+  const worker = new Worker(fromRoot('db', 'pglite.worker.mjs'), { workerData: { dataDir } });
   let onMessage = (_m: { ready: boolean; error?: Record<string, unknown> }) => {};
   let onError = (_e: Error) => {};
   let onExit = (_code: number) => {};

@@ -221,9 +221,10 @@ describe('Dockerfile', () => {
     expect(text).toMatch(/npm run build/);
     expect(text).toMatch(/npm prune --omit=dev/);
     expect(runtime).toMatch(/^COPY --from=build /m);
-    // the runtime runs TypeScript through tsx and may rebuild the widget with esbuild: both must survive the prune
+    // the admin CLI runs its TypeScript through tsx: it must survive the prune; the compiler need not
     const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
-    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['tsx', 'esbuild']));
+    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['tsx']));
+    expect(Object.keys(pkg.dependencies)).not.toContain('typescript');
   });
 
   it('runs as a non-root user, listens on every interface, keeps its data in a volume, stops on SIGTERM', () => {
@@ -235,7 +236,8 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/PGLITE_DATA_DIR=\/app\/\.data\//);
     expect(runtime).toMatch(/^VOLUME \["\/app\/\.data"\]$/m);
     expect(runtime).toMatch(/^STOPSIGNAL SIGTERM$/m);
-    expect(runtime).toMatch(/^CMD \["node", "--import", "tsx", "server\.ts"\]$/m);
+    // the compiled service, as plain node: no loader, no compiler
+    expect(runtime).toMatch(/^CMD \["node", "build\/server\.js"\]$/m);
   });
 
   it('keeps node_modules, data and secrets out of the build context', () => {
@@ -269,12 +271,12 @@ describe('deploy/systemd/sillage@.service', () => {
   const service = unit.get('Service') ?? new Map<string, string[]>();
   const one = (key: string) => service.get(key)?.at(-1);
 
-  it('runs node + tsx from /opt/sillage as a dedicated user, the port from the instance name', () => {
+  it('runs the compiled service with plain node from /opt/sillage as a dedicated user, the port from the instance name', () => {
     expect(one('User')).toMatch(/^[a-z_][a-z0-9_-]*$/);
     expect(one('User')).not.toBe('root');
     expect(one('EnvironmentFile')).toBe('/etc/sillage/sillage.env');
     expect(one('WorkingDirectory')).toBe('/opt/sillage');
-    expect(one('ExecStart')).toMatch(/PORT=%i .*node --import tsx server\.ts$/);
+    expect(one('ExecStart')).toMatch(/PORT=%i node build\/server\.js$/);
     expect(one('Restart')).toBe('on-failure');
     expect(unit.get('Install')?.get('WantedBy')).toEqual(['multi-user.target']);
   });

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
+const ROOT = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'sillage-start-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -17,14 +18,20 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts server.ts the way `npm start` does, with a clean environment and its own data folder. */
+/**
+ * Runs `npm start`, the README's command, with a clean environment and its own data folder: npm runs
+ * `exec node scripts/start.mjs`, which compiles the service to build/ when it is missing or older than
+ * its sources, then serves it as plain `node` in that one process.
+ */
 function start(env: Record<string, string>): {
   child: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-    cwd: join(import.meta.dirname, '..'),
+  const npm = process.env.npm_execpath;
+  // --silent: npm's own lines (the script it runs, a failed script's report) left out of the output
+  const child = spawn(npm ? process.execPath : 'npm', [...(npm ? [npm] : []), '--silent', 'start'], {
+    cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -37,6 +44,22 @@ function start(env: Record<string, string>): {
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => out, exited };
+}
+
+/** The processes whose parent is `pid`. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        // the parent's pid is the 4th field of /proc/<pid>/stat, after the command in parentheses
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 async function waitFor(check: () => boolean, ms: number) {
@@ -101,9 +124,22 @@ describe('npm start on the embedded default', () => {
     expect(readdirSync(dir).filter((f) => f !== 'pglite.lock')).toEqual(['pglite']);
     expect(readdirSync(dataDir)).toEqual(expect.arrayContaining(['demo-key', 'demo-console', 'lead-key']));
 
+    // one process serves: npm's child is the service itself (no shell, no loader between them), and
+    // the service started no process of its own (no compiler, no esbuild service: the widget's files
+    // were built before it started)
+    const [service, ...others] = childrenOf(s.child.pid as number);
+    expect(others).toEqual([]);
+    expect(readFileSync(`/proc/${service}/cmdline`, 'utf8').split('\0')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/scripts\/start\.mjs$/)]),
+    );
+    expect(childrenOf(service as number)).toEqual([]);
+
+    // a SIGTERM to `npm start` stops the service: nothing is left holding the port or the database
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
+    expect(existsSync(`/proc/${service}`)).toBe(false);
     expect(existsSync(`${dataDir}.lock`)).toBe(false);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
 
     // the second start reuses the data and prints the same key
     const again = start({ PORT: String(port), PGLITE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
@@ -112,6 +148,33 @@ describe('npm start on the embedded default', () => {
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
   }, 120_000);
+
+  it('the compiled service (build/) has every file it loads, and loads no compiler', () => {
+    // compiled by the start above (or now, when it was up to date already and this runs alone)
+    if (!existsSync(join(ROOT, 'build', 'server.js')))
+      execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT });
+    const files = (function walk(d: string): string[] {
+      return readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.js') ? [join(d, e.name)] : [],
+      );
+    })(join(ROOT, 'build'));
+    expect(files.length).toBeGreaterThan(150);
+    const missing: string[] = [];
+    const compilers: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
+      // every module imported or started by a relative path, statically, dynamically or as a worker
+      for (const m of text.matchAll(/(?:from |import\(|new URL\()'(\.{1,2}\/[^']+)'/g)) {
+        const target = join(dirname(f), m[1] as string);
+        if (!existsSync(target)) missing.push(`${f.slice(ROOT.length + 1)} -> ${m[1]}`);
+      }
+      if (/from '(tsx|typescript|esbuild)[/']/.test(text)) compilers.push(f.slice(ROOT.length + 1));
+    }
+    expect(missing).toEqual([]);
+    expect(compilers).toEqual([]);
+    // the matcher's worker is started by a path, not an import: its compiled file is there
+    expect(existsSync(join(ROOT, 'build', 'plugins', 'app', 'inline-matcher.worker.js'))).toBe(true);
+  }, 60_000);
 
   it('a start that fails after opening the database leaves no lock behind', async () => {
     const taken = createServer();

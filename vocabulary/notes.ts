@@ -6,8 +6,8 @@
  * chosen); lookups here. Pure: reads its own data files, nothing else.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fromRoot } from '../lib/root.ts';
 import { normalizeText } from '../lib/text.ts';
 import { type AccordSlug, slugsOf } from './index.ts';
 
@@ -41,7 +41,7 @@ export interface NoteRecord {
   accords: Partial<Record<AccordSlug, number>>;
 }
 
-export const NOTES_DIR = join(dirname(fileURLToPath(import.meta.url)), 'data', 'notes');
+export const NOTES_DIR = fromRoot('vocabulary', 'data', 'notes');
 /** accords a note may name */
 export const MAX_NOTE_ACCORDS = 5;
 /** words of the longest name a note is known by ("cedarwood from the atlas mountains" is not one) */

@@ -11,11 +11,11 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BuildOptions, build } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
+import { ROOT } from '../lib/root.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const WIDGET_DIST = join(ROOT, 'dist', 'widget', 'v1');
 export const WIDGET_FILES = ['sillage.js', 'client.mjs'] as const;
 export type WidgetFile = (typeof WIDGET_FILES)[number];
@@ -61,6 +61,8 @@ export const CLIENT_BUILD_OPTIONS = {
 
 export async function buildWidget(dist = WIDGET_DIST): Promise<Record<WidgetFile, number>> {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  // loaded only to build: a service whose files are built (`npm run build`) never loads esbuild
+  const { build } = await import('esbuild');
   const outputs = await Promise.all([
     build({
       entryPoints: [join(ROOT, 'widget', 'index.ts')],

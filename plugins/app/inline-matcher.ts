@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import fp from 'fastify-plugin';
 import { AppError } from '../../lib/errors.ts';
 import { FairQueue, QueueRefusal } from '../../lib/fair-queue.ts';
+import { COMPILED, fromRoot } from '../../lib/root.ts';
 import type { ProductInput } from '../../matching/listing.ts';
 import {
   type ListingExplanation,
@@ -87,9 +88,13 @@ export default fp(
     };
 
     function start(): Worker {
-      // the worker's TypeScript runs through tsx's loader, as the service's does, registered by a
-      // small JavaScript entry (a worker's `--import tsx` is not applied to its own entry on Node 20)
-      const w = new Worker(new URL('./inline-matcher.boot.mjs', import.meta.url), {
+      // compiled (`npm start`): the worker's own compiled file. From the TypeScript (tests, `npm run
+      // dev`): its source through tsx's loader, registered by a small JavaScript entry (a worker's
+      // `--import tsx` is not applied to its own entry on Node 20)
+      const entry = COMPILED
+        ? new URL('./inline-matcher.worker.js', import.meta.url)
+        : fromRoot('plugins', 'app', 'inline-matcher.boot.mjs');
+      const w = new Worker(entry, {
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       });
       w.on('message', (a: WorkerAnswer) => {

@@ -10,6 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LANGS, type Lang, t } from '../../console/i18n.ts';
 import { errorPage, type PageContext } from '../../console/views.ts';
 import { notFound } from '../../lib/errors.ts';
+import { fromRoot } from '../../lib/root.ts';
 import { resolveLeadKey } from '../../privacy/lead-key.ts';
 import {
   destroyConsoleSession,
@@ -31,7 +32,7 @@ export const CONSOLE_SESSION_MS = 12 * 3600 * 1000;
 export const CONSOLE_FORM_LIMIT = 64 * 1024;
 const LANG_COOKIE = 'console_lang';
 
-const ASSETS_DIR = join(import.meta.dirname, '..', '..', 'console', 'assets');
+const ASSETS_DIR = fromRoot('console', 'assets');
 const ASSETS = {
   css: readFileSync(join(ASSETS_DIR, 'console.css'), 'utf8'),
   js: readFileSync(join(ASSETS_DIR, 'console.js'), 'utf8'),

@@ -8,6 +8,7 @@ import { createDashboardGate, DASHBOARD_OPENINGS_PER_MINUTE } from '../../auth/s
 import { type Lang, t } from '../../console/i18n.ts';
 import { base, type DashboardView, enterPage, sallaDashboardPage } from '../../console/views.ts';
 import { AppError } from '../../lib/errors.ts';
+import { fromRoot } from '../../lib/root.ts';
 import { createWindowCounter } from '../../lib/window-counter.ts';
 import { type SallaDashboardToken, sallaDashboardTokenShaped } from '../../platforms/salla.ts';
 import { createConsoleTicket, peekConsoleTicket, takeConsoleTicket } from '../../services/console-users.ts';
@@ -23,7 +24,7 @@ export const DASHBOARD_COOKIE = 'salla_dashboard';
 /** How long that cookie lets a browser check a token outside the instance's budget. */
 export const DASHBOARD_COOKIE_S = 30 * 86_400;
 
-const ASSETS_DIR = join(import.meta.dirname, '..', '..', 'console', 'assets');
+const ASSETS_DIR = fromRoot('console', 'assets');
 /**
  * The dashboard page's one script: Salla's embedded SDK (its browser build, which reads
  * `process.env.NODE_ENV` to decide whether to check the dashboard's origin: set here to

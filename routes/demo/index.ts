@@ -7,6 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { ANY_OPERATION, errorResponses } from '../../contracts/errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Html } from '../../lib/html.ts';
+import { fromRoot } from '../../lib/root.ts';
 import { type DemoInfo, findDemoProduct, listDemoProducts } from '../../services/demo.ts';
 import { type DemoOrder, type Lang, notFoundPage, productPage, shopPage, thankYouPage } from './pages.ts';
 
@@ -21,7 +22,7 @@ export const DEMO_CSP =
 export const DEMO_DISABLED_MESSAGE =
   'The demo storefront is off: it is seeded at start-up when SEED_DEMO=true (the default with the embedded database); set SEED_DEMO=true and restart';
 
-const ASSETS_DIR = join(import.meta.dirname, 'assets');
+const ASSETS_DIR = fromRoot('routes', 'demo', 'assets');
 // read once: two small files that change only with a deploy
 const ASSETS = {
   css: readFileSync(join(ASSETS_DIR, 'demo.css'), 'utf8'),
