@@ -15,37 +15,29 @@ const BUILD = join(ROOT, 'build');
 const SERVER = join(BUILD, 'server.js');
 /** written after each compile: the sources it saw were those up to its time */
 const STAMP = join(BUILD, '.compiled');
-/** the folders whose TypeScript the service is compiled from (and the root's own files) */
-const SOURCES = [
-  'auth',
-  'catalog',
-  'cli',
-  'console',
-  'contracts',
-  'db',
-  'events',
-  'feeds',
-  'http',
-  'lib',
-  'matching',
-  'platforms',
-  'plugins',
-  'privacy',
-  'routes',
-  'schema',
-  'scoring',
-  'services',
-  'vocabulary',
-  'widget',
-];
+/** folders that hold no source of the service (its TypeScript is everything else, tsconfig.build.json) */
+const NOT_SOURCES = new Set([
+  'node_modules',
+  'build',
+  'dist',
+  'tests',
+  'bench',
+  'examples',
+  'scratch',
+  'reports',
+  'packages',
+  'apps',
+  'coverage',
+]);
 
 function newest(dir, depth = 0) {
   let t = 0;
   if (!existsSync(dir) || depth > 6) return t;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) t = Math.max(t, newest(p, depth + 1));
-    else if (e.name.endsWith('.ts')) t = Math.max(t, statSync(p).mtimeMs);
+    if (e.isDirectory()) {
+      if (!e.name.startsWith('.') && !NOT_SOURCES.has(e.name)) t = Math.max(t, newest(p, depth + 1));
+    } else if (e.name.endsWith('.ts')) t = Math.max(t, statSync(p).mtimeMs);
   }
   return t;
 }
@@ -62,10 +54,8 @@ export function serverIsStale() {
   if (!existsSync(SERVER) || !existsSync(STAMP)) return true;
   const built = statSync(STAMP).mtimeMs;
   const sources = Math.max(
-    ...SOURCES.map((d) => newest(join(ROOT, d))),
-    ...['app.ts', 'server.ts', 'config.ts', 'tsconfig.json', 'tsconfig.build.json'].map((f) =>
-      existsSync(join(ROOT, f)) ? statSync(join(ROOT, f)).mtimeMs : 0,
-    ),
+    newest(ROOT),
+    ...['tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(join(ROOT, f)).mtimeMs),
   );
   return sources > built;
 }
