@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { fromRoot } from '../lib/root.ts';
 
@@ -90,9 +91,29 @@ class ThreadTransaction {
   }
 }
 
+/**
+ * A new database's folder as PGlite's initdb makes it, for the installed PGlite version
+ * (`npm run db:snapshot` writes it): a database opened on an empty folder (or in memory) is loaded
+ * from it instead of running initdb, which holds about 800 MB at its peak where loading holds about
+ * 370 (docs/operations.md). Null when there is none for this version: initdb runs, as before.
+ */
+export function pgliteSnapshot(): string | null {
+  try {
+    const { version } = JSON.parse(
+      readFileSync(fromRoot('node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8'),
+    ) as { version: string };
+    const file = fromRoot('db', `pglite-initdb-${version}.tar.gz`);
+    return existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Starts a thread and waits until its database is open. */
 async function openThread(dataDir: string | null): Promise<Worker> {
-  const worker = new Worker(fromRoot('db', 'pglite.worker.mjs'), { workerData: { dataDir } });
+  const worker = new Worker(fromRoot('db', 'pglite.worker.mjs'), {
+    workerData: { dataDir, snapshot: pgliteSnapshot() },
+  });
   let onMessage = (_m: { ready: boolean; error?: Record<string, unknown> }) => {};
   let onError = (_e: Error) => {};
   let onExit = (_code: number) => {};

@@ -1,6 +1,7 @@
 // The embedded database's own thread (db/pglite-thread.ts): PGlite runs here, so its
 // WebAssembly PostgreSQL — the session log's inserts above all — does not take the
 // event loop that answers requests. Plain JavaScript: it loads without a TypeScript loader.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, types } from '@electric-sql/pglite';
 
@@ -91,8 +92,21 @@ async function handle(m) {
   }
 }
 
+/**
+ * A new database (no folder yet, an empty one, or in memory) is loaded from the shipped snapshot of a
+ * new database's folder when there is one for this PGlite version (db/pglite-thread.ts
+ * pgliteSnapshot): the same files initdb would write, without initdb's memory.
+ */
+function newDatabaseOptions() {
+  const { dataDir, snapshot } = workerData;
+  if (!snapshot) return {};
+  if (dataDir && existsSync(dataDir) && readdirSync(dataDir).length > 0) return {};
+  return { loadDataDir: new Blob([readFileSync(snapshot)], { type: 'application/x-gzip' }) };
+}
+
 try {
-  pg = workerData.dataDir ? new PGlite(workerData.dataDir) : new PGlite();
+  const options = newDatabaseOptions();
+  pg = workerData.dataDir ? new PGlite(workerData.dataDir, options) : new PGlite(options);
   await pg.waitReady;
   parentPort.postMessage({ ready: true });
 } catch (err) {
