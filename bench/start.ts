@@ -13,6 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './stats.ts';
@@ -65,7 +66,17 @@ function treeRssMb(pid: number): number {
  * scores, with its time to running and the memory of every process it ran: the peak (sampled every
  * 20 ms) and after the scores.
  */
-function startOnce(dataDir: string): Promise<Start> {
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startOnce(dataDir: string): Promise<Start> {
+  const port = await freePort();
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, ['scripts/start.mjs'], {
@@ -74,7 +85,7 @@ function startOnce(dataDir: string): Promise<Start> {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         PGLITE_DATA_DIR: dataDir,
-        PORT: '0',
+        PORT: String(port),
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
         NODE_ENV: 'production',

@@ -41,7 +41,11 @@ import {
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await buildTestApp({ REDIS_URL: undefined });
+  // the background jobs' warnings and errors reach the test's output: a job that fails is retried a
+  // minute later, past a test's time, and its log line is what says why
+  app = await buildTestApp({ REDIS_URL: undefined, LOG_LEVEL: 'warn' }, undefined, {
+    logStream: { write: (line: string) => process.stderr.write(line) },
+  });
 });
 afterAll(() => closeTestApp(app));
 

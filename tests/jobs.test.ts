@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../db/client.ts';
-import { cronEvery } from '../plugins/app/jobs.ts';
+import { CONFLICT_RUNS, cronEvery } from '../plugins/app/jobs.ts';
 import { buildTestApp, closeTestApp, TEST_DATABASE_URL, type TestApp } from './helper.ts';
 
 /**
@@ -51,6 +51,13 @@ beforeAll(async () => {
         if (data.n === 1) throw new Error('this run fails');
       },
     });
+    a.jobs.define<{ n: number; code: string; times: number }>('test.conflicts', {
+      async run(data) {
+        runs.push({ name: 'test.conflicts', data });
+        const mine = runs.filter((r) => r.name === 'test.conflicts' && (r.data as { n: number }).n === data.n).length;
+        if (mine <= data.times) throw Object.assign(new Error('deadlock detected'), { code: data.code });
+      },
+    });
     expect(() => a.jobs.define('test.slow', { run: async () => {} })).toThrow(/twice/);
     expect(() => a.jobs.define('test.odd', { run: async () => {}, everyMinutes: 7 })).toThrow(/divisor/);
   });
@@ -91,6 +98,17 @@ describe(`the runner (${TEST_DATABASE_URL ? 'pg-boss on PostgreSQL' : 'in proces
     await app.jobs.send('test.fails', { n: 2 });
     await app.jobs.drain(20_000);
     expect(runs.map((r) => (r.data as { n: number }).n).sort()).toEqual([1, 2]);
+  });
+
+  it('a run the database ends for a deadlock runs again at once, up to CONFLICT_RUNS times; any other error ends it', async () => {
+    runs.length = 0;
+    const ran = (n: number) => runs.filter((r) => (r.data as { n: number }).n === n).length;
+    await app.jobs.send('test.conflicts', { n: 1, code: '40P01', times: 2 });
+    await app.jobs.send('test.conflicts', { n: 2, code: '40001', times: CONFLICT_RUNS });
+    await app.jobs.send('test.conflicts', { n: 3, code: '23505', times: 1 });
+    await app.jobs.drain(20_000);
+    // two deadlocks, then done; a conflict every time: CONFLICT_RUNS runs, then it fails; not a conflict: once
+    expect([ran(1), ran(2), ran(3)]).toEqual([3, CONFLICT_RUNS, 1]);
   });
 
   it("schedules the service's recurring work: the feed dispatch every minute, the retention purge every 6 hours", async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import fp from 'fastify-plugin';
 import PgBoss from 'pg-boss';
+import { pgErrorCode } from '../../lib/errors.ts';
 
 /** One kind of background work: what it does, and how often it comes back by itself. */
 export interface JobDefinition<T extends object> {
@@ -39,6 +40,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** How often an instance asks PostgreSQL for work sent by another instance (its own is taken at once). */
 export const JOB_POLL_SECONDS = 2;
+/** Runs of a job the database ends for a conflict with another writer, at most, before it fails. */
+export const CONFLICT_RUNS = 3;
+/** SQLSTATEs of a conflict with another writer: a deadlock, a serialization failure. */
+const CONFLICTS = new Set(['40P01', '40001']);
 /**
  * How long a send waits at most for a runner that is starting: a first start on a new database
  * takes seconds, and a failed attempt is tried again after START_RETRY_MS.
@@ -76,6 +81,30 @@ type Log = { warn(o: object, msg: string): void; error(o: object, msg: string): 
  */
 export default fp(
   async (app) => {
+    /**
+     * A run the database ended for a conflict with another writer (a deadlock: a sync or a request
+     * writing the same rows in another order; a serialization failure) is run again at once, up to
+     * CONFLICT_RUNS times: every job's work is safe to run again, and waiting for pg-boss's retry a
+     * minute later (or the next send, in process) leaves the work undone meanwhile.
+     */
+    async function runThroughConflicts(
+      name: string,
+      run: JobDefinition<object>['run'],
+      data: object,
+      closing: () => boolean,
+    ): Promise<void> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await run(data, closing);
+        } catch (err) {
+          if (attempt >= CONFLICT_RUNS || !CONFLICTS.has(pgErrorCode(err) ?? '') || closing()) throw err;
+          app.log.warn(
+            { err, job: name, attempt },
+            'background job ended by a conflict with another writer; run again',
+          );
+        }
+      }
+    }
     const definitions = new Map<string, JobDefinition<object>>();
     let closing = false;
     const isClosing = () => closing;
@@ -89,7 +118,11 @@ export default fp(
         if (started) throw new Error(`job ${name} defined after the app started`);
         if (definitions.has(name)) throw new Error(`job ${name} defined twice`);
         if (definition.everyMinutes !== undefined) cronEvery(definition.everyMinutes);
-        definitions.set(name, definition as JobDefinition<object>);
+        definitions.set(name, {
+          ...(definition as JobDefinition<object>),
+          run: (data, closing) =>
+            runThroughConflicts(name, definition.run as JobDefinition<object>['run'], data, closing),
+        });
       },
       async send<T extends object>(name: string, data: T, key?: string) {
         if (!definitions.has(name)) throw new Error(`no job named ${name}`);
