@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, inArray, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import type { CatalogSnapshot } from '../catalog/store.ts';
 import { type Db, type DbOrTx, textArray } from '../db/client.ts';
-import { badRequest, notFound } from '../lib/errors.ts';
+import { AppError, badRequest, notFound } from '../lib/errors.ts';
 import { slicer, turnAt } from '../lib/turns.ts';
 import { checkAnswer } from '../matching/answers.ts';
 import { CONFIDENT_MATCH } from '../matching/barcodes.ts';
@@ -869,7 +869,13 @@ export async function rematchAllMerchants(
   let changed = 0;
   for (const { id } of ids) {
     if (stop()) break;
-    const summary = await rematchProducts(db, snapshot, id, match);
+    const summary = await rematchProducts(db, snapshot, id, match).catch((err: unknown) => {
+      // erased (or being erased) since the list was read: its products go with it, nothing to match
+      if (err instanceof AppError && (err.code === 'merchant_not_found' || err.code === 'merchant_erasing'))
+        return null;
+      throw err;
+    });
+    if (!summary) continue;
     checked += summary.checked;
     changed += summary.changed;
     onMerchant(summary);

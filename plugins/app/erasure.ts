@@ -40,6 +40,8 @@ export default fp(
       everyMinutes: ERASE_DISPATCH_MINUTES,
       expireMinutes: 60,
       retries: 3,
+      // what failed is the merchant's rows still there: tried again soon, not a minute later
+      retryDelaySeconds: 10,
     });
     app.decorate('erasure', {
       async start(idOrSlug: string, confirm: string | undefined) {

@@ -12,8 +12,10 @@ export interface JobDefinition<T extends object> {
   everyMinutes?: number;
   /** on PostgreSQL, how long one run may take before it is taken as lost and given to another instance */
   expireMinutes?: number;
-  /** on PostgreSQL, how many times a failed run is tried again (a minute apart, on whichever instance is free) */
+  /** on PostgreSQL, how many times a failed run is tried again (on whichever instance is free) */
   retries?: number;
+  /** on PostgreSQL, how long after a failed run it is tried again (60 s) */
+  retryDelaySeconds?: number;
 }
 
 declare module 'fastify' {
@@ -144,7 +146,8 @@ export default fp(
         if (closing) return;
         await runner.send(name, data, key);
       },
-      async drain(timeoutMs = 30_000) {
+      // a test's wait: under vitest's 30 s per test, so a run still open is reported as such
+      async drain(timeoutMs = 25_000) {
         if (started) await started;
         await runner.drain(timeoutMs);
       },
@@ -203,7 +206,7 @@ function pgBossRunner(url: string, log: Log, closing: () => boolean): Runner {
           name,
           policy: 'stately' as const,
           retryLimit: d.retries ?? 0,
-          retryDelay: 60,
+          retryDelay: d.retryDelaySeconds ?? 60,
           expireInSeconds: (d.expireMinutes ?? 15) * 60,
         };
         if (await b.getQueue(name)) await b.updateQueue(name, queue);
@@ -247,7 +250,15 @@ function pgBossRunner(url: string, log: Log, closing: () => boolean): Runner {
           ]);
         const open = Number((rows[0] as { open: number } | undefined)?.open ?? 0);
         if (open === 0) return;
-        if (Date.now() > deadline) throw new Error(`background jobs still open after ${timeoutMs} ms: ${open}`);
+        if (Date.now() > deadline) {
+          // which runs, in which state, and a failed one's error: what a test's report should say
+          const { rows: which } = await b.getDb().executeSql(
+            `select name, state, retry_count, left(output::text, 300) as output from pgboss.job
+               where name = any($1) and state < 'completed' order by created_on limit 5`,
+            [names],
+          );
+          throw new Error(`background jobs still open after ${timeoutMs} ms: ${open}: ${JSON.stringify(which)}`);
+        }
         await sleep(25);
       }
     },
