@@ -51,4 +51,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # plain node on the compiled service: no loader, no compiler, one process
 # that SIGTERM reaches (what `npm start` runs once build/ is up to date)
-CMD ["node", "build/server.js"]
+CMD ["node", "--max-semi-space-size=4", "--liftoff-only", "build/server.js"]

@@ -57,6 +57,8 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
   /** production logging (level and redaction) into this stream, for tests that read the log */
   logStream?: { write(line: string): void };
+  /** the matcher worker stops after this long without work (plugins/app/inline-matcher.ts MATCHER_IDLE_MS) */
+  matcherIdleMs?: number;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -191,7 +193,7 @@ export async function buildApp(opts: BuildAppOptions = {}) {
   await app.register(jobsPlugin);
   await app.register(catalogPlugin);
   await app.register(merchantProductsPlugin);
-  await app.register(inlineMatcherPlugin);
+  await app.register(inlineMatcherPlugin, { idleMs: opts.matcherIdleMs });
   await app.register(catalogUpgradePlugin);
   await app.register(sessionsPlugin);
   await app.register(scoreAnswersPlugin);

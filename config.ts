@@ -17,6 +17,7 @@ export const EnvSchema = Type.Object({
     }),
   ),
   PGLITE_DATA_DIR: Type.String({ minLength: 1, default: './.data/pglite' }),
+  PGLITE_SHARED_BUFFERS_MB: Type.Integer({ minimum: 1, maximum: 1024, default: 16 }),
   ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 24, description: 'at least 24 characters' })),
   ADMIN_URL: Type.Optional(
     Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', description: 'http(s)://host:port of a running server' }),
@@ -125,7 +126,14 @@ export interface Config {
   port: number;
   host: string;
   /** embedded PGlite (on disk, or in memory when dataDir is null) or PostgreSQL, from DATABASE_URL */
-  database: { kind: 'pglite'; dataDir: string | null } | { kind: 'postgres'; url: string };
+  database:
+    | {
+        kind: 'pglite';
+        dataDir: string | null;
+        /** the embedded PostgreSQL's page cache in MB (its shared_buffers; 16 when unset: docs/operations.md) */
+        sharedBuffersMb?: number;
+      }
+    | { kind: 'postgres'; url: string };
   adminToken: string | null;
   /** the running server the admin CLI talks to (ADMIN_URL); null: the local one at PORT, when it answers */
   adminUrl: string | null;
@@ -290,9 +298,9 @@ export function loadConfig(
   const url = e.DATABASE_URL;
   const database: Config['database'] =
     url === undefined
-      ? { kind: 'pglite', dataDir: e.PGLITE_DATA_DIR }
+      ? { kind: 'pglite', dataDir: e.PGLITE_DATA_DIR, sharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB }
       : url === 'memory:'
-        ? { kind: 'pglite', dataDir: null }
+        ? { kind: 'pglite', dataDir: null, sharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB }
         : { kind: 'postgres', url };
 
   if (database.kind === 'postgres' && !leadKey) {

@@ -5,21 +5,35 @@
  * (no build/ yet), an empty PGlite folder, so migrations, the shipped catalog
  * loaded into the database, its search index built, the demo merchant made and
  * its feed matched, until the server prints that it is running; then a second
- * start on the same folder. Each with its memory: every process the start ran,
- * summed, at its peak and after 100 scores.
+ * start on the same folder, and a start on another empty folder once compiled.
+ * Each with its memory: every process the start ran, summed, at its peak, after
+ * 100 scores, and (the first round's fresh start) a minute later, once the
+ * matcher's worker has stopped. With BENCH_DATABASE_URL, the same on PostgreSQL
+ * (an empty scratch database, then a second start on it), alone and with Redis
+ * (BENCH_REDIS_URL, default the local one): the service's process only.
  * And the catalog's memory in one process (bench/catalog-memory.ts): the heap
  * the catalog and its index hold, at the shipped size and at ten times it.
  * BENCH_ROUNDS rounds (default 3), medians.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createScratchDatabase } from '../db/scratch.ts';
 import { median } from './stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** node's settings in `npm start` (package.json), so that this starts the service as it does */
+const NODE_FLAGS = (
+  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.match(
+    /^exec node (.*) scripts\/start\.mjs$/,
+  )?.[1] ?? ''
+)
+  .split(' ')
+  .filter(Boolean);
 
 interface Start {
   ms: number;
@@ -27,6 +41,8 @@ interface Start {
   peakMb: number;
   /** the same once it has answered 100 scores */
   steadyMb: number;
+  /** the same a while after (when asked): the matcher worker stopped */
+  idleMb?: number | undefined;
 }
 
 /** Every process below `pid`, itself included. */
@@ -75,11 +91,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startOnce(dataDir: string): Promise<Start> {
+async function startOnce(dataDir: string, extraEnv: Record<string, string> = {}, idleMs = 0): Promise<Start> {
   const port = await freePort();
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    const child = spawn(process.execPath, [...NODE_FLAGS, 'scripts/start.mjs'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
@@ -89,6 +105,7 @@ async function startOnce(dataDir: string): Promise<Start> {
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -120,7 +137,10 @@ async function startOnce(dataDir: string): Promise<Start> {
         }
         const steadyMb = treeRssMb(child.pid as number);
         clearInterval(sampler);
-        child.once('exit', () => resolve({ ms, peakMb: Math.max(peakMb, steadyMb), steadyMb }));
+        // and once the matcher's worker has stopped for want of work (plugins/app/inline-matcher.ts)
+        if (idleMs) await new Promise((r) => setTimeout(r, idleMs));
+        const idleMb = idleMs ? treeRssMb(child.pid as number) : undefined;
+        child.once('exit', () => resolve({ ms, peakMb: Math.max(peakMb, steadyMb), steadyMb, idleMb }));
         child.kill('SIGTERM');
       } catch (e) {
         clearInterval(sampler);
@@ -151,6 +171,9 @@ function memory(perfumes: string): Promise<Record<string, number>> {
   });
 }
 
+/** the matcher worker's idle time (plugins/app/inline-matcher.ts MATCHER_IDLE_MS) and a few seconds */
+const AFTER_IDLE_MS = 65_000;
+
 export async function runStartBench() {
   const fresh: Start[] = [];
   const first: Start[] = [];
@@ -160,23 +183,54 @@ export async function runStartBench() {
     try {
       // a fresh clone: no build/ yet (the widget's files stay: `npm install` leaves none either, but
       // their build is a second and the same for every way of starting)
-      if (round === 0) rmSync(join(ROOT, 'build'), { recursive: true, force: true });
-      (round === 0 ? fresh : first).push(await startOnce(join(dir, 'pglite')));
+      rmSync(join(ROOT, 'build'), { recursive: true, force: true });
+      fresh.push(await startOnce(join(dir, 'pglite'), {}, round === 0 ? AFTER_IDLE_MS : 0));
       second.push(await startOnce(join(dir, 'pglite')));
+      first.push(await startOnce(join(dir, 'other')));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   const mb = (xs: number[]) => `${median(xs).toFixed(0)} MB`;
   const row = (name: string, xs: Start[]) =>
-    `| ${name} | ${(median(xs.map((x) => x.ms)) / 1000).toFixed(1)} s (${xs.map((x) => (x.ms / 1000).toFixed(1)).join(', ')}) | ${mb(xs.map((x) => x.peakMb))} | ${mb(xs.map((x) => x.steadyMb))} |`;
+    `| ${name} | ${(median(xs.map((x) => x.ms)) / 1000).toFixed(1)} s (${xs.map((x) => (x.ms / 1000).toFixed(1)).join(', ')}) | ${mb(xs.map((x) => x.peakMb))} | ${mb(xs.map((x) => x.steadyMb))} | ${xs.some((x) => x.idleMb) ? mb(xs.flatMap((x) => (x.idleMb ? [x.idleMb] : []))) : ''} |`;
   console.log(
-    '| start (`npm start`, embedded PGlite) | time to "running" (each round) | peak memory until running, every process summed | after 100 scores |',
+    '| start (`npm start`) | time to "running" (each round) | peak memory until running, every process summed | after 100 scores | a minute later |',
   );
-  console.log('|---|---|---|---|');
-  console.log(row('fresh clone: compiled first, empty folder (migrations, catalog, index, demo)', fresh));
-  if (first.length) console.log(row('empty folder, compiled already', first));
-  console.log(row('second (same folder)', second));
+  console.log('|---|---|---|---|---|');
+  console.log(row('embedded, fresh clone: compiled first, empty folder (migrations, catalog, index, demo)', fresh));
+  console.log(row('embedded, empty folder, compiled already', first));
+  console.log(row('embedded, second (same folder)', second));
+  const pg: Record<string, Start[]> = {};
+  const url = process.env.BENCH_DATABASE_URL;
+  if (url) {
+    // PostgreSQL (a scratch database a round) and with Redis: the service's own process only, the
+    // servers' memory apart; the demo seeded so that the same scores are asked
+    for (const [name, redis] of [
+      ['PostgreSQL', {}],
+      ['PostgreSQL and Redis', { REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' }],
+    ] as const) {
+      pg[`${name}, empty database`] = [];
+      pg[`${name}, second`] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const scratch = await createScratchDatabase(url, 'sillage_bench_start');
+        await scratch.database.close();
+        const env = {
+          DATABASE_URL: scratch.url,
+          SEED_DEMO: 'true',
+          LEAD_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+          ...redis,
+        };
+        try {
+          pg[`${name}, empty database`]?.push(await startOnce('unused', env));
+          pg[`${name}, second`]?.push(await startOnce('unused', env));
+        } finally {
+          await scratch.drop();
+        }
+      }
+    }
+    for (const [name, xs] of Object.entries(pg)) console.log(row(name, xs));
+  }
 
   const sizes = ['shipped', '6650', '20000'];
   const mem: Record<string, Record<string, number>> = {};
@@ -196,5 +250,5 @@ export async function runStartBench() {
       `| ${size === 'shipped' ? 'shipped' : 'synthetic'} | ${m('perfumes')} | ${m('recordsMb').toFixed(1)} | ${m('snapshotMb').toFixed(1)} | ${m('indexMs').toFixed(0)} |`,
     );
   }
-  return { fresh, first, second, memory: mem };
+  return { fresh, first, second, ...pg, memory: mem };
 }

@@ -85,7 +85,7 @@ export async function createDatabase(
   if (target.kind === 'postgres') {
     return createPostgres(target.url, config.dbTimeoutMs ? STATEMENT_TIMEOUT_FACTOR * config.dbTimeoutMs : undefined);
   }
-  return createPglite(target.dataDir, opts.onLost);
+  return createPglite(target.dataDir, target.sharedBuffersMb, opts.onLost);
 }
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
@@ -148,7 +148,11 @@ function createPostgres(url: string, statementTimeoutMs?: number): Database {
   };
 }
 
-async function createPglite(dataDir: string | null, onLost?: (err: Error) => void): Promise<Database> {
+async function createPglite(
+  dataDir: string | null,
+  sharedBuffersMb: number | undefined,
+  onLost?: (err: Error) => void,
+): Promise<Database> {
   let releaseLock = () => {};
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
@@ -158,7 +162,7 @@ async function createPglite(dataDir: string | null, onLost?: (err: Error) => voi
   try {
     // in a thread of its own: its WebAssembly PostgreSQL does not take the request thread's time
     // (on its data folder, opened again in a new thread if that one ends by itself)
-    pg = await PGliteThread.start(dataDir, { onLost });
+    pg = await PGliteThread.start(dataDir, { onLost, sharedBuffersMb });
   } catch (err) {
     releaseLock();
     throw err;

@@ -109,10 +109,19 @@ export function pgliteSnapshot(): string | null {
   }
 }
 
+/**
+ * The embedded PostgreSQL's page cache (shared_buffers) when the configuration names none. initdb
+ * writes 128 MB, all of it in PGlite's WebAssembly memory once pages are read: 16 MB holds the pages a
+ * score reads (the catalog itself is in the service's memory) and takes about 100 MB less from the
+ * process (bench/start.ts, docs/operations.md "Footprint"); pages beyond it are read again from the
+ * folder's files, which the operating system caches outside the process.
+ */
+export const DEFAULT_SHARED_BUFFERS_MB = 16;
+
 /** Starts a thread and waits until its database is open. */
-async function openThread(dataDir: string | null): Promise<Worker> {
+async function openThread(dataDir: string | null, sharedBuffersMb: number): Promise<Worker> {
   const worker = new Worker(fromRoot('db', 'pglite.worker.mjs'), {
-    workerData: { dataDir, snapshot: pgliteSnapshot() },
+    workerData: { dataDir, snapshot: pgliteSnapshot(), sharedBuffersMb },
   });
   let onMessage = (_m: { ready: boolean; error?: Record<string, unknown> }) => {};
   let onError = (_e: Error) => {};
@@ -152,6 +161,7 @@ export class PGliteThread {
     private readonly dataDir: string | null,
     private worker: Worker,
     private conn: Connection,
+    private readonly sharedBuffersMb: number,
     private readonly onLost?: (err: Error) => void,
   ) {
     this.watch();
@@ -164,9 +174,13 @@ export class PGliteThread {
    * (calls in between fail as with a database away: 503). In memory there is nothing to open
    * again: calls keep failing and readiness says so.
    */
-  static async start(dataDir: string | null, opts: { onLost?: (err: Error) => void } = {}): Promise<PGliteThread> {
-    const worker = await openThread(dataDir);
-    return new PGliteThread(dataDir, worker, new Connection(worker), opts.onLost);
+  static async start(
+    dataDir: string | null,
+    opts: { onLost?: (err: Error) => void; sharedBuffersMb?: number } = {},
+  ): Promise<PGliteThread> {
+    const sharedBuffersMb = opts.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB;
+    const worker = await openThread(dataDir, sharedBuffersMb);
+    return new PGliteThread(dataDir, worker, new Connection(worker), sharedBuffersMb, opts.onLost);
   }
 
   /** On the thread's own end (not close()), reopens the database in a new one. */
@@ -192,7 +206,7 @@ export class PGliteThread {
       });
       if (this.closed) return;
       try {
-        const worker = await openThread(this.dataDir);
+        const worker = await openThread(this.dataDir, this.sharedBuffersMb);
         if (this.closed) {
           await worker.terminate();
           return;

@@ -105,7 +105,11 @@ function newDatabaseOptions() {
 }
 
 try {
-  const options = newDatabaseOptions();
+  // the page cache in WebAssembly memory: db/pglite-thread.ts DEFAULT_SHARED_BUFFERS_MB
+  const options = {
+    ...newDatabaseOptions(),
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${workerData.sharedBuffersMb}MB`],
+  };
   pg = workerData.dataDir ? new PGlite(workerData.dataDir, options) : new PGlite(options);
   await pg.waitReady;
   parentPort.postMessage({ ready: true });

@@ -24,7 +24,8 @@ export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 interface Asset {
   body: Buffer;
   gzip: Buffer;
-  br: Buffer;
+  /** compressed at its first request: brotli's best quality is about 100 ms of a start's time for every file */
+  br: () => Buffer;
   etag: string;
   hashedName: string;
   integrity: string;
@@ -34,10 +35,14 @@ interface Asset {
 function asset(name: string, body: Buffer): Asset {
   const hex = createHash('sha256').update(body).digest('hex');
   const dot = name.indexOf('.');
+  let br: Buffer | null = null;
   return {
     body,
     gzip: gzipSync(body, { level: 9 }),
-    br: brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }),
+    br: () => {
+      br ??= brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } });
+      return br;
+    },
     etag: `"${hex.slice(0, 32)}"`,
     hashedName: `${name.slice(0, dot)}.${hex.slice(0, 12)}${name.slice(dot)}`,
     integrity: `sha384-${createHash('sha384').update(body).digest('base64')}`,
@@ -211,7 +216,7 @@ const widgetAssets: FastifyPluginAsyncTypebox = async (app) => {
       }
       const encoding = pickEncoding(request.headers['accept-encoding']);
       if (encoding) reply.header('content-encoding', encoding);
-      return reply.send(encoding === 'br' ? a.br : encoding === 'gzip' ? a.gzip : a.body);
+      return reply.send(encoding === 'br' ? a.br() : encoding === 'gzip' ? a.gzip : a.body);
     },
   );
 };

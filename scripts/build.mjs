@@ -2,4 +2,4 @@
 // build/ (tsconfig.build.json), what `npm start` runs.
 import { compileServer } from './start.mjs';
 
-compileServer();
+await compileServer();

@@ -1,7 +1,30 @@
+import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { Cache, cacheInventory, remembered } from '../lib/cache.ts';
 
 describe('Cache', () => {
+  it('holds memory for what it caches, not for its bound: a cache of a million entries starts nearly empty', () => {
+    const used = () => getHeapStatistics().used_heap_size;
+    const before = used();
+    const caches = [1, 2, 3].map(
+      (i) =>
+        new Cache<string, number>({ name: `test-big-${i}`, max: 1_000_000, ttlMs: 60_000, invalidatedBy: 'nothing' }),
+    );
+    // lists allocated for the bound would be about 28 MB a cache
+    expect(used() - before).toBeLessThan(1024 * 1024);
+    for (let i = 0; i < 3000; i++) caches[i % 3]?.set(`k${i}`, i);
+    expect(caches.map((c) => c.size)).toEqual([1000, 1000, 1000]);
+    expect(caches[2]?.get('k2999')).toBe(2999);
+  });
+
+  it('holds at most its bound, at any size', () => {
+    const c = new Cache<string, number>({ name: 'test-bound', max: 300, invalidatedBy: 'nothing' });
+    for (let i = 0; i < 1000; i++) c.set(`k${i}`, i);
+    expect(c.size).toBe(300);
+    expect(c.get('k699')).toBeUndefined();
+    expect(c.get('k700')).toBe(700);
+  });
+
   it('evicts the least recently used entry, not the oldest insert', () => {
     const c = new Cache<string, number>({ name: 'test-lru', max: 2, invalidatedBy: 'nothing' });
     c.set('a', 1).set('b', 2);

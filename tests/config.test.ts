@@ -15,7 +15,7 @@ function errorOf(env: Record<string, string>): string {
 describe('configuration', () => {
   it('has working defaults: embedded PGlite on disk, demo data, port 3000', () => {
     const c = loadConfig({});
-    expect(c.database).toEqual({ kind: 'pglite', dataDir: './.data/pglite' });
+    expect(c.database).toEqual({ kind: 'pglite', dataDir: './.data/pglite', sharedBuffersMb: 16 });
     expect(c.port).toBe(3000);
     expect(c.seedDemo).toBe(true);
     expect(c.adminToken).toBeNull();
@@ -30,7 +30,13 @@ describe('configuration', () => {
   });
 
   it('derives the database from DATABASE_URL; no demo data on PostgreSQL unless asked', () => {
-    expect(loadConfig({ DATABASE_URL: 'memory:' }).database).toEqual({ kind: 'pglite', dataDir: null });
+    expect(loadConfig({ DATABASE_URL: 'memory:' }).database).toEqual({
+      kind: 'pglite',
+      dataDir: null,
+      sharedBuffersMb: 16,
+    });
+    expect(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '64' }).database).toMatchObject({ sharedBuffersMb: 64 });
+    expect(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: '0' })).toThrow(/PGLITE_SHARED_BUFFERS_MB/);
     const key = 'ab'.repeat(32);
     const pg = loadConfig({ DATABASE_URL: 'postgres://u@db:5432/x', LEAD_ENCRYPTION_KEY: key });
     expect(pg.database).toEqual({ kind: 'postgres', url: 'postgres://u@db:5432/x' });

@@ -60,12 +60,13 @@ export async function buildTestApp(
   env: Record<string, string | undefined> = {},
   /** runs before ready(), e.g. to add a test-only route */
   setup?: (app: Awaited<ReturnType<typeof buildApp>>) => void,
-  opts: { logStream?: { write(line: string): void } } = {},
+  opts: { logStream?: { write(line: string): void }; matcherIdleMs?: number } = {},
 ): Promise<TestApp> {
   const { database, drop } = await createTestDatabase();
   const app = await buildApp({
     config: testConfig(env),
     database,
+    ...(opts.matcherIdleMs ? { matcherIdleMs: opts.matcherIdleMs } : {}),
     ...(opts.logStream ? { logStream: opts.logStream } : { logger: false }),
   });
   setup?.(app);

@@ -38,3 +38,21 @@ describe("a new embedded database is loaded from the snapshot of initdb's folder
     expect(await clusterOf(join(dir, 'a'))).toBe(a);
   }, 120_000);
 });
+
+describe("the embedded database's page cache (PGLITE_SHARED_BUFFERS_MB, docs/operations.md)", () => {
+  const sharedBuffers = async (sharedBuffersMb?: number) => {
+    const database = await createDatabase({ database: { kind: 'pglite', dataDir: null, sharedBuffersMb } });
+    try {
+      const [row] = rowsOf<{ v: string }>(
+        await database.db.execute(sql`select current_setting('shared_buffers') as v`),
+      );
+      return row?.v;
+    } finally {
+      await database.close();
+    }
+  };
+  it("is 16 MB, not initdb's 128 MB, unless the configuration names another size", async () => {
+    expect(await sharedBuffers()).toBe('16MB');
+    expect(await sharedBuffers(48)).toBe('48MB');
+  }, 60_000);
+});

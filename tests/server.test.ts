@@ -6,6 +6,14 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
+/** the V8 settings `npm start` gives node: a small young generation, WebAssembly kept at its first tier */
+const NODE_FLAGS = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start.match(
+    /^exec node (.*) scripts\/start\.mjs$/,
+  )?.[1] ?? ''
+)
+  .split(' ')
+  .filter(Boolean);
 const dir = mkdtempSync(join(tmpdir(), 'sillage-start-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -130,7 +138,7 @@ describe('npm start on the embedded default', () => {
     const [service, ...others] = childrenOf(s.child.pid as number);
     expect(others).toEqual([]);
     expect(readFileSync(`/proc/${service}/cmdline`, 'utf8').split('\0')).toEqual(
-      expect.arrayContaining([expect.stringMatching(/scripts\/start\.mjs$/)]),
+      expect.arrayContaining([expect.stringMatching(/scripts\/start\.mjs$/), ...NODE_FLAGS]),
     );
     expect(childrenOf(service as number)).toEqual([]);
 
@@ -149,6 +157,14 @@ describe('npm start on the embedded default', () => {
     expect(await again.exited).toBe(0);
   }, 120_000);
 
+  it("the deploy files start the service with `npm start`'s memory settings (docs/operations.md, Footprint)", () => {
+    expect(NODE_FLAGS).toEqual(['--max-semi-space-size=4', '--liftoff-only']);
+    const docker = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(docker).toContain(`CMD ${JSON.stringify(['node', ...NODE_FLAGS, 'build/server.js']).replaceAll(',', ', ')}`);
+    const systemd = readFileSync(join(ROOT, 'deploy', 'systemd', 'sillage@.service'), 'utf8');
+    expect(systemd).toContain(`node ${NODE_FLAGS.join(' ')} build/server.js`);
+  });
+
   it('the compiled service (build/) has every file it loads, and loads no compiler', () => {
     // compiled by the start above (or now, when it was up to date already and this runs alone)
     if (!existsSync(join(ROOT, 'build', 'server.js')))
@@ -161,17 +177,22 @@ describe('npm start on the embedded default', () => {
     expect(files.length).toBeGreaterThan(150);
     const missing: string[] = [];
     const compilers: string[] = [];
+    let imports = 0;
     for (const f of files) {
       const text = readFileSync(f, 'utf8');
       // every module imported or started by a relative path, statically, dynamically or as a worker
-      for (const m of text.matchAll(/(?:from |import\(|new URL\()'(\.{1,2}\/[^']+)'/g)) {
+      for (const m of text.matchAll(/(?:from |import\(|new URL\()["'](\.{1,2}\/[^"']+)["']/g)) {
         const target = join(dirname(f), m[1] as string);
         if (!existsSync(target)) missing.push(`${f.slice(ROOT.length + 1)} -> ${m[1]}`);
       }
-      if (/from '(tsx|typescript|esbuild)[/']/.test(text)) compilers.push(f.slice(ROOT.length + 1));
+      // statically (the widget's builder imports esbuild only when it builds: in a process of its own)
+      if (/from ["'](tsx|typescript|esbuild)[/"']/.test(text)) compilers.push(f.slice(ROOT.length + 1));
+      imports += [...text.matchAll(/(?:from |import\()["']\.{1,2}\//g)].length;
     }
     expect(missing).toEqual([]);
     expect(compilers).toEqual([]);
+    // the files import each other by relative paths, all of which were checked above
+    expect(imports).toBeGreaterThan(500);
     // the matcher's worker is started by a path, not an import: its compiled file is there
     expect(existsSync(join(ROOT, 'build', 'plugins', 'app', 'inline-matcher.worker.js'))).toBe(true);
   }, 60_000);

@@ -37,6 +37,8 @@ declare module 'fastify' {
         merchantId: string,
         rows: readonly unknown[],
       ): Promise<{ recognised: RecognisedProduct[]; problems: ListingProblem[] }>;
+      /** whether the worker thread is running (it starts with a match and stops after MATCHER_IDLE_MS without one) */
+      running(): boolean;
     } & ListingMatcher;
   }
 }
@@ -65,9 +67,16 @@ export const INLINE_WINDOW_MS = 1000;
 export const LISTING_SLICE = 50;
 /** the worker's heap: an inline catalog is at most 200 rows, a slice LISTING_SLICE; its caches are bounded */
 const WORKER_HEAP_MB = 256;
+/**
+ * The worker stops after this long without a request: it holds its own copy of the catalog and its
+ * own heap (about 60 MB, docs/operations.md "Footprint"), which a shop whose scores name no inline
+ * catalog and whose feeds are quiet never needs. The next match starts it again (about 0.3 s).
+ */
+export const MATCHER_IDLE_MS = 60_000;
 
-export default fp(
-  async (app) => {
+export default fp<{ idleMs?: number }>(
+  async (app, opts) => {
+    const idleMs = opts.idleMs ?? MATCHER_IDLE_MS;
     const queue = new FairQueue({ concurrency: 1, maxQueued: INLINE_QUEUE, perOwner: INLINE_PER_MERCHANT });
     let worker: Worker | null = null;
     /** the catalog version the worker holds */
@@ -76,6 +85,20 @@ export default fp(
     const waiting = new Map<number, { resolve: (a: WorkerAnswer) => void; reject: (e: unknown) => void }>();
 
     let closed = false;
+    /** stops the worker once nothing was asked of it for idleMs */
+    let idleTimer: NodeJS.Timeout | null = null;
+    const stopWhenIdle = () => {
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => {
+        idleTimer = null;
+        const w = worker;
+        if (!w || waiting.size > 0) return;
+        worker = null;
+        workerVersion = Number.NaN;
+        void w.terminate();
+      }, idleMs);
+      idleTimer.unref();
+    };
     const unavailable = (why: string) =>
       new AppError(503, 'overloaded', `Matching stopped (${why}), retry shortly`, undefined, {
         'retry-after': '1',
@@ -160,12 +183,14 @@ export default fp(
         waiting.set(id, { resolve, reject });
         w.postMessage({ ...request, id } as WorkerRequest);
       });
+      if (waiting.size === 0) stopWhenIdle();
       if ('error' in answer) throw new Error(`matching failed: ${answer.error}`);
       return answer;
     }
 
     app.addHook('onClose', async () => {
       closed = true;
+      if (idleTimer) clearTimeout(idleTimer);
       const w = worker;
       worker = null;
       if (w) await w.terminate();
@@ -203,6 +228,7 @@ export default fp(
 
     app.decorate('inlineMatcher', {
       ...matcher,
+      running: () => worker !== null,
       match(merchantId: string, rows: readonly unknown[]) {
         return queue
           .run(merchantId, () => matchNow(rows))
