@@ -17,6 +17,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * random text (`tests/matcher-work.test.ts`).
  */
 export const MUTATION_TESTS = [
+  'tests/cache.test.ts',
   'tests/quiz.test.ts',
   'tests/affinities.test.ts',
   'tests/engine.test.ts',

@@ -98,7 +98,22 @@ describe('Cache', () => {
     });
   });
 
-  it('refuses a cache without a bound', () => {
-    expect(() => new Cache({ name: 'test-unbounded', max: 0, invalidatedBy: 'x' })).toThrow(/max/);
+  it('refuses a cache without a whole, positive bound, naming it', () => {
+    for (const max of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new Cache({ name: 'test-unbounded', max, invalidatedBy: 'x' })).toThrow(
+        'cache test-unbounded: max must be ≥ 1',
+      );
+    }
+    expect(new Cache({ name: 'test-bounded', max: 1, invalidatedBy: 'x' }).spec.max).toBe(1);
+  });
+
+  it('counts every live instance of a cache and their entries together', () => {
+    const held = [1, 2, 3].map((i) => {
+      const c = new Cache<string, number>({ name: 'test-instances', max: 5, invalidatedBy: 'x' });
+      for (let k = 0; k < i; k++) c.set(`k${k}`, k);
+      return c;
+    });
+    expect(cacheInventory().find((r) => r.name === 'test-instances')).toMatchObject({ instances: 3, entries: 6 });
+    expect(held).toHaveLength(3);
   });
 });
