@@ -20,6 +20,7 @@ export default {
     'matching/shop-notes.ts',
     'matching/answers.ts',
     'matching/identities.ts',
+    'matching/kind.ts',
     'lib/gtin.ts',
     'catalog/search.ts',
     'catalog/alike.ts',

@@ -30,6 +30,7 @@ export const MUTATION_TESTS = [
   'tests/shop-notes.test.ts',
   'tests/answers.test.ts',
   'tests/identity-proposals.test.ts',
+  'tests/product-kind.test.ts',
   'tests/loved-engine.test.ts',
   'tests/loved-products.test.ts',
   'tests/loved-perfumes.test.ts',

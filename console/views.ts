@@ -1,6 +1,7 @@
 import type { ProfileGrade, ProfileQuality } from '../catalog/types.ts';
 import { type Html, html } from '../lib/html.ts';
 import { MAX_ANSWER_ACCORDS, MAX_ANSWER_NOTES } from '../matching/answers.ts';
+import type { ProductKind } from '../matching/kind.ts';
 import { labelOf, type VocabularyKind } from '../vocabulary/index.ts';
 import { accordChoices, noteChoices, noteLabel } from './answer-choices.ts';
 import {
@@ -646,7 +647,14 @@ export interface ProductData {
   reason: string | null;
   pinned: boolean;
   /** the listing's words as read; the house found (named in the page's language) and the concentration's slug */
-  parsed: { words: string[]; concentration: string | null; house: string | null };
+  parsed: {
+    words: string[];
+    concentration: string | null;
+    house: string | null;
+    kind: ProductKind;
+    alcoholFree: boolean;
+    contents: ProductKind[];
+  };
   candidates: { id: string; name: string; score: number }[];
   profile: { accords: string[]; families: string[] } | null;
   /** the matched perfume's record: its profile's grade, the perfume it is inspired by and its sources */
@@ -712,7 +720,8 @@ ${d.pinned ? html`<form method="post" action="${base(m)}/shelf/unpin">${csrfFiel
 <section class="card"><h2>${t(lang, 'readAs')}</h2>
 <dl class="facts"><dt>${t(lang, 'words')}</dt><dd dir="auto">${d.parsed.words.join(' ')}</dd>
 <dt>${t(lang, 'house')}</dt><dd>${d.parsed.house ?? '—'}</dd>
-<dt>${t(lang, 'concentration')}</dt><dd>${d.parsed.concentration ? concentrationName(lang, d.parsed.concentration) : '—'}</dd></dl>
+<dt>${t(lang, 'concentration')}</dt><dd>${d.parsed.concentration ? concentrationName(lang, d.parsed.concentration) : '—'}</dd>
+<dt>${t(lang, 'productKind')}</dt><dd class="product-kind">${t(lang, `kind_${d.parsed.kind}`)}${d.parsed.contents.length > 0 ? `: ${d.parsed.contents.map((k) => t(lang, `kind_${k}`)).join(listSeparator(lang))}` : ''}${d.parsed.alcoholFree ? ` · ${t(lang, 'alcoholFree')}` : ''}</dd></dl>
 ${
   d.candidates.length > 0
     ? html`<h3>${t(lang, 'candidates')}</h3><ul class="list">${d.candidates.map(

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EVIDENCE_FACTS, EVIDENCE_KINDS, PROFILE_GRADES } from '../catalog/schema.ts';
+import { PRODUCT_KINDS } from '../matching/kind.ts';
 import { IsoDateTime, Nullable } from './common.ts';
 import { KeyModeSchema, MerchantProductInputSchema, QualitySchema } from './widget.ts';
 
@@ -278,6 +279,17 @@ const ListingExplanationSchema = Type.Object(
       not_perfume: Nullable(
         Type.String({ description: 'set when the listing is not a perfume (body mist, deodorant…)' }),
       ),
+      kind: Type.Union(
+        PRODUCT_KINDS.map((k) => Type.Literal(k)),
+        {
+          description:
+            'what kind of product it is, read from its own words (docs/gulf-shelf.md): a spray, a perfume oil, bakhoor or incense, oud wood, a body or hair mist, a gift set, a decant or sample, or another thing a perfume shop sells',
+        },
+      ),
+      alcohol_free: Nullable(Type.Literal(true, { description: 'true when the listing says it holds no alcohol' })),
+      contents: Type.Array(Type.Union(PRODUCT_KINDS.map((k) => Type.Literal(k))), {
+        description: "a gift set's kinds, as its listing names them; empty for anything else",
+      }),
     }),
     house: Type.Object({
       name: Nullable(Type.String()),

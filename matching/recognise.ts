@@ -11,6 +11,7 @@ import type { CatalogPerfume, ProductProfile, ProfileQuality } from '../catalog/
 import { Cache } from '../lib/cache.ts';
 import { lineOf, type ScoringProduct } from '../scoring/products.ts';
 import { answerProfile } from './answers.ts';
+import { type ProductKind, productKind } from './kind.ts';
 import { type ProductInput, spellingOf, validateProductInput } from './listing.ts';
 import { type ExplainedMatch, explainMatch, listingHouse, type MatchResult } from './matcher.ts';
 import { type ProductForm, parseListing } from './parse.ts';
@@ -372,6 +373,12 @@ export interface ListingExplanation {
     form: ProductForm;
     noise: string[];
     not_perfume: string | null;
+    /** what kind of product it is (matching/kind.ts): a spray, an oil, bakhoor, oud wood, a mist… */
+    kind: ProductKind;
+    /** true when the listing says it holds no alcohol */
+    alcohol_free: true | null;
+    /** a gift set's kinds, as its listing names them */
+    contents: ProductKind[];
   };
   house: { name: string | null; from: 'house' | 'name' | null };
   /** what the matcher makes of the listing now (a pin may have overruled it) */
@@ -394,6 +401,7 @@ export function explainListing(
   const parsed = parseListing(listing.name);
   const house = listingHouse(snapshot.index, listing.house, parsed);
   const match = matchOf(snapshot, listing);
+  const kind = productKind(listing.name);
   return {
     parsed: {
       words: parsed.words,
@@ -403,6 +411,9 @@ export function explainListing(
       form: parsed.form,
       noise: parsed.noise,
       not_perfume: parsed.notPerfume,
+      kind: kind.kind,
+      alcohol_free: kind.alcoholFree,
+      contents: kind.contents,
     },
     house: { name: house.house, from: house.from },
     matcher: {

@@ -271,7 +271,14 @@ describe('what a product’s profile rests on, in the shelf and on its page', ()
     confidence: 1,
     reason: 'matched',
     pinned: false,
-    parsed: { words: ['sahara', 'plain'], concentration: 'edp', house: 'Qtest House' },
+    parsed: {
+      words: ['sahara', 'plain'],
+      concentration: 'edp',
+      house: 'Qtest House',
+      kind: 'gift_set',
+      alcoholFree: true,
+      contents: ['spray', 'oil'],
+    },
     candidates: [],
     profile: null,
     record: { grade: null, inspiredBy: null, sources: [] },
@@ -295,6 +302,22 @@ describe('what a product’s profile rests on, in the shelf and on its page', ()
       expect(qualityLabel(lang, null, 'unmatched')).toBe(t(lang, 'none'));
       expect(words).not.toContain(t(lang, 'qualityNone'));
     }
+  });
+
+  it('says what kind of product it is, what a set holds and that it is alcohol-free, in both languages', () => {
+    expect(page('en', product())).toContain(
+      '<dd class="product-kind">Gift set: Spray, Perfume oil · alcohol-free, as the listing says</dd>',
+    );
+    expect(page('ar', product())).toContain(
+      '<dd class="product-kind">طقم هدية: عطر بخاخ، دهن أو زيت عطري · بدون كحول، كما يذكر المنتج</dd>',
+    );
+    const spray = page(
+      'en',
+      product({
+        parsed: { words: ['x'], concentration: null, house: null, kind: 'spray', alcoholFree: false, contents: [] },
+      }),
+    );
+    expect(spray).toContain('<dd class="product-kind">Spray</dd>');
   });
 
   it('a recognised product with no profile says so, and what would give it one', () => {

@@ -530,6 +530,9 @@ describe('a list of listings', () => {
         size: { value: 100, unit: 'ml' },
         form: 'full',
         not_perfume: null,
+        kind: 'spray',
+        alcohol_free: null,
+        contents: [],
       },
       house: { name: 'Creed', from: 'house' },
       matcher: { perfume_id: 'creed-aventus-edp', sibling: true, why: { kind: 'matched' } },
@@ -543,7 +546,12 @@ describe('a list of listings', () => {
     });
     const lotion = explainListing({ name: 'Aventus Body Lotion', house: 'Creed' }, catalog());
     expect(lotion.parsed.not_perfume).not.toBeNull();
+    expect(lotion.parsed.kind).toBe('other');
     expect(lotion.matcher.perfume_id).toBeNull();
+    // bakhoor named after a perfume is bakhoor, and matched to no perfume
+    const bakhoor = explainListing({ name: 'بخور كريد افينتوس 40 جرام', house: 'Creed' }, catalog());
+    expect(bakhoor.parsed.kind).toBe('bakhoor');
+    expect(bakhoor.matcher.perfume_id).toBeNull();
   });
 
   it('through the matcher: a perfume of ours with its own profile is full; a concentration we lack is a sibling', () => {

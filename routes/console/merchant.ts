@@ -415,6 +415,9 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
         parsed: {
           words: v.explanation.parsed.words,
           concentration: v.explanation.parsed.concentration,
+          kind: v.explanation.parsed.kind,
+          alcoholFree: v.explanation.parsed.alcohol_free === true,
+          contents: v.explanation.parsed.contents,
           house: readHouse && houseName(lang, { house: readHouse, houseAr: names.houseAr(readHouse) }),
         },
         candidates: v.explanation.candidates.map((c) => ({
