@@ -237,7 +237,7 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/^VOLUME \["\/app\/\.data"\]$/m);
     expect(runtime).toMatch(/^STOPSIGNAL SIGTERM$/m);
     // the compiled service, as plain node: no loader, no compiler
-    expect(runtime).toMatch(/^CMD \["node", "build\/server\.js"\]$/m);
+    expect(runtime).toMatch(/^CMD \["node", "--max-semi-space-size=4", "--liftoff-only", "build\/server\.js"\]$/m);
   });
 
   it('keeps node_modules, data and secrets out of the build context', () => {
@@ -276,7 +276,7 @@ describe('deploy/systemd/sillage@.service', () => {
     expect(one('User')).not.toBe('root');
     expect(one('EnvironmentFile')).toBe('/etc/sillage/sillage.env');
     expect(one('WorkingDirectory')).toBe('/opt/sillage');
-    expect(one('ExecStart')).toMatch(/PORT=%i node build\/server\.js$/);
+    expect(one('ExecStart')).toMatch(/PORT=%i node --max-semi-space-size=4 --liftoff-only build\/server\.js$/);
     expect(one('Restart')).toBe('on-failure');
     expect(unit.get('Install')?.get('WantedBy')).toEqual(['multi-user.target']);
   });
