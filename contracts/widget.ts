@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { PRODUCT_KINDS } from '../matching/kind.ts';
 import { slugsOf } from '../vocabulary/index.ts';
 import { ApiKeyField, IsoDateTime, MerchantSchema, Nullable, UuidString } from './common.ts';
 import { MAX_REFERENCE_PERFUMES } from './limits.ts';
@@ -327,6 +328,33 @@ export const QuizSchema = Type.Object(
         examples: [300],
       }),
     ),
+    kinds: Type.Optional(
+      Type.Array(Type.String({ maxLength: 40 }), {
+        maxItems: 7,
+        description: `The kinds of product wanted (an extension of the interface): ${slugsOf('product_kind').join(', ')} (or their Arabic names: عطور, دهن, بخور, عود, معطر شعر, طقم, عينة). Products of other kinds are never shown; omitted or empty: any kind. An unknown kind is refused with 400 invalid_quiz`,
+        examples: [['oil', 'bakhoor'], ['دهن']],
+      }),
+    ),
+    alcohol_free: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only products without alcohol (an extension of the interface): perfume oils, bakhoor and oud wood, and products whose listing says they are alcohol-free. A spray is shown only when its listing says so',
+      }),
+    ),
+    budget: Type.Optional(
+      Type.Object(
+        {
+          min: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000_000 })),
+          max: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000 })),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "A price range in the shop's currency (an extension of the interface), the price the shopper pays (the sale price when there is one): a product outside it, or without a price, is never shown. min above max is refused with 400",
+          examples: [{ max: 300 }, { min: 100, max: 500 }],
+        },
+      ),
+    ),
   },
   { $id: 'Quiz', title: 'Quiz', description: "The shopper's answers", additionalProperties: false },
 );
@@ -444,6 +472,17 @@ export const RecommendationSchema = Type.Object(
           'For whom the product is made: our catalog\'s perfume\'s, else what the listing says ("for men", "نسائي"); null when not known',
       }),
     ),
+    product_kind: Type.Union(
+      PRODUCT_KINDS.map((k) => Type.Literal(k)),
+      {
+        description:
+          'What kind of product it is, read from its listing (docs/gulf-shelf.md): spray, oil (perfume oil), bakhoor, oud_wood, mist (body or hair), gift_set, sample (a decant or sample), other',
+      },
+    ),
+    alcohol_free: Type.Boolean({
+      description:
+        'The product holds no alcohol: an oil, bakhoor or oud wood by what it is, or a product whose listing says so',
+    }),
     price: Nullable(Type.Number()),
     currency: Type.String(),
     product_url: Nullable(Type.String()),

@@ -89,11 +89,17 @@ const partials = new Cache<string, ProductProfile | null>({
   invalidatedBy: 'nothing: a profile depends only on the listing text and the shipped notes',
 });
 
+/** kinds that are not a perfume of ours but are worn or burnt for their scent */
+const WORN_OR_BURNT: ReadonlySet<ProductKind> = new Set(['mist', 'bakhoor', 'oud_wood']);
+
 function partialOf(listing: ProductInput): ProductProfile | null {
   const key = JSON.stringify([listing.name, listing.accords, listing.notes, listing.description]);
   if (partials.has(key)) return partials.get(key) ?? null;
-  // a body lotion or a deodorant carries a perfume's words but is never recommended as a perfume
-  const profile = parseListing(listing.name).notPerfume ? null : partialProfile(listing);
+  // a body lotion or a deodorant carries a perfume's words but is never recommended as a perfume; a
+  // mist, bakhoor or oud wood is matched to no perfume either, but is recommended for what it is
+  // (its product_kind) by the profile its shop gives it (docs/gulf-shelf.md)
+  const notPerfume = parseListing(listing.name).notPerfume !== null;
+  const profile = notPerfume && !WORN_OR_BURNT.has(productKind(listing.name).kind) ? null : partialProfile(listing);
   partials.set(key, profile);
   return profile;
 }
@@ -231,6 +237,7 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     quality: r.quality,
     ...(r.sibling ? { sibling: true } : {}),
     gender: genderOf(r),
+    ...kindOf(r.listing.name),
     profile: r.profile as ProductProfile,
     line: r.line,
     lineHouse: r.lineHouse,
@@ -239,6 +246,12 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     ...(r.inspiredBy ? { inspiredBy: { id: r.inspiredBy.id, ...namesOf(r.inspiredBy) } } : {}),
     ...(r.quality === 'shops' && r.shops ? { shops: r.shops } : {}),
   };
+}
+
+/** A product's kind and whether its listing says it holds no alcohol (matching/kind.ts). */
+function kindOf(name: string): { kind: ProductKind; alcoholFree?: true } {
+  const k = productKind(name);
+  return { kind: k.kind, ...(k.alcoholFree ? { alcoholFree: true as const } : {}) };
 }
 
 const namesOf = (p: CatalogPerfume) => ({

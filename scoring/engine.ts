@@ -8,6 +8,7 @@
  * loop, and the best are picked without sorting them all.
  */
 import { MAX_REFERENCE_PERFUMES } from '../contracts/limits.ts';
+import type { ProductKind } from '../matching/kind.ts';
 import { ACCORDS, FAMILIES, familyAccords, OCCASIONS, RATINGS, SEASONS, TIMES } from '../vocabulary/index.ts';
 import { OCCASION_LEANS, OCCASION_TIME, SEASON_LEANS } from './affinities.ts';
 import type { Quiz } from './quiz.ts';
@@ -56,6 +57,12 @@ export interface ProductMatrix {
   prominent: Uint32Array;
   /** for whom each product is made: 1 men, 2 women, 3 unisex or not known (WEARER_BIT) */
   wearer: Uint8Array;
+  /** each product's kind as a bit (KIND_BIT): a spray, an oil, bakhoor… */
+  kindBit: Uint8Array;
+  /** 1 when a product holds no alcohol: an oil, bakhoor or oud wood, or its listing says so */
+  alcoholFree: Uint8Array;
+  /** what the shopper pays, NaN when the shop gives no price */
+  price: Float64Array;
   /** products of one perfume line (flankers, concentrations) share a key */
   lineKey: Int32Array;
   houseKey: Int32Array;
@@ -90,12 +97,31 @@ const WEARER_BIT = { men: 1, women: 2 } as const;
 const wearerBits = (gender: string | null | undefined) =>
   gender === 'men' ? WEARER_BIT.men : gender === 'women' ? WEARER_BIT.women : WEARER_BIT.men | WEARER_BIT.women;
 
+/** A product's kind as a bit, for the shopper's `kinds` (all bits: any kind). */
+export const KIND_BIT: Readonly<Record<ProductKind, number>> = {
+  spray: 1,
+  oil: 2,
+  bakhoor: 4,
+  oud_wood: 8,
+  mist: 16,
+  gift_set: 32,
+  sample: 64,
+  other: 128,
+};
+/** kinds that hold no alcohol by what they are: an oil is worn as oil, bakhoor and wood are burnt */
+const ALCOHOL_FREE_KINDS: ReadonlySet<ProductKind> = new Set(['oil', 'bakhoor', 'oud_wood']);
+
 export function buildProductMatrix(
   products: readonly {
     profile: ScoringProfile;
     line: string;
     house: string;
     gender?: string | null;
+    /** what kind of product it is (matching/kind.ts); a spray when not said */
+    kind?: ProductKind;
+    /** its listing says it holds no alcohol */
+    alcoholFree?: boolean;
+    price?: number | null;
     /** the notes, as canonical keys (any tier): compared with a loved perfume's */
     notes?: readonly string[];
   }[],
@@ -112,6 +138,9 @@ export function buildProductMatrix(
     occasionMask: new Uint32Array(n),
     prominent: new Uint32Array(n * ACCORD_WORDS),
     wearer: new Uint8Array(n),
+    kindBit: new Uint8Array(n),
+    alcoholFree: new Uint8Array(n),
+    price: new Float64Array(n),
     lineKey: new Int32Array(n),
     houseKey: new Int32Array(n),
     accordNorm: new Float32Array(n),
@@ -158,6 +187,10 @@ export function buildProductMatrix(
     m.timeMask[i] = mask(p.profile.times, TIME_BIT);
     m.occasionMask[i] = mask(p.profile.occasions, OCCASION_BIT);
     m.wearer[i] = wearerBits(p.gender);
+    const kind = p.kind ?? 'spray';
+    m.kindBit[i] = KIND_BIT[kind];
+    m.alcoholFree[i] = p.alcoholFree === true || ALCOHOL_FREE_KINDS.has(kind) ? 1 : 0;
+    m.price[i] = typeof p.price === 'number' ? p.price : Number.NaN;
     m.lineKey[i] = lines.get(p.line) ?? lines.set(p.line, lines.size).size - 1;
     m.houseKey[i] = houses.get(p.house) ?? houses.set(p.house, houses.size).size - 1;
   });
@@ -209,6 +242,13 @@ export interface Taste {
   answered: boolean;
   /** the shopper's wearer bit (1 men, 2 women), 0 for no preference */
   wearerBit: number;
+  /** the kinds the shopper asked for as KIND_BITs, 0 for any */
+  kindMask: number;
+  /** only products that hold no alcohol */
+  alcoholFreeOnly: boolean;
+  /** the price range asked for, [0, Infinity] when none */
+  budgetMin: number;
+  budgetMax: number;
   familyMask: number;
   seasonBit: number;
   timeBit: number;
@@ -313,6 +353,10 @@ export function buildTaste(quiz: Quiz, references: References = {}): Taste {
     ),
     answered: quiz.families.length > 0 || quiz.ratings.length > 0,
     wearerBit: quiz.gender ? WEARER_BIT[quiz.gender] : 0,
+    kindMask: (quiz.kinds ?? []).reduce((bits, k) => bits | KIND_BIT[k], 0),
+    alcoholFreeOnly: quiz.alcoholFree === true,
+    budgetMin: quiz.budget?.min ?? 0,
+    budgetMax: quiz.budget?.max ?? Number.POSITIVE_INFINITY,
     familyMask: mask(quiz.families, FAMILY_BIT),
     seasonBit: quiz.season ? (SEASON_BIT.get(quiz.season) ?? 0) : 0,
     timeBit: time ? (TIME_BIT.get(time) ?? 0) : 0,
@@ -513,9 +557,15 @@ export function scoreProducts(m: ProductMatrix, t: Taste, rel?: Relations): Scor
     }
     shares[i] = !t.askedSomething || wantedHere !== 0 || family === 1 || likeALoved ? 1 : 0;
     const otherWearer = t.wearerBit !== 0 && ((m.wearer[i] as number) & t.wearerBit) === 0;
+    const price = m.price[i] as number;
+    // what the shopper ruled out: another kind, alcohol, a price outside the budget (or none to compare)
+    const ruledOut =
+      (t.kindMask !== 0 && ((m.kindBit[i] as number) & t.kindMask) === 0) ||
+      (t.alcoholFreeOnly && m.alcoholFree[i] === 0) ||
+      ((t.budgetMin > 0 || t.budgetMax < Number.POSITIVE_INFINITY) && !(price >= t.budgetMin && price <= t.budgetMax));
     const relation = relations ? (relations[i] as number) : REL_NONE;
     tier[i] =
-      avoidedHere || otherWearer || relation === REL_DISLIKED
+      avoidedHere || otherWearer || ruledOut || relation === REL_DISLIKED
         ? TIER_NEVER_SHOWN
         : relation === REL_SAME
           ? TIER_SAME

@@ -8,6 +8,7 @@ import type { CatalogPerfume, ProductProfile, ProfileQuality } from '../catalog/
 import type { AlsoExplore, Recommendation } from '../contracts/widget.ts';
 import { Cache } from '../lib/cache.ts';
 import { normalizeText } from '../lib/text.ts';
+import type { ProductKind } from '../matching/kind.ts';
 import { noteKey, resolveNote } from '../vocabulary/notes.ts';
 import {
   buildProductMatrix,
@@ -47,6 +48,10 @@ export interface ScoringProduct {
   sibling?: boolean;
   /** for whom it is made: our perfume's, else what the listing says ("for men", "نسائي"); null when not known */
   gender?: 'men' | 'women' | 'unisex' | null;
+  /** what kind of product it is, read from its listing (matching/kind.ts); a spray when not given */
+  kind?: ProductKind;
+  /** its listing says it holds no alcohol */
+  alcoholFree?: boolean;
   profile: ProductProfile;
   /** perfume line (house + perfume name) for diversity; the product's own name when unmatched */
   line: string;
@@ -160,6 +165,9 @@ export class CompiledProducts {
         line: p.line,
         house: p.lineHouse,
         gender: p.gender,
+        kind: p.kind ?? 'spray',
+        alcoholFree: p.alcoholFree === true,
+        price: p.price,
         notes: notesOf(p.profile.notes),
       })),
     );
@@ -285,6 +293,8 @@ export class CompiledProducts {
         match_accords: matchAccords(this.matrix, taste, i),
         quality: p.quality,
         gender: p.gender ?? null,
+        product_kind: p.kind ?? 'spray',
+        alcohol_free: this.matrix.alcoholFree[i] === 1,
         price: p.price,
         currency: p.currency,
         product_url: p.productUrl,

@@ -8,6 +8,7 @@ import {
   type AccordSlug,
   type FamilySlug,
   type OccasionSlug,
+  type ProductKindSlug,
   type RatingSlug,
   resolveTerm,
   type SeasonSlug,
@@ -26,6 +27,12 @@ export interface QuizInput {
   disliked_perfumes?: string[];
   /** with loved perfumes: the price close alternatives "for less" must be under */
   for_less_than?: number;
+  /** the kinds of product wanted (vocabulary product_kind: spray, oil, bakhoor…); none: any */
+  kinds?: string[];
+  /** only products without alcohol: oils, bakhoor and oud wood, and what the listing says is alcohol-free */
+  alcohol_free?: boolean;
+  /** a price range, in the shop's currency: nothing outside it (nor without a price) is shown */
+  budget?: { min?: number; max?: number };
 }
 
 /** For whom the perfume is: a product made for the other is never shown; unisex and unknown always may be. */
@@ -42,6 +49,11 @@ export interface Quiz {
   loved?: string[];
   disliked?: string[];
   forLessThan?: number;
+  /** the kinds wanted, sorted; present only when some are named */
+  kinds?: ProductKindSlug[];
+  alcoholFree?: true;
+  /** a price range; present only when a bound is given (an absent bound is 0 or Infinity) */
+  budget?: { min: number; max: number };
 }
 
 /** The words for "no preference" (any is the slug); men and women resolve through the vocabulary's gender terms. */
@@ -134,6 +146,29 @@ export function normalizeQuiz(input: QuizInput): { ok: true; quiz: Quiz } | { ok
     problems.push({ path: '/body/quiz/for_less_than', message: 'must be a price above 0' });
   else if (forLess !== undefined && loved.length === 0)
     problems.push({ path: '/body/quiz/for_less_than', message: 'applies to loved_perfumes: name at least one' });
+  const kinds: ProductKindSlug[] = [];
+  if (input.kinds !== undefined) {
+    for (const [i, name] of input.kinds.entries()) {
+      const slug = typeof name === 'string' ? resolveTerm('product_kind', name) : null;
+      if (!slug)
+        problems.push({
+          path: `/body/quiz/kinds/${i}`,
+          message: `unknown kind of product "${String(name).slice(0, 40)}"; allowed: ${list(slugsOf('product_kind'))}`,
+        });
+      else if (!kinds.includes(slug)) kinds.push(slug);
+    }
+  }
+  const price = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  const budget = input.budget;
+  if (budget !== undefined) {
+    if (budget.min !== undefined && !price(budget.min))
+      problems.push({ path: '/body/quiz/budget/min', message: 'must be a price of 0 or more' });
+    if (budget.max !== undefined && !(price(budget.max) && (budget.max as number) > 0))
+      problems.push({ path: '/body/quiz/budget/max', message: 'must be a price above 0' });
+    if (budget.min !== undefined && budget.max !== undefined && budget.min > budget.max)
+      problems.push({ path: '/body/quiz/budget', message: 'min must not be above max' });
+  }
+  const bounded = budget !== undefined && (budget.min !== undefined || budget.max !== undefined);
   if (problems.length === 0 && families.length === 0 && ratings.size === 0 && loved.length === 0) {
     problems.push({
       path: '/body/quiz',
@@ -153,6 +188,9 @@ export function normalizeQuiz(input: QuizInput): { ok: true; quiz: Quiz } | { ok
       ...(loved.length ? { loved } : {}),
       ...(disliked.length ? { disliked } : {}),
       ...(forLess !== undefined ? { forLessThan: forLess } : {}),
+      ...(kinds.length ? { kinds: [...kinds].sort() } : {}),
+      ...(input.alcohol_free === true ? { alcoholFree: true as const } : {}),
+      ...(bounded ? { budget: { min: budget?.min ?? 0, max: budget?.max ?? Number.POSITIVE_INFINITY } } : {}),
     },
   };
 }

@@ -466,3 +466,61 @@ describe('fit bands and prominent accords, at their edges', () => {
     });
   });
 });
+
+describe('the Gulf shopper’s filters: kinds, alcohol-free, budget (never shown what they rule out)', () => {
+  const profile = {
+    families: ['oud'],
+    accords: [{ name: 'oud', weight: 1 }],
+    seasons: [],
+    times: [],
+    occasions: [],
+    notes: { top: [], heart: [], base: [] },
+  } as unknown as Parameters<typeof buildProductMatrix>[0][number]['profile'];
+  const items = [
+    { kind: 'spray', price: 100 },
+    { kind: 'spray', price: 250, alcoholFree: true },
+    { kind: 'oil', price: 90 },
+    { kind: 'bakhoor', price: 40 },
+    { kind: 'oud_wood', price: 700 },
+    { kind: 'mist', price: null },
+    { kind: 'gift_set', price: 300 },
+    { kind: 'sample', price: 20 },
+    { kind: 'other', price: 10 },
+    { price: 120 },
+  ] as const;
+  const m = buildProductMatrix(
+    items.map(
+      (p, i) => ({ profile, line: `l${i}`, house: `h${i}`, ...p }) as Parameters<typeof buildProductMatrix>[0][number],
+    ),
+  );
+  const shown = (q: Partial<Quiz>) => {
+    const { tier } = scoreProducts(m, buildTaste(quiz({ families: ['oud'], ...q })));
+    return items.map((_, i) => i).filter((i) => tier[i] !== TIER_NEVER_SHOWN);
+  };
+
+  it('no answer: every kind, priced or not', () => {
+    expect(shown({})).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('kinds: only those asked for (a product of no stated kind is a spray)', () => {
+    expect(shown({ kinds: ['oil'] })).toEqual([2]);
+    expect(shown({ kinds: ['spray'] })).toEqual([0, 1, 9]);
+    expect(shown({ kinds: ['bakhoor', 'oud_wood', 'mist', 'gift_set', 'sample'] })).toEqual([3, 4, 5, 6, 7]);
+  });
+
+  it('alcohol-free: oils, bakhoor and oud wood, and a spray said so', () => {
+    expect(shown({ alcoholFree: true })).toEqual([1, 2, 3, 4]);
+  });
+
+  it('budget: within both bounds, inclusive; no price, not shown', () => {
+    expect(shown({ budget: { min: 0, max: 100 } })).toEqual([0, 2, 3, 7, 8]);
+    expect(shown({ budget: { min: 100, max: 300 } })).toEqual([0, 1, 6, 9]);
+    expect(shown({ budget: { min: 500, max: Number.POSITIVE_INFINITY } })).toEqual([4]);
+    // from 0 with no top rules nothing out
+    expect(shown({ budget: { min: 0, max: Number.POSITIVE_INFINITY } })).toContain(5);
+  });
+
+  it('together: each rule holds', () => {
+    expect(shown({ kinds: ['spray', 'oil'], alcoholFree: true, budget: { min: 0, max: 200 } })).toEqual([2]);
+  });
+});

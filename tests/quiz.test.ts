@@ -142,6 +142,54 @@ describe('normalizeQuiz', () => {
   });
 });
 
+describe('normalizeQuiz: kinds of product, alcohol-free, budget', () => {
+  const base = { families: ['oud'] };
+  it('resolves kinds in English or Arabic, each once, sorted; none or empty is any kind', () => {
+    expect(accepted({ ...base, kinds: ['دهن', 'bakhoor', 'oil', 'Gift sets'] }).kinds).toEqual([
+      'bakhoor',
+      'gift_set',
+      'oil',
+    ]);
+    expect(accepted({ ...base, kinds: [] })).toEqual(accepted(base));
+    expect(accepted(base)).not.toHaveProperty('kinds');
+  });
+
+  it('refuses an unknown kind at its place in the list', () => {
+    const problems = refused({ ...base, kinds: ['oil', 'lotion'] });
+    expect(problems).toEqual([{ path: '/body/quiz/kinds/1', message: expect.stringContaining('"lotion"') }]);
+    expect(problems[0]?.message).toContain('spray, oil, bakhoor, oud_wood, mist, gift_set, sample');
+  });
+
+  it('alcohol-free only when said true', () => {
+    expect(accepted({ ...base, alcohol_free: true }).alcoholFree).toBe(true);
+    expect(accepted({ ...base, alcohol_free: false })).toEqual(accepted(base));
+  });
+
+  it('a budget: an absent bound is open; a range upside down, a negative floor or a top of 0 is refused', () => {
+    expect(accepted({ ...base, budget: { max: 300 } }).budget).toEqual({ min: 0, max: 300 });
+    expect(accepted({ ...base, budget: { min: 100 } }).budget).toEqual({ min: 100, max: Number.POSITIVE_INFINITY });
+    expect(accepted({ ...base, budget: { min: 0, max: 0.5 } }).budget).toEqual({ min: 0, max: 0.5 });
+    expect(accepted({ ...base, budget: { min: 200, max: 200 } }).budget).toEqual({ min: 200, max: 200 });
+    expect(accepted({ ...base, budget: {} })).toEqual(accepted(base));
+    expect(refused({ ...base, budget: { min: 300, max: 100 } })).toEqual([
+      { path: '/body/quiz/budget', message: 'min must not be above max' },
+    ]);
+    expect(refused({ ...base, budget: { min: -1 } })).toEqual([
+      { path: '/body/quiz/budget/min', message: 'must be a price of 0 or more' },
+    ]);
+    expect(refused({ ...base, budget: { max: 0 } })).toEqual([
+      { path: '/body/quiz/budget/max', message: 'must be a price above 0' },
+    ]);
+    expect(refused({ ...base, budget: { max: Number.NaN } })).toHaveLength(1);
+  });
+
+  it('kinds, alcohol-free and a budget alone are no taste: a family, an accord or a loved perfume is still asked for', () => {
+    expect(refused({ kinds: ['oil'], alcohol_free: true, budget: { max: 100 } })).toEqual([
+      { path: '/body/quiz', message: expect.stringContaining('choose at least one family') },
+    ]);
+  });
+});
+
 describe('normalizeQuiz: perfumes the shopper loves and dislikes', () => {
   it('keeps the ids in the shopper’s order, trimmed, each once; none named, no field', () => {
     const q = accepted({ loved_perfumes: [' b ', 'a', 'b', ''], disliked_perfumes: ['c'] });

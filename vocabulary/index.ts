@@ -367,12 +367,52 @@ export const CONCENTRATIONS = [
   },
 ] as const satisfies readonly Term[];
 
+/**
+ * The kinds of product a shopper may ask for (quiz `kinds`): those of matching/kind.ts a shopper
+ * wears or burns ("other", a burner or a lotion, is never asked for). docs/gulf-shelf.md.
+ */
+export const PRODUCT_KIND_TERMS = [
+  {
+    slug: 'spray',
+    en: 'Perfume sprays',
+    ar: 'العطور البخاخ',
+    aliases: ['sprays', 'perfume', 'perfumes', 'عطر', 'عطور', 'بخاخ'],
+  },
+  {
+    slug: 'oil',
+    en: 'Perfume oils',
+    ar: 'الدهن والزيوت العطرية',
+    aliases: ['oils', 'dehn', 'attar', 'دهن', 'دهون', 'زيوت'],
+  },
+  { slug: 'bakhoor', en: 'Bakhoor and incense', ar: 'البخور', aliases: ['incense', 'bukhoor', 'بخور', 'معمول'] },
+  { slug: 'oud_wood', en: 'Oud wood', ar: 'العود للتبخير', aliases: ['oud chips', 'oud-wood', 'عود', 'عود طبيعي'] },
+  {
+    slug: 'mist',
+    en: 'Body and hair mists',
+    ar: 'معطرات الشعر والجسم',
+    aliases: ['mists', 'hair mist', 'body mist', 'معطر شعر', 'معطر جسم'],
+  },
+  {
+    slug: 'gift_set',
+    en: 'Gift sets',
+    ar: 'أطقم الهدايا',
+    aliases: ['gift sets', 'gift-set', 'sets', 'طقم', 'أطقم', 'طقم هدية'],
+  },
+  {
+    slug: 'sample',
+    en: 'Decants and samples',
+    ar: 'التقسيم والعينات',
+    aliases: ['samples', 'decant', 'decants', 'عينة', 'تقسيم'],
+  },
+] as const satisfies readonly Term[];
+
 export type AccordSlug = (typeof ACCORDS)[number]['slug'];
 export type FamilySlug = (typeof FAMILIES)[number]['slug'];
 export type RatingSlug = (typeof RATINGS)[number]['slug'];
 export type SeasonSlug = (typeof SEASONS)[number]['slug'];
 export type TimeSlug = (typeof TIMES)[number]['slug'];
 export type OccasionSlug = (typeof OCCASIONS)[number]['slug'];
+export type ProductKindSlug = (typeof PRODUCT_KIND_TERMS)[number]['slug'];
 export type GenderSlug = (typeof GENDERS)[number]['slug'];
 export type ConcentrationSlug = (typeof CONCENTRATIONS)[number]['slug'];
 
@@ -385,6 +425,7 @@ export const VOCABULARY = {
   occasion: OCCASIONS,
   gender: GENDERS,
   concentration: CONCENTRATIONS,
+  product_kind: PRODUCT_KIND_TERMS,
 } as const;
 export type VocabularyKind = keyof typeof VOCABULARY;
 
