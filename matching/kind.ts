@@ -84,9 +84,10 @@ const SPRAY_WORDS = [
   ar('بخاخ|سبراي|او دو|او دي|ماء عطر|بارفيوم|بارفان|تواليت|عطر'),
 ];
 
+/** read on folded text, where "مائي" (water-based) is "مايي" */
 const ALCOHOL_FREE = [
   en('alcohol ?free|non ?alcoholic|without alcohol|no alcohol|zero alcohol|0 ?alcohol|water based|oil based'),
-  /(?:^|\s)(?:بدون|بلا|خالي من|خاليه من|خال من|غير)\s+(?:ال)?كحول(?:يه|ي)?(?=\s|$)|(?:^|\s)مائي(?:ه)?(?=\s|$)/u,
+  /(?:^|\s)(?:بدون|بلا|خالي من|خاليه من|خال من|غير)\s+(?:ال)?كحول(?:يه|ي)?(?=\s|$)|(?:^|\s)مايي(?:ه)?(?=\s|$)/u,
 ];
 
 /** sold by weight (grams, ounces, tolas), as wood and bakhoor are: never a spray's millilitres */

@@ -52,6 +52,25 @@ describe('the kind of product a Gulf shop lists', () => {
     ['لوشن الجسم خمرة 200 مل', 'other'],
     ['معطر جو عود 300 مل', 'other'],
     ['Car freshener Oud', 'other'],
+    // sold by weight: wood; by the millilitre with "perfume": a perfume named so
+    ['Oud Muattar 50 gram', 'oud_wood'],
+    ['ممتاز عود 1 اوقيه', 'oud_wood'],
+    ['عود 25 جرام', 'oud_wood'],
+    ['Royal Oud 12.5 g', 'oud_wood'],
+    ['Oud chips 10 tola', 'oud_wood'],
+    ['perfume bakhoor 40 g', 'bakhoor'],
+    ['بخور العود 50 جرام', 'bakhoor'],
+    ['Perfume Bakhoor 50 ml', 'spray'],
+    ['Amber Perfume 100 ml', 'spray'],
+    // several bottles: 3 ml or less a sampler, more a set; two sizes joined, a set
+    ['Samples 5 x 3 ml', 'sample'],
+    ['Sampler 10 x 1.5ml', 'sample'],
+    ['مجموعة 3 × 2 مل', 'sample'],
+    ['Box 3 x 3.5 ml', 'gift_set'],
+    ['Gift box 3 x 12.5 ml', 'gift_set'],
+    ['عطر مسك 100 مل + مسك 10 مل', 'gift_set'],
+    ['Musk 100ml and Musk 10ml', 'gift_set'],
+    ['Musk 100ml 3.4oz', 'spray'],
   ])('%s: %s', (title, kind) => {
     expect(kindOf(title)).toBe(kind);
   });
@@ -69,6 +88,11 @@ describe('the kind of product a Gulf shop lists', () => {
     expect(productKind('معطر شعر خالي من الكحول').alcoholFree).toBe(true);
     expect(productKind('Attar Al Kaaba Perfume Oil 6ml alcohol free').alcoholFree).toBe(true);
     expect(productKind('Non-Alcoholic Musk Spray 50ml').alcoholFree).toBe(true);
+    // water-based ("مائي"), at the start or not
+    expect(productKind('عطر مائي فانيلا 100 مل').alcoholFree).toBe(true);
+    expect(productKind('مائي مسك 50 مل').alcoholFree).toBe(true);
+    expect(productKind('عطر بدون  كحول للأطفال').alcoholFree).toBe(true);
+    expect(productKind('بدون كحول').alcoholFree).toBe(true);
     // an oil is not said to be alcohol-free by its listing when it says nothing
     expect(productKind('دهن عود كمبودي 3 تولة').alcoholFree).toBeNull();
     expect(productKind('Lattafa Khamrah EDP 100ml').alcoholFree).toBeNull();
