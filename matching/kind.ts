@@ -4,10 +4,11 @@
  * set (with the kinds it holds where the listing names them), a decant or sample, or another thing
  * a perfume shop sells (a burner, a lotion, a candle). And whether the listing says it is
  * alcohol-free. Read from the listing's own words, Arabic or English; pure and bounded as
- * parseListing is (MAX_LISTING_CHARS of the listing are read). docs/gulf-shelf.md.
+ * parseListing is (MAX_LISTING_CHARS of the listing are read), whose reading it takes when the
+ * caller has one. docs/gulf-shelf.md.
  */
 import { foldDigits, normalizeText } from '../lib/text.ts';
-import { MAX_LISTING_CHARS, parseListing } from './parse.ts';
+import { MAX_LISTING_CHARS, type ParsedListing, parseListing } from './parse.ts';
 
 export const PRODUCT_KINDS = ['spray', 'oil', 'bakhoor', 'oud_wood', 'mist', 'gift_set', 'sample', 'other'] as const;
 export type ProductKind = (typeof PRODUCT_KINDS)[number];
@@ -131,12 +132,11 @@ function contentsOf(text: string): ProductKind[] {
  * decant of an EDP is a decant; a set holding an oil is a set; a burner for bakhoor is a burner;
  * a hair mist named after a perfume is a mist; an oud oil is an oil, not oud wood.
  */
-export function productKind(title: string): KindReading {
+export function productKind(title: string, parsed: ParsedListing = parseListing(title)): KindReading {
   const listing = title.slice(0, MAX_LISTING_CHARS);
   const text = normalizeText(listing);
   // the raw listing keeps what folding drops: "+", "×", "*"
   const raw = foldDigits(listing).toLowerCase();
-  const parsed = parseListing(listing);
   const alcoholFree = said(ALCOHOL_FREE, text) ? true : null;
   const reading = (kind: ProductKind, contents: ProductKind[] = []): KindReading => ({
     kind,
@@ -167,7 +167,7 @@ export function productKind(title: string): KindReading {
   return reading('spray');
 }
 
-function spokenConcentration(parsed: ReturnType<typeof parseListing>): string | null {
+function spokenConcentration(parsed: ParsedListing): string | null {
   const c = parsed.concentration;
   return c === 'oil' ? null : c;
 }

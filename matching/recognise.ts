@@ -98,8 +98,9 @@ function partialOf(listing: ProductInput): ProductProfile | null {
   // a body lotion or a deodorant carries a perfume's words but is never recommended as a perfume; a
   // mist, bakhoor or oud wood is matched to no perfume either, but is recommended for what it is
   // (its product_kind) by the profile its shop gives it (docs/gulf-shelf.md)
-  const notPerfume = parseListing(listing.name).notPerfume !== null;
-  const profile = notPerfume && !WORN_OR_BURNT.has(productKind(listing.name).kind) ? null : partialProfile(listing);
+  const parsed = parseListing(listing.name);
+  const profiled = parsed.notPerfume === null || WORN_OR_BURNT.has(productKind(listing.name, parsed).kind);
+  const profile = profiled ? partialProfile(listing) : null;
   partials.set(key, profile);
   return profile;
 }
@@ -414,7 +415,7 @@ export function explainListing(
   const parsed = parseListing(listing.name);
   const house = listingHouse(snapshot.index, listing.house, parsed);
   const match = matchOf(snapshot, listing);
-  const kind = productKind(listing.name);
+  const kind = productKind(listing.name, parsed);
   return {
     parsed: {
       words: parsed.words,
