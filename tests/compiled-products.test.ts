@@ -54,6 +54,46 @@ describe('compiled products', () => {
     expect(bare.score(quiz, 6).recommendations[0]?.image_url).toBeNull();
   });
 
+  it('says what kind each product is and whether it holds alcohol, and keeps to the kinds, alcohol and budget asked', () => {
+    const shop = new CompiledProducts(1, [
+      product('spray'),
+      product('af-spray', { alcoholFree: true, price: 250 }),
+      product('oil', { kind: 'oil', price: 60 }),
+      product('mist', { kind: 'mist', price: null }),
+    ]);
+    const ask = (extra: object) => {
+      const r = normalizeQuiz({ families: ['oud'], accord_ratings: { oud: 'love' }, ...extra });
+      if (!r.ok) throw new Error('quiz');
+      const answer = shop.score(r.quiz, 6);
+      return [...answer.recommendations, ...answer.also_explore].map((x) => [
+        x.merchant_product_id,
+        x.product_kind,
+        x.alcohol_free,
+      ]);
+    };
+    expect(ask({}).sort()).toEqual([
+      ['af-spray', 'spray', true],
+      ['mist', 'mist', false],
+      ['oil', 'oil', true],
+      ['spray', 'spray', false],
+    ]);
+    expect(
+      ask({ kinds: ['oil', 'mist'] })
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(['mist', 'oil']);
+    expect(
+      ask({ alcohol_free: true })
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(['af-spray', 'oil']);
+    expect(
+      ask({ budget: { min: 80, max: 300 } })
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(['af-spray', 'spray']);
+  });
+
   it('says how many shop descriptions a profile as shops describe it rests on, and nothing of it for another', () => {
     const shop = new CompiledProducts(1, [
       product('a', { quality: 'shops', perfumeId: 'x-edp', shops: 3 }),
