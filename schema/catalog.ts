@@ -17,6 +17,7 @@ import {
 import type { Evidence } from '../catalog/schema.ts';
 import type { AccordWeight, NotePyramid, ProductProfile } from '../catalog/types.ts';
 import type { ProductAnswer } from '../matching/answers.ts';
+import type { ProductKind } from '../matching/kind.ts';
 import type { ProductSize } from '../matching/listing.ts';
 import type { ShopNotes } from '../matching/shop-notes.ts';
 import { merchants } from './merchants.ts';
@@ -129,6 +130,8 @@ export const merchantProducts = pgTable(
     learntInspired: text('learnt_inspired'),
     /** the merchant's own answer for it (notes, accords, or the perfume it is inspired by): kept through syncs */
     answer: jsonb('answer').$type<ProductAnswer>(),
+    /** the merchant's correction of the product's kind (matching/kind.ts PRODUCT_KINDS): kept through syncs; null: read from the listing */
+    kindOverride: text('kind_override').$type<ProductKind>(),
     /** the feed source that brought it (a pull removes only its own source's products); null when pushed */
     feedSourceId: uuid('feed_source_id'),
     matchStatus: text('match_status', { enum: MATCH_STATUSES }).notNull().default('pending'),

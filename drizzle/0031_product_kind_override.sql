@@ -1,0 +1,1 @@
+ALTER TABLE "merchant_products" ADD COLUMN "kind_override" text;
