@@ -355,6 +355,24 @@ export const QuizSchema = Type.Object(
         },
       ),
     ),
+    gift: Type.Optional(
+      Type.Boolean({
+        description:
+          "A gift for someone else (an extension of the interface); `gender` says for him, for her, or either (any). The shop's gift sets gain 5 points of match_score, decants and samples are not shown (unless `kinds` asks for samples), and taste_summary.gift names the recipient so the widget can speak of them",
+      }),
+    ),
+    lasts_in_heat: Type.Optional(
+      Type.Boolean({
+        description:
+          'The shopper wants what lasts in heat (an extension of the interface): a product estimated to last briefly is not shown, one estimated to last long gains 5 points of match_score, and every product carries its `heat` estimate. Estimated from its kind, concentration and the weight of its base accords (docs/gulf-shelf.md), never measured',
+      }),
+    ),
+    layering: Type.Optional(
+      Type.Boolean({
+        description:
+          "The shopper layers (an extension of the interface): the answer's `layering` proposes up to three pairs of a perfume oil, bakhoor or oud wood worn under a spray, both from the shop's stock and both fitting the taste",
+      }),
+    ),
   },
   { $id: 'Quiz', title: 'Quiz', description: "The shopper's answers", additionalProperties: false },
 );
@@ -445,6 +463,41 @@ export const SimilarToSchema = Type.Object(
   },
 );
 
+export const HeatSchema = Type.Object(
+  {
+    lasting: Type.Union([Type.Literal('long'), Type.Literal('moderate'), Type.Literal('short')]),
+    projection: Type.Union([Type.Literal('strong'), Type.Literal('moderate'), Type.Literal('soft')], {
+      description: 'How far it carries in a warm room: an oil sits close to the skin, bakhoor fills a room',
+    }),
+    estimated: Type.Literal(true, { description: 'Always true: an estimate from what the product is, never measured' }),
+    reasons: Type.Array(
+      Type.Union(
+        [
+          'oil_on_skin',
+          'smoke_on_clothes',
+          'concentration_high',
+          'concentration_edp',
+          'concentration_light',
+          'concentration_unknown',
+          'mist_light',
+          'heavy_base',
+          'volatile_profile',
+        ].map((r) => Type.Literal(r)),
+      ),
+      {
+        description:
+          "Why, the kind's reason first: oil_on_skin (a perfume oil, worn undiluted), smoke_on_clothes (bakhoor or oud wood: clothes and hair hold the smoke), concentration_high (extrait, parfum, elixir), concentration_edp, concentration_light (eau de toilette or cologne), concentration_unknown (a spray whose concentration is not stated: counted as an eau de toilette), mist_light (a body or hair mist); then heavy_base (half its accords or more are slow materials: oud, amber, resins, musk, woods…) or volatile_profile (half or more are bright ones: citrus, aquatic, green, herbs)",
+      },
+    ),
+  },
+  {
+    $id: 'Heat',
+    title: 'Heat',
+    description:
+      'With quiz.lasts_in_heat: how the product is estimated to last and project in heat (docs/gulf-shelf.md "Heat and longevity")',
+  },
+);
+
 export const RecommendationSchema = Type.Object(
   {
     merchant_product_id: Type.String(),
@@ -513,6 +566,7 @@ export const RecommendationSchema = Type.Object(
         },
       ),
     ),
+    heat: Type.Optional(Type.Ref(HeatSchema)),
   },
   { $id: 'Recommendation', title: 'Recommendation', description: "A merchant's product, scored for the shopper" },
 );
@@ -535,6 +589,66 @@ export const AlsoExploreSchema = Type.Object(
   },
 );
 
+export const LayeringPairSchema = Type.Object(
+  {
+    base: Type.Ref(RecommendationSchema, { description: 'A perfume oil, bakhoor or oud wood: worn first' }),
+    top: Type.Ref(RecommendationSchema, { description: 'A spray: worn over it' }),
+    match_score: Type.Integer({ minimum: 0, maximum: 100, description: 'The mean of the two match scores' }),
+    shared_accords: Type.Array(Type.String(), {
+      description: "The accords both carry that the shopper's taste leads with, strongest in both first (up to three)",
+    }),
+    steps: Type.Array(
+      Type.Object({
+        merchant_product_id: Type.String(),
+        how: Type.Union([Type.Literal('oil_on_skin'), Type.Literal('smoke_clothes'), Type.Literal('spray_over')], {
+          description:
+            'oil_on_skin: dab the oil on the skin (wrists, neck) first; smoke_clothes: perfume clothes and hair with the bakhoor or wood smoke first; spray_over: then spray the perfume over it',
+        }),
+      }),
+      { minItems: 2, maxItems: 2, description: 'The order of use: the base, then the spray' },
+    ),
+  },
+  {
+    $id: 'LayeringPair',
+    title: 'LayeringPair',
+    description:
+      'A pair to wear together: both fit the taste (match_score 60 or more, nothing the quiz rules out), both in stock, and they share an accord the taste leads with (docs/gulf-shelf.md "Layering")',
+  },
+);
+
+export const AlternativeSchema = Type.Object(
+  {
+    ...RecommendationSchema.properties,
+    declared_inspired_by: Type.Boolean({
+      description: 'true: sold as inspired by the loved perfume (listed first); false: chosen for its similarity',
+    }),
+    price_difference: Nullable(
+      Type.Number({
+        description:
+          "Its price minus the shop's own price of the loved perfume (negative: cheaper); null when the shop does not sell that perfume, or either has no price",
+      }),
+    ),
+  },
+  { $id: 'Alternative', title: 'Alternative', description: 'A bottle of the shop offered instead of a loved perfume' },
+);
+
+export const AlternativesSchema = Type.Object(
+  {
+    to: Type.Ref(NamedPerfumeSchema),
+    shop_price: Nullable(Type.Number({ description: "The shop's own price of the loved perfume, when it sells it" })),
+    products: Type.Array(Type.Ref(AlternativeSchema), {
+      maxItems: 3,
+      description:
+        'Up to three: those declared as inspired by it first, then the most similar (similarity 60 or more). Never the perfume itself nor a version of it, never a product the quiz rules out (budget, kinds, alcohol, wearer, avoided accords)',
+    }),
+  },
+  {
+    $id: 'Alternatives',
+    title: 'Alternatives',
+    description: "The shop's bottles closest to one loved perfume",
+  },
+);
+
 export const ScoreResponseSchema = Type.Object({
   session_id: Type.String(),
   merchant: Type.Ref(MerchantSchema),
@@ -553,6 +667,12 @@ export const ScoreResponseSchema = Type.Object({
     disliked_perfumes: Type.Optional(
       Type.Array(Type.Ref(NamedPerfumeSchema), { description: 'The perfumes the shopper said they dislike, when any' }),
     ),
+    gift: Type.Optional(
+      Type.Object(
+        { recipient: Type.Union([Type.Literal('him'), Type.Literal('her'), Type.Literal('anyone')]) },
+        { description: 'With quiz.gift: for whom the gift is (from quiz.gender), for the widget to speak of them' },
+      ),
+    ),
     inferred: Type.Optional(
       Type.Object(
         {
@@ -566,6 +686,18 @@ export const ScoreResponseSchema = Type.Object({
       ),
     ),
   }),
+  layering: Type.Optional(
+    Type.Array(Type.Ref(LayeringPairSchema), {
+      maxItems: 3,
+      description:
+        "With quiz.layering: up to three pairs from the shop's stock, the best first, each product in one pair; empty when the shop has no pair that fits",
+    }),
+  ),
+  alternatives: Type.Optional(
+    Type.Array(Type.Ref(AlternativesSchema), {
+      description: "With loved_perfumes: for each, in the quiz's order, the shop's bottles closest to it",
+    }),
+  ),
   powered_by: Type.Object({ label: Type.String(), url: Type.String(), logo_svg: Type.String() }),
   test_mode: Type.Boolean(),
 });
@@ -574,6 +706,8 @@ export type ScoreRequest = Static<typeof ScoreRequestSchema>;
 export type ScoreResponse = Static<typeof ScoreResponseSchema>;
 export type Recommendation = Static<typeof RecommendationSchema>;
 export type AlsoExplore = Static<typeof AlsoExploreSchema>;
+export type LayeringPairView = Static<typeof LayeringPairSchema>;
+export type Alternatives = Static<typeof AlternativesSchema>[];
 
 export const EventRequestSchema = Type.Object(
   {
@@ -612,6 +746,10 @@ export const SHARED_SCHEMAS = [
   QuizSchema,
   NamedPerfumeSchema,
   SimilarToSchema,
+  HeatSchema,
   RecommendationSchema,
   AlsoExploreSchema,
+  LayeringPairSchema,
+  AlternativeSchema,
+  AlternativesSchema,
 ] as const;

@@ -107,6 +107,16 @@ export const OCCASION_LEANS: Record<OccasionSlug, Lean> = {
     ['incense', 0.6],
     ['musky', 0.6],
   ],
+  // evenings after iftar, at home and in the majlis: warm, close, resinous
+  'ramadan-nights': [
+    ['oud', 1],
+    ['amber', 0.8],
+    ['incense', 0.7],
+    ['rose', 0.6],
+    ['saffron', 0.6],
+    ['musky', 0.5],
+    ['sweet', 0.3],
+  ],
   gathering: [
     ['oud', 1],
     ['incense', 0.8],
@@ -141,6 +151,7 @@ export const OCCASION_TIME: Record<OccasionSlug, TimeSlug | null> = {
   'special-occasion': 'night',
   wedding: 'night',
   eid: null,
+  'ramadan-nights': 'night',
   gathering: null,
   sport: 'day',
   travel: 'day',

@@ -63,6 +63,8 @@ export interface ProductMatrix {
   alcoholFree: Uint8Array;
   /** what the shopper pays, NaN when the shop gives no price */
   price: Float64Array;
+  /** how long each product is estimated to last in heat (scoring/heat.ts LASTING_LEVEL): 0 short, 1 moderate, 2 long */
+  lasting: Uint8Array;
   /** products of one perfume line (flankers, concentrations) share a key */
   lineKey: Int32Array;
   houseKey: Int32Array;
@@ -122,6 +124,8 @@ export function buildProductMatrix(
     /** its listing says it holds no alcohol */
     alcoholFree?: boolean;
     price?: number | null;
+    /** how long it is estimated to last in heat (LASTING_LEVEL); moderate when not said */
+    lasting?: number;
     /** the notes, as canonical keys (any tier): compared with a loved perfume's */
     notes?: readonly string[];
   }[],
@@ -141,6 +145,7 @@ export function buildProductMatrix(
     kindBit: new Uint8Array(n),
     alcoholFree: new Uint8Array(n),
     price: new Float64Array(n),
+    lasting: new Uint8Array(n),
     lineKey: new Int32Array(n),
     houseKey: new Int32Array(n),
     accordNorm: new Float32Array(n),
@@ -191,6 +196,7 @@ export function buildProductMatrix(
     m.kindBit[i] = KIND_BIT[kind];
     m.alcoholFree[i] = p.alcoholFree === true || ALCOHOL_FREE_KINDS.has(kind) ? 1 : 0;
     m.price[i] = typeof p.price === 'number' ? p.price : Number.NaN;
+    m.lasting[i] = p.lasting ?? 1;
     m.lineKey[i] = lines.get(p.line) ?? lines.set(p.line, lines.size).size - 1;
     m.houseKey[i] = houses.get(p.house) ?? houses.set(p.house, houses.size).size - 1;
   });
@@ -249,6 +255,10 @@ export interface Taste {
   /** the price range asked for, [0, Infinity] when none */
   budgetMin: number;
   budgetMax: number;
+  /** the shopper wants what lasts in heat: short-lasting products are not shown, long-lasting ones gain HEAT_BONUS */
+  lastsInHeat: boolean;
+  /** a gift: gift sets gain GIFT_SET_BONUS, decants and samples are not shown (unless asked for by kind) */
+  gift: boolean;
   familyMask: number;
   seasonBit: number;
   timeBit: number;
@@ -357,12 +367,19 @@ export function buildTaste(quiz: Quiz, references: References = {}): Taste {
     alcoholFreeOnly: quiz.alcoholFree === true,
     budgetMin: quiz.budget?.min ?? 0,
     budgetMax: quiz.budget?.max ?? Number.POSITIVE_INFINITY,
+    lastsInHeat: quiz.lastsInHeat === true,
+    gift: quiz.gift === true,
     familyMask: mask(quiz.families, FAMILY_BIT),
     seasonBit: quiz.season ? (SEASON_BIT.get(quiz.season) ?? 0) : 0,
     timeBit: time ? (TIME_BIT.get(time) ?? 0) : 0,
     occasionBit: quiz.occasion ? (OCCASION_BIT.get(quiz.occasion) ?? 0) : 0,
   };
 }
+
+/** With lasts_in_heat, a product estimated to last long gains this much (one estimated short is not shown). */
+export const HEAT_BONUS = 5;
+/** With a gift, a gift set gains this much: a shop's ready gift comes first among equal fits. */
+export const GIFT_SET_BONUS = 5;
 
 /** An avoided accord at this weight or more dominates a product. */
 export const DOMINANT_WEIGHT = 0.5;
@@ -545,7 +562,12 @@ export function scoreProducts(m: ProductMatrix, t: Taste, rel?: Relations): Scor
       fit = t.answered ? 0.5 * fit + 0.5 * close : 0.85 * close + 0.075 * season + 0.075 * occasion;
     }
     const against = Math.min(1, (1.5 * disliked) / sum + 0.5 * dominantAvoid + time);
-    const score = 50 + 50 * fit - 60 * against;
+    const kindBit = m.kindBit[i] as number;
+    // what the shopper asked beyond taste: what lasts in heat, a gift set for a gift
+    const asked =
+      (t.lastsInHeat && m.lasting[i] === 2 ? HEAT_BONUS : 0) +
+      (t.gift && kindBit === KIND_BIT.gift_set ? GIFT_SET_BONUS : 0);
+    const score = 50 + 50 * fit - 60 * against + asked;
     scores[i] = score <= 0 ? 0 : score >= 100 ? 100 : Math.round(score);
     clash[i] = dominantAvoid;
     let avoidedHere = 0;
@@ -560,7 +582,10 @@ export function scoreProducts(m: ProductMatrix, t: Taste, rel?: Relations): Scor
     const price = m.price[i] as number;
     // what the shopper ruled out: another kind, alcohol, a price outside the budget (or none to compare)
     const ruledOut =
-      (t.kindMask !== 0 && ((m.kindBit[i] as number) & t.kindMask) === 0) ||
+      (t.kindMask !== 0 && (kindBit & t.kindMask) === 0) ||
+      (t.lastsInHeat && m.lasting[i] === 0) ||
+      // a decant or a sample is no gift, unless the shopper asked for that kind
+      (t.gift && kindBit === KIND_BIT.sample && (t.kindMask & KIND_BIT.sample) === 0) ||
       (t.alcoholFreeOnly && m.alcoholFree[i] === 0) ||
       ((t.budgetMin > 0 || t.budgetMax < Number.POSITIVE_INFINITY) && !(price >= t.budgetMin && price <= t.budgetMax));
     const relation = relations ? (relations[i] as number) : REL_NONE;

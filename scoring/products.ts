@@ -5,7 +5,7 @@
  */
 
 import type { CatalogPerfume, ProductProfile, ProfileQuality } from '../catalog/types.ts';
-import type { AlsoExplore, Recommendation } from '../contracts/widget.ts';
+import type { AlsoExplore, Alternatives, LayeringPairView, Recommendation } from '../contracts/widget.ts';
 import { Cache } from '../lib/cache.ts';
 import { normalizeText } from '../lib/text.ts';
 import type { ProductKind } from '../matching/kind.ts';
@@ -18,6 +18,7 @@ import {
   matchAccords,
   type ProductMatrix,
   REL_DISLIKED,
+  REL_NONE,
   REL_SAME,
   REL_VERSION,
   type ReferencePerfume,
@@ -25,8 +26,11 @@ import {
   type Relations,
   rank,
   type Scored,
+  TIER_NEVER_SHOWN,
   tasteSummary,
 } from './engine.ts';
+import { estimateHeat, type HeatEstimate, LASTING_LEVEL } from './heat.ts';
+import { layeringPairs } from './layering.ts';
 import { type Quiz, quizKey } from './quiz.ts';
 import { scentImageQuery } from './scent-image.ts';
 
@@ -52,6 +56,8 @@ export interface ScoringProduct {
   kind?: ProductKind;
   /** its listing says it holds no alcohol */
   alcoholFree?: boolean;
+  /** its concentration: the listing's words, else our perfume's (edp, edt, parfum…); null when not known */
+  concentration?: string | null;
   profile: ProductProfile;
   /** perfume line (house + perfume name) for diversity; the product's own name when unmatched */
   line: string;
@@ -120,8 +126,15 @@ const sameLine = (a: string, b: string) => a === b || a.startsWith(`${b} `) || b
 export interface ScoredAnswer {
   recommendations: Recommendation[];
   also_explore: AlsoExplore[];
-  taste_summary: ReturnType<typeof tasteSummary>;
+  taste_summary: ReturnType<typeof tasteSummary> & { gift?: { recipient: 'him' | 'her' | 'anyone' } };
+  /** with quiz.layering: pairs of an oil or bakhoor and a spray from the shop's stock */
+  layering?: LayeringPairView[];
+  /** with loved perfumes: per loved perfume, the shop's bottles closest to it */
+  alternatives?: Alternatives;
 }
+
+/** Alternatives to each loved perfume: at most this many products. */
+export const ALTERNATIVES_PER_LOVED = 3;
 
 const ANSWER_CACHE = 500;
 // Stryker disable next-line StringLiteral: the cache registry's description, read by people
@@ -134,6 +147,8 @@ export class CompiledProducts {
   private readonly answers: Cache<string, ScoredAnswer> | null;
 
   readonly products: readonly ScoringProduct[];
+  /** each product's estimate of how it lasts and projects in heat (scoring/heat.ts) */
+  private readonly heat: readonly HeatEstimate[];
   private readonly imageBase: string | null;
 
   constructor(
@@ -159,8 +174,11 @@ export class CompiledProducts {
     // synced feed (read back by id) and the same rows inline then rank alike
     // (a merchant's product ids are unique: two are never equal)
     this.products = [...products].sort((a, b) => (a.merchantProductId < b.merchantProductId ? -1 : 1));
+    this.heat = this.products.map((p) =>
+      estimateHeat({ kind: p.kind ?? 'spray', concentration: p.concentration ?? null, accords: p.profile.accords }),
+    );
     this.matrix = buildProductMatrix(
-      this.products.map((p) => ({
+      this.products.map((p, i) => ({
         profile: p.profile,
         line: p.line,
         house: p.lineHouse,
@@ -168,6 +186,7 @@ export class CompiledProducts {
         kind: p.kind ?? 'spray',
         alcoholFree: p.alcoholFree === true,
         price: p.price,
+        lasting: LASTING_LEVEL[(this.heat[i] as HeatEstimate).lasting],
         notes: notesOf(p.profile.notes),
       })),
     );
@@ -273,6 +292,75 @@ export class CompiledProducts {
     return rel;
   }
 
+  /**
+   * For each loved perfume, the shop's bottles closest to it: those sold as inspired by it first
+   * (the house's or the shops' word), then those similar to it (CLOSE_SIMILARITY or more, the loved
+   * perfume they are closest to), the most similar first. Never the perfume itself nor a version of
+   * it (a sibling concentration or flanker is not an alternative), never a product the quiz rules
+   * out (its budget, kinds, alcohol, wearer, avoided accords). Each with its price difference to
+   * the shop's own price of the loved perfume, when the shop sells it in the same currency.
+   */
+  private alternativesOf(
+    loved: readonly ReferencePerfume[],
+    scored: Scored,
+    rel: Relations | undefined,
+    view: (i: number, score: number) => Recommendation,
+  ): Alternatives {
+    const byLoved: AlternativeCandidate[][] = loved.map(() => []);
+    const shopPrice: (number | null)[] = loved.map(() => null);
+    const shopCurrency: (string | null)[] = loved.map(() => null);
+    const index = new Map(loved.map((r, k) => [r.id, k]));
+    this.products.forEach((p, i) => {
+      const relation = rel?.relation[i] ?? REL_NONE;
+      if (relation === REL_SAME) {
+        const k = rel?.of[i] as number;
+        if (p.price !== null && (shopPrice[k] === null || p.price < (shopPrice[k] as number))) {
+          shopPrice[k] = p.price;
+          shopCurrency[k] = p.currency;
+        }
+        return;
+      }
+      if (relation !== REL_NONE || scored.tier[i] === TIER_NEVER_SHOWN) return;
+      const declared = p.inspiredBy ? index.get(p.inspiredBy.id) : undefined;
+      const similarity = scored.similarity[i] as number;
+      const k = declared ?? (similarity >= CLOSE_SIMILARITY * 100 ? (scored.closest[i] as number) : undefined);
+      if (k === undefined) return;
+      byLoved[k]?.push({
+        index: i,
+        inspired: declared !== undefined,
+        similarity,
+        price: p.price ?? Number.POSITIVE_INFINITY,
+      });
+    });
+    return loved.map((ref, k) => {
+      const picked = (byLoved[k] as AlternativeCandidate[])
+        .sort(
+          (a, b) =>
+            Number(b.inspired) - Number(a.inspired) ||
+            b.similarity - a.similarity ||
+            a.price - b.price ||
+            a.index - b.index,
+        )
+        .slice(0, ALTERNATIVES_PER_LOVED);
+      const price = shopPrice[k] ?? null;
+      return {
+        to: { sillage_perfume_id: ref.id, name: ref.name, house: ref.house },
+        shop_price: price,
+        products: picked.map((c) => {
+          const p = this.products[c.index] as ScoringProduct;
+          return {
+            ...view(c.index, scored.scores[c.index] as number),
+            declared_inspired_by: c.inspired,
+            price_difference:
+              price !== null && p.price !== null && p.currency === shopCurrency[k]
+                ? Math.round((p.price - price) * 100) / 100
+                : null,
+          };
+        }),
+      };
+    });
+  }
+
   score(quiz: Quiz, limit: number, refs: QuizReferences = NO_REFERENCES): ScoredAnswer {
     const key = `${limit}|${quizKey(quiz)}`;
     const hit = this.answers?.get(key);
@@ -314,12 +402,34 @@ export class CompiledProducts {
               },
             }
           : {}),
+        ...(quiz.lastsInHeat ? { heat: { ...(this.heat[i] as HeatEstimate), estimated: true as const } } : {}),
       };
     };
+    const summary = tasteSummary(quiz, taste);
     const answer: ScoredAnswer = {
       recommendations: ranking.recommendations.map((r) => view(r.index, r.score)),
       also_explore: ranking.alsoExplore.map((r) => ({ ...view(r.index, r.score), reason: r.reason })),
-      taste_summary: tasteSummary(quiz, taste),
+      taste_summary: quiz.gift
+        ? {
+            ...summary,
+            gift: { recipient: quiz.gender === 'men' ? 'him' : quiz.gender === 'women' ? 'her' : 'anyone' },
+          }
+        : summary,
+      ...(quiz.layering
+        ? {
+            layering: layeringPairs(this.matrix, taste, ranking.scored).map((pair) => ({
+              base: view(pair.base, ranking.scored.scores[pair.base] as number),
+              top: view(pair.top, ranking.scored.scores[pair.top] as number),
+              match_score: pair.score,
+              shared_accords: pair.shared,
+              steps: [
+                { merchant_product_id: this.products[pair.base]?.merchantProductId as string, how: pair.steps[0] },
+                { merchant_product_id: this.products[pair.top]?.merchantProductId as string, how: pair.steps[1] },
+              ],
+            })),
+          }
+        : {}),
+      ...(refs.loved.length ? { alternatives: this.alternativesOf(refs.loved, ranking.scored, relations, view) } : {}),
     };
     this.answers?.set(key, answer);
     return answer;
@@ -327,6 +437,14 @@ export class CompiledProducts {
 }
 
 const NO_REFERENCES: QuizReferences = { loved: [], disliked: [] };
+
+/** A product's place among the alternatives to a loved perfume: declared as inspired by it first, then the closest. */
+interface AlternativeCandidate {
+  index: number;
+  inspired: boolean;
+  similarity: number;
+  price: number;
+}
 
 /** What a product shares with the loved perfume it is closest to, when it is that perfume, a version of it, or like it. */
 function similarTo(

@@ -33,6 +33,12 @@ export interface QuizInput {
   alcohol_free?: boolean;
   /** a price range, in the shop's currency: nothing outside it (nor without a price) is shown */
   budget?: { min?: number; max?: number };
+  /** a gift for someone else (gender says for him or her): gift sets first, no decants or samples */
+  gift?: boolean;
+  /** the shopper wants what lasts in heat: products estimated to fade fast are left out (scoring/heat.ts) */
+  lasts_in_heat?: boolean;
+  /** the shopper layers (an oil or bakhoor under a spray): the answer proposes pairs from the shop's stock */
+  layering?: boolean;
 }
 
 /** For whom the perfume is: a product made for the other is never shown; unisex and unknown always may be. */
@@ -54,6 +60,9 @@ export interface Quiz {
   alcoholFree?: true;
   /** a price range; present only when a bound is given (an absent bound is 0 or Infinity) */
   budget?: { min: number; max: number };
+  gift?: true;
+  lastsInHeat?: true;
+  layering?: true;
 }
 
 /** The words for "no preference" (any is the slug); men and women resolve through the vocabulary's gender terms. */
@@ -191,6 +200,9 @@ export function normalizeQuiz(input: QuizInput): { ok: true; quiz: Quiz } | { ok
       ...(kinds.length ? { kinds: [...kinds].sort() } : {}),
       ...(input.alcohol_free === true ? { alcoholFree: true as const } : {}),
       ...(bounded ? { budget: { min: budget?.min ?? 0, max: budget?.max ?? Number.POSITIVE_INFINITY } } : {}),
+      ...(input.gift === true ? { gift: true as const } : {}),
+      ...(input.lasts_in_heat === true ? { lastsInHeat: true as const } : {}),
+      ...(input.layering === true ? { layering: true as const } : {}),
     },
   };
 }

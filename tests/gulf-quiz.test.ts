@@ -39,6 +39,21 @@ const shelf = [
     price: 95,
     accords: ['oud', 'amber'],
   },
+  {
+    merchant_product_id: 'bakhoor',
+    name: 'بخور العود الملكي 50 جرام',
+    house: 'Local Atelier',
+    price: 75,
+    accords: ['oud', 'amber', 'incense'],
+  },
+  {
+    merchant_product_id: 'sold-out-oil',
+    name: 'Oud Amber Perfume Oil 12ml',
+    house: 'Local Atelier',
+    price: 80,
+    accords: ['oud', 'amber'],
+    available: false,
+  },
 ];
 
 beforeAll(async () => {
@@ -129,6 +144,70 @@ describe("the Gulf shopper's answers", () => {
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe(code);
       expect(JSON.stringify(res.json())).toContain(path);
+    }
+  });
+
+  it('layering: pairs of an oil or bakhoor under a spray, both in stock, in their order of use', async () => {
+    const res = await ask({ layering: true });
+    expect(res.statusCode).toBe(200);
+    const pairs = res.json().layering as {
+      base: Shown;
+      top: Shown;
+      steps: { merchant_product_id: string; how: string }[];
+    }[];
+    expect(pairs.length).toBeGreaterThan(0);
+    expect(pairs.length).toBeLessThanOrEqual(3);
+    for (const p of pairs) {
+      expect(['oil', 'bakhoor', 'oud_wood']).toContain(p.base.product_kind);
+      expect(p.top.product_kind).toBe('spray');
+      expect(p.base.merchant_product_id).not.toBe('sold-out-oil');
+      expect(p.steps.map((s) => s.how)).toEqual([
+        p.base.product_kind === 'oil' ? 'oil_on_skin' : 'smoke_clothes',
+        'spray_over',
+      ]);
+    }
+    // asked for nothing of it, the answer holds no layering block
+    expect((await ask({})).json().layering).toBeUndefined();
+  });
+
+  it('lasts in heat: every product carries its estimate, labelled estimated, and none estimated short', async () => {
+    const res = await ask({ lasts_in_heat: true });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { recommendations: (Shown & { heat: { lasting: string; estimated: boolean } })[] };
+    expect(body.recommendations.length).toBeGreaterThan(0);
+    for (const r of body.recommendations) {
+      expect(r.heat.estimated).toBe(true);
+      expect(r.heat.lasting).not.toBe('short');
+    }
+    expect((await ask({})).json().recommendations[0].heat).toBeUndefined();
+  });
+
+  it('a gift for her names the recipient; Ramadan nights is an occasion in Arabic and English', async () => {
+    const gift = await ask({ gift: true, gender: 'نسائي' });
+    expect(gift.statusCode).toBe(200);
+    expect(gift.json().taste_summary.gift).toEqual({ recipient: 'her' });
+    for (const occasion of ['ليالي رمضان', 'Ramadan nights', 'ramadan-nights'])
+      expect((await ask({ occasion })).statusCode).toBe(200);
+  });
+
+  it("alternatives to a loved perfume: never the perfume itself, its price against the shop's", async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/widget/score',
+      payload: { api_key: key, quiz: { loved_perfumes: ['lattafa-khamrah-edp'], budget: { max: 300 } } },
+    });
+    expect(res.statusCode).toBe(200);
+    const [alt] = res.json().alternatives as {
+      to: { sillage_perfume_id: string };
+      shop_price: number | null;
+      products: (Shown & { price_difference: number | null })[];
+    }[];
+    expect(alt?.to.sillage_perfume_id).toBe('lattafa-khamrah-edp');
+    expect(alt?.shop_price).toBe(145);
+    for (const p of alt?.products ?? []) {
+      expect(p.merchant_product_id).not.toBe('khamrah');
+      expect(p.price as number).toBeLessThanOrEqual(300);
+      expect(p.price_difference).toBe((p.price as number) - 145);
     }
   });
 });

@@ -322,6 +322,12 @@ export const OCCASIONS = [
   { slug: 'wedding', en: 'Wedding', ar: 'الأعراس', aliases: ['weddings', 'زواج', 'عرس', 'زفاف'] },
   { slug: 'eid', en: 'Eid', ar: 'العيد', aliases: ['eid al fitr', 'eid al adha', 'عيد'] },
   {
+    slug: 'ramadan-nights',
+    en: 'Ramadan nights',
+    ar: 'ليالي رمضان',
+    aliases: ['ramadan', 'ramadan night', 'رمضان', 'ليالي رمضانيه', 'سهرات رمضان'],
+  },
+  {
     slug: 'gathering',
     en: 'Majlis & gatherings',
     ar: 'المجالس والتجمعات',

@@ -217,6 +217,23 @@ function answerBody(
     recommendations: scored.recommendations.map((r) => products.inLocale(r, locale)),
     also_explore: scored.also_explore.map((r) => products.inLocale(r, locale)),
     taste_summary: scored.taste_summary,
+    ...(scored.layering
+      ? {
+          layering: scored.layering.map((pair) => ({
+            ...pair,
+            base: products.inLocale(pair.base, locale),
+            top: products.inLocale(pair.top, locale),
+          })),
+        }
+      : {}),
+    ...(scored.alternatives
+      ? {
+          alternatives: scored.alternatives.map((a) => ({
+            ...a,
+            products: a.products.map((r) => products.inLocale(r, locale)),
+          })),
+        }
+      : {}),
     powered_by: poweredBy(poweredByUrl, locale, key.merchant.slug, session),
     test_mode: key.mode === 'test',
   };
