@@ -15,6 +15,15 @@ export const FUNNEL = [
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 const rate = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 10_000) / 10_000 : null);
 
+/** The gift quizzes, in all and by recipient (quiz.gender men: him, women: her, none: anyone). */
+function giftSessions(rows: readonly { k: string; n: number }[]) {
+  const of = (gender: string) => rows.find((r) => r.k === gender)?.n ?? 0;
+  const him = of('men');
+  const her = of('women');
+  const anyone = of('');
+  return { total: him + her + anyone, him, her, anyone };
+}
+
 export interface AnalyticsOptions {
   from: Date;
   to: Date;
@@ -51,6 +60,8 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
         where ${sessionsInRange} group by 1),
       j as (select a.quiz, a.shown, c.n from c join ${widgetAnswers} a on a.id = c.answer_id)
       select 'sessions' as kind, null as k, null as rating, coalesce(sum(c.n), 0) as n from c
+      union all
+      (select 'gift', j.quiz->>'gender', null, sum(j.n) from j where (j.quiz->>'gift') = 'true' group by 2)
       union all
       (select 'shown', s.item->>'merchant_product_id', null, sum(j.n)
         from j cross join lateral json_array_elements(j.shown) as s(item)
@@ -108,6 +119,8 @@ export async function merchantAnalytics(db: DbOrTx, merchantIdOrSlug: string, o:
     traffic: o.test ? ('test' as const) : ('live' as const),
     funnel: { ...funnel, purchased: ordersAttributed },
     scored_sessions: ofKind('sessions')[0]?.n ?? 0,
+    // the gift path's quizzes (quiz.gift), by recipient: him, her, or anyone (no gender said)
+    gift_sessions: giftSessions(ofKind('gift')),
     click_through_rate: rate(funnel.recommendation_clicked, funnel.results_viewed || funnel.quiz_completed),
     conversion_rate: rate(ordersAttributed, funnel.quiz_completed),
     orders: { total: num(rowsOf<{ orders: unknown }>(purchased)[0]?.orders), attributed: ordersAttributed },

@@ -606,6 +606,9 @@ describe('attribution and analytics', () => {
       { accord_ratings: { oud: 'love', citrus: 'avoid' } },
       { accord_ratings: { oud: 'love' }, loved_perfumes: ['lattafa-ameer-al-oudh-intense-oud-edp'] },
       { loved_perfumes: ['lattafa-khamrah-edp', 'lattafa-ameer-al-oudh-intense-oud-edp'] },
+      { accord_ratings: { oud: 'love' }, gift: true, gender: 'women' },
+      { accord_ratings: { oud: 'love' }, gift: true, gender: 'women' },
+      { accord_ratings: { oud: 'love' }, gift: true },
     ]) {
       const res = await app.inject({ method: 'POST', url: '/api/widget/score', payload: { api_key: m.key, quiz } });
       expect(res.statusCode).toBe(200);
@@ -614,9 +617,12 @@ describe('attribution and analytics', () => {
     const a = (
       await app.inject({ method: 'GET', url: `/api/admin/merchants/${m.merchant.id}/analytics`, headers: adminHeaders })
     ).json();
-    expect(a.scored_sessions).toBe(3);
-    expect(a.top_recommended).toEqual([{ merchant_product_id: 'K', times: 3 }]);
-    expect(a.loved_accords).toEqual([{ accord: 'oud', sessions: 2 }]);
+    expect(a.scored_sessions).toBe(6);
+    // the gift path's quizzes, counted apart by recipient
+    expect(a.gift_sessions).toEqual({ total: 3, him: 0, her: 2, anyone: 1 });
+    // K is made for men: the two gifts for her never show it
+    expect(a.top_recommended).toEqual([{ merchant_product_id: 'K', times: 4 }]);
+    expect(a.loved_accords).toEqual([{ accord: 'oud', sessions: 5 }]);
     expect(a.avoided_accords).toEqual([{ accord: 'citrus', sessions: 1 }]);
     expect(a.loved_perfumes).toEqual([
       { sillage_perfume_id: 'lattafa-ameer-al-oudh-intense-oud-edp', sessions: 2 },

@@ -29,6 +29,13 @@ const AnalyticsSchema = Type.Object({
     purchased: Type.Integer({ description: 'Orders attributed to the widget' }),
   }),
   scored_sessions: Type.Integer(),
+  gift_sessions: Type.Object(
+    { total: Type.Integer(), him: Type.Integer(), her: Type.Integer(), anyone: Type.Integer() },
+    {
+      description:
+        'Of scored_sessions, the quizzes of the gift path (quiz.gift), by recipient: him (gender men), her (women), anyone (no gender)',
+    },
+  ),
   click_through_rate: Nullable(Type.Number({ description: 'recommendation clicks / results viewed' })),
   conversion_rate: Nullable(Type.Number({ description: 'attributed orders / quizzes completed' })),
   orders: Type.Object({ total: Type.Integer(), attributed: Type.Integer() }),
