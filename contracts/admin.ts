@@ -410,6 +410,15 @@ export const AdminProductSchema = Type.Object({
       },
     ),
   ),
+  kind_override: Nullable(
+    Type.Union(
+      PRODUCT_KINDS.map((k) => Type.Literal(k)),
+      {
+        description:
+          "The merchant's correction of the product's kind (set in the console or with setProductKind): kept through syncs, it is the kind the product is scored, filtered and shown as (`product_kind`), and it is alcohol-free as that kind is (an oil, bakhoor or oud wood) or as its listing says; null: the kind read from the listing (`explanation.parsed.kind`, which shows what was read either way)",
+      },
+    ),
+  ),
   described_by_shops: Nullable(
     Type.Integer({
       description:
@@ -505,6 +514,28 @@ export const ProductAnswerBodySchema = Type.Object(
     additionalProperties: false,
     description: 'An answer naming nothing clears the one the product has',
   },
+);
+
+/** Validated as any short text, so that an unknown kind is refused with `invalid_kind` (services/products.ts setProductKind). */
+export const ProductKindBodySchema = Type.Object(
+  { kind: Nullable(Type.String({ minLength: 1, maxLength: 40 })) },
+  { additionalProperties: false },
+);
+
+/** The body as published: one of the kinds, or null. */
+export const ProductKindBodyDocument = Type.Object(
+  {
+    kind: Nullable(
+      Type.Union(
+        PRODUCT_KINDS.map((k) => Type.Literal(k)),
+        {
+          description:
+            'The kind the product is (docs/gulf-shelf.md): a spray, a perfume oil, bakhoor or incense, oud wood to burn, a body or hair mist, a gift set, a decant or sample, or another thing a perfume shop sells; null clears the correction (the kind is read from the listing again)',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
 );
 
 export const ProposalsQuerySchema = Type.Object(

@@ -97,6 +97,10 @@ export const ERRORS = {
     status: 400,
     when: "admin and console: a product's answer naming a note or an accord the vocabulary does not know, too many of them, or an original that is not in the catalog or has no profile",
   },
+  invalid_kind: {
+    status: 400,
+    when: "admin: a product's kind corrected to one that is not a kind of product (spray, oil, bakhoor, oud_wood, mist, gift_set, sample, other)",
+  },
   invalid_review: {
     status: 400,
     when: 'admin: a review of a proposal without a reason, or naming a fact merchants do not propose; an approved new perfume whose listings state no concentration or gender and the review gives none, whose name gives no Latin letter, or whose record the catalog refuses',

@@ -6,6 +6,7 @@
 import { gtinKey, MAX_BARCODE_TEXT, readBarcode } from '../lib/gtin.ts';
 import { normalizeText } from '../lib/text.ts';
 import type { ProductAnswer } from './answers.ts';
+import type { ProductKind } from './kind.ts';
 import { parseListing } from './parse.ts';
 
 export interface ProductInput {
@@ -32,6 +33,8 @@ export interface ProductInput {
   barcodeIssues: string[];
   /** the merchant's own answer for it, stored (matching/answers.ts): never sent in a feed, kept through syncs */
   answer?: ProductAnswer | null;
+  /** the merchant's correction of its kind, stored (matching/kind.ts): never sent in a feed, kept through syncs */
+  kindOverride?: ProductKind | null;
 }
 
 export interface ProductSize {

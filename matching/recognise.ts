@@ -93,13 +93,15 @@ const partials = new Cache<string, ProductProfile | null>({
 const WORN_OR_BURNT: ReadonlySet<ProductKind> = new Set(['mist', 'bakhoor', 'oud_wood']);
 
 function partialOf(listing: ProductInput): ProductProfile | null {
-  const key = JSON.stringify([listing.name, listing.accords, listing.notes, listing.description]);
+  const key = JSON.stringify([listing.name, listing.accords, listing.notes, listing.description, listing.kindOverride]);
   if (partials.has(key)) return partials.get(key) ?? null;
   // a body lotion or a deodorant carries a perfume's words but is never recommended as a perfume; a
   // mist, bakhoor or oud wood is matched to no perfume either, but is recommended for what it is
-  // (its product_kind) by the profile its shop gives it (docs/gulf-shelf.md)
+  // (its product_kind) by the profile its shop gives it (docs/gulf-shelf.md); the merchant's
+  // correction of its kind is its kind
   const parsed = parseListing(listing.name);
-  const profiled = parsed.notPerfume === null || WORN_OR_BURNT.has(productKind(listing.name, parsed).kind);
+  const profiled =
+    parsed.notPerfume === null || WORN_OR_BURNT.has(listing.kindOverride ?? productKind(listing.name, parsed).kind);
   const profile = profiled ? partialProfile(listing) : null;
   partials.set(key, profile);
   return profile;
@@ -238,7 +240,7 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     quality: r.quality,
     ...(r.sibling ? { sibling: true } : {}),
     gender: genderOf(r),
-    ...kindOf(r.listing.name),
+    ...kindOf(r.listing.name, r.listing.kindOverride),
     profile: r.profile as ProductProfile,
     line: r.line,
     lineHouse: r.lineHouse,
@@ -249,10 +251,14 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
   };
 }
 
-/** A product's kind and whether its listing says it holds no alcohol (matching/kind.ts). */
-function kindOf(name: string): { kind: ProductKind; alcoholFree?: true } {
+/**
+ * A product's kind (the merchant's correction, else as its listing reads: matching/kind.ts) and
+ * whether its listing says it holds no alcohol (an oil, bakhoor or oud wood holds none by its kind:
+ * scoring/engine.ts).
+ */
+function kindOf(name: string, corrected?: ProductKind | null): { kind: ProductKind; alcoholFree?: true } {
   const k = productKind(name);
-  return { kind: k.kind, ...(k.alcoholFree ? { alcoholFree: true as const } : {}) };
+  return { kind: corrected ?? k.kind, ...(k.alcoholFree ? { alcoholFree: true as const } : {}) };
 }
 
 const namesOf = (p: CatalogPerfume) => ({

@@ -6,6 +6,7 @@ import { AppError, badRequest, notFound } from '../lib/errors.ts';
 import { slicer, turnAt } from '../lib/turns.ts';
 import { checkAnswer } from '../matching/answers.ts';
 import { CONFIDENT_MATCH } from '../matching/barcodes.ts';
+import { PRODUCT_KINDS, type ProductKind } from '../matching/kind.ts';
 import { listingKeysOf, type ProductInput } from '../matching/listing.ts';
 import {
   explainListing,
@@ -21,7 +22,7 @@ import {
 } from '../matching/recognise.ts';
 import { type MatchStatus, merchantProducts, merchants } from '../schema/index.ts';
 import type { ScoringProduct } from '../scoring/products.ts';
-import { storedAnswers, withAnswers, withLearnt } from './learnt.ts';
+import { storedAnswers, withAnswers, withLearnt, withProfiles } from './learnt.ts';
 import { getMerchant } from './merchants.ts';
 
 export const MAX_FEED_PRODUCTS = 50_000;
@@ -184,6 +185,7 @@ function listingOf(row: ProductRow): ProductInput {
     barcode: row.barcode,
     barcodeIssues: [],
     answer: row.answer,
+    kindOverride: row.kindOverride,
   };
 }
 
@@ -267,12 +269,16 @@ export async function syncProducts(
 
   const found = opts.recognised ?? (await (opts.match ?? inProcessMatcher(snapshot)).listings(merchant.id, feed));
   const { problems } = found;
-  // the merchant's own answers, kept through syncs, given to the products they are for
+  // the merchant's own answers and corrections of kinds, kept through syncs, given to the products they are for
   const recognised = await withLearnt(
     db,
     snapshot,
     merchant,
-    withAnswers(found.recognised, await storedAnswers(db, merchant.id), snapshot),
+    withAnswers(
+      withKinds(found.recognised, await storedKinds(db, merchant.id), snapshot),
+      await storedAnswers(db, merchant.id),
+      snapshot,
+    ),
   );
   const rejected = problems.length;
   const rejections: SyncRejection[] = problems
@@ -534,6 +540,7 @@ export function productView(
         }
       : null,
     answer: p.answer ?? null,
+    kind_override: p.kindOverride ?? null,
     described_by_shops: r.quality === 'shops' ? (r.shops ?? null) : null,
     to_recommend: toRecommend(r, explanation),
     sillage_perfume_id: r.perfume?.id ?? null,
@@ -718,6 +725,74 @@ export async function answerProduct(
       .returning();
     await touchMerchantCatalog(tx, merchant.id, false);
     return row as ProductRow;
+  });
+}
+
+const isProductKind = (kind: string): kind is ProductKind => (PRODUCT_KINDS as readonly string[]).includes(kind);
+
+/**
+ * Sets (or with null, clears) the merchant's correction of a product's kind (matching/kind.ts
+ * PRODUCT_KINDS): from now on the product is scored, filtered and shown as that kind, whatever its
+ * listing reads, and is alcohol-free as that kind is (an oil, bakhoor or oud wood) or as its listing
+ * says. Kept through re-syncs. The product is recognised again with it, its match kept: a listing the
+ * matcher refuses as not a perfume is profiled from its shop's words when corrected to a mist,
+ * bakhoor or oud wood, and no longer when corrected away from them. Work: one product recognised,
+ * three statements.
+ */
+export async function setProductKind(
+  db: Db,
+  snapshot: CatalogSnapshot,
+  merchantIdOrSlug: string,
+  merchantProductId: string,
+  kind: string | null,
+): Promise<ProductRow> {
+  const merchant = await getMerchant(db, merchantIdOrSlug);
+  if (kind !== null && !isProductKind(kind))
+    throw badRequest(
+      'invalid_kind',
+      `No kind of product "${kind.slice(0, 40)}": one of ${PRODUCT_KINDS.join(', ')}, or null to read it from the listing`,
+    );
+  return db.transaction(async (tx) => {
+    const product = await getProduct(tx, merchant.id, merchantProductId);
+    const listing = { ...listingOf(product), kindOverride: kind };
+    const [r] = await withLearnt(tx, snapshot, merchant, [recogniseProduct(listing, snapshot, decisionOf(product))]);
+    const [row] = await tx
+      .update(merchantProducts)
+      .set({
+        ...matchColumns(r as RecognisedProduct),
+        // matched by a barcode as before: a stored decision carries no key
+        matchKey: product.matchKey,
+        kindOverride: kind,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(merchantProducts.id, product.id))
+      .returning();
+    await touchMerchantCatalog(tx, merchant.id, false);
+    return row as ProductRow;
+  });
+}
+
+/** A merchant's corrections of its products' kinds, by merchant_product_id. */
+async function storedKinds(db: DbOrTx, merchantId: string): Promise<Map<string, ProductKind>> {
+  const rows = await db
+    .select({ id: merchantProducts.merchantProductId, kind: merchantProducts.kindOverride })
+    .from(merchantProducts)
+    .where(and(eq(merchantProducts.merchantId, merchantId), isNotNull(merchantProducts.kindOverride)));
+  return new Map(rows.map((r) => [r.id, r.kind as ProductKind]));
+}
+
+/** `recognised` with each product's stored correction of its kind (a sync's listings carry none), recognised again where it has one. */
+function withKinds(
+  recognised: readonly RecognisedProduct[],
+  kinds: ReadonlyMap<string, ProductKind>,
+  snapshot: CatalogSnapshot,
+): RecognisedProduct[] {
+  if (kinds.size === 0) return [...recognised];
+  return recognised.map((r) => {
+    const kindOverride = kinds.get(r.listing.merchantProductId);
+    return kindOverride
+      ? withProfiles({ ...r, listing: { ...r.listing, kindOverride } }, snapshot, { profiles: new Map() })
+      : r;
   });
 }
 

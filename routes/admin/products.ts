@@ -7,6 +7,8 @@ import {
   MerchantIdParams,
   PinMatchBodySchema,
   ProductAnswerBodySchema,
+  ProductKindBodyDocument,
+  ProductKindBodySchema,
   ProductParams,
   RematchSummarySchema,
   SyncProductsBodyDocument,
@@ -21,6 +23,7 @@ import {
   pinMatch,
   productView,
   rematchProducts,
+  setProductKind,
   syncProducts,
   unpinMatch,
 } from '../../services/products.ts';
@@ -189,6 +192,44 @@ const products: FastifyPluginAsyncTypebox = async (app) => {
       );
       app.merchantProducts.invalidate(row.merchantId);
       app.learning.soon(row.merchantId);
+      return productView(row, app.catalog.current());
+    },
+  );
+
+  app.put(
+    '/merchants/:id/products/:merchant_product_id/kind',
+    {
+      config: { swaggerTransform: documentAs({ body: ProductKindBodyDocument }) },
+      schema: {
+        operationId: 'setProductKind',
+        tags: ['admin'],
+        summary: "Corrects the kind of product read from a product's listing (kept across re-syncs); null clears it",
+        description:
+          'The kind is read from the listing\'s words (`explanation.parsed.kind`, docs/gulf-shelf.md); the merchant\'s correction (`kind_override`) is the kind the product is scored, filtered and shown as from the next score on (`product_kind`, and `alcohol_free` for an oil, bakhoor or oud wood), and survives every sync. `{"kind": null}` reads it from the listing again.',
+        security,
+        params: ProductParams,
+        body: ProductKindBodySchema,
+        response: {
+          200: success(AdminProductSchema, 'The product, with its kind corrected (or read from the listing again)'),
+          ...errorResponses([
+            ...PATH_PARAM,
+            ...ADMIN_CHANGE,
+            'merchant_not_found',
+            'product_not_found',
+            'invalid_kind',
+          ]),
+        },
+      },
+    },
+    async (request) => {
+      const row = await setProductKind(
+        app.db,
+        app.catalog.current(),
+        request.params.id,
+        request.params.merchant_product_id,
+        request.body.kind,
+      );
+      app.merchantProducts.invalidate(row.merchantId);
       return productView(row, app.catalog.current());
     },
   );
