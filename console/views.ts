@@ -1,7 +1,7 @@
 import type { ProfileGrade, ProfileQuality } from '../catalog/types.ts';
 import { type Html, html } from '../lib/html.ts';
 import { MAX_ANSWER_ACCORDS, MAX_ANSWER_NOTES } from '../matching/answers.ts';
-import type { ProductKind } from '../matching/kind.ts';
+import { PRODUCT_KINDS, type ProductKind } from '../matching/kind.ts';
 import { labelOf, type VocabularyKind } from '../vocabulary/index.ts';
 import { accordChoices, noteChoices, noteLabel } from './answer-choices.ts';
 import {
@@ -651,7 +651,10 @@ export interface ProductData {
     words: string[];
     concentration: string | null;
     house: string | null;
+    /** the kind as the listing reads */
     kind: ProductKind;
+    /** the merchant's correction of the kind (the kind in force when set); null or absent: as read */
+    kindOverride?: ProductKind | null;
     alcoholFree: boolean;
     contents: ProductKind[];
   };
@@ -721,7 +724,8 @@ ${d.pinned ? html`<form method="post" action="${base(m)}/shelf/unpin">${csrfFiel
 <dl class="facts"><dt>${t(lang, 'words')}</dt><dd dir="auto">${d.parsed.words.join(' ')}</dd>
 <dt>${t(lang, 'house')}</dt><dd>${d.parsed.house ?? '—'}</dd>
 <dt>${t(lang, 'concentration')}</dt><dd>${d.parsed.concentration ? concentrationName(lang, d.parsed.concentration) : '—'}</dd>
-<dt>${t(lang, 'productKind')}</dt><dd class="product-kind">${t(lang, `kind_${d.parsed.kind}`)}${d.parsed.contents.length > 0 ? `: ${d.parsed.contents.map((k) => t(lang, `kind_${k}`)).join(listSeparator(lang))}` : ''}${d.parsed.alcoholFree ? ` · ${t(lang, 'alcoholFree')}` : ''}</dd></dl>
+<dt>${t(lang, 'productKind')}</dt>${kindFacts(lang, d.parsed)}</dl>
+${kindForm(ctx, m, d)}
 ${
   d.candidates.length > 0
     ? html`<h3>${t(lang, 'candidates')}</h3><ul class="list">${d.candidates.map(
@@ -749,6 +753,40 @@ ${
 }
 </section>`,
   );
+}
+
+/**
+ * A product's kind: the merchant's correction when there is one, else as its listing reads (a set
+ * with the kinds its listing names), and whether its listing says it is alcohol-free; then which of
+ * the two the kind is (data-kind-from: shop, listing), with what was read beside a correction.
+ */
+function kindFacts(lang: Lang, p: ProductData['parsed']): Html {
+  const corrected = p.kindOverride ?? null;
+  const kind = corrected ?? p.kind;
+  const contents =
+    kind === 'gift_set' && p.contents.length > 0
+      ? `: ${p.contents.map((k) => t(lang, `kind_${k}`)).join(listSeparator(lang))}`
+      : '';
+  const from = corrected
+    ? `${t(lang, 'kindCorrected')} (${t(lang, 'kindReadWas', { k: t(lang, `kind_${p.kind}`) })})`
+    : t(lang, 'kindRead');
+  return html`<dd class="product-kind">${t(lang, `kind_${kind}`)}${contents}${p.alcoholFree ? ` · ${t(lang, 'alcoholFree')}` : ''}</dd><dd class="muted" data-kind="${kind}" data-kind-from="${corrected ? 'shop' : 'listing'}">${from}</dd>`;
+}
+
+/**
+ * The merchant's correction of a product's kind (POST /shelf/kind): every kind, the one in force
+ * selected, and the kind as the listing reads it, which clears the correction.
+ */
+function kindForm(ctx: PageContext, m: MerchantRef, d: ProductData): Html {
+  const { lang } = ctx;
+  const corrected = d.parsed.kindOverride ?? null;
+  const option = (value: string, label: string, selected: boolean) =>
+    html`<option value="${value}"${selected ? html` selected` : ''}>${label}</option>`;
+  return html`<form method="post" action="${base(m)}/shelf/kind" id="kind" class="kind">${csrfField(ctx)}<input type="hidden" name="product" value="${d.id}">
+<label for="product-kind">${t(lang, 'kindChange')}</label>
+<select id="product-kind" name="kind">${option('', t(lang, 'kindFromListing', { k: t(lang, `kind_${d.parsed.kind}`) }), corrected === null)}${PRODUCT_KINDS.map((k) => option(k, t(lang, `kind_${k}`), corrected === k))}</select>
+<button type="submit">${t(lang, 'kindSave')}</button>
+</form>`;
 }
 
 /**

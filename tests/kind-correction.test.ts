@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { t } from '../console/i18n.ts';
+import { createConsoleUser } from '../services/console-users.ts';
+import { Browser, PASSWORD } from './console-session.ts';
 import { adminHeaders, buildTestApp, closeTestApp, createMerchantWithKey, type TestApp } from './helper.ts';
 
 /**
  * The merchant's correction of a product's kind (docs/gulf-shelf.md, "The merchant's correction"):
- * set with the admin API, kept through syncs, and the kind the
+ * set with the admin API or the console's product page, kept through syncs, and the kind the
  * product is scored, filtered and shown as from the next score on; alcohol-free as that kind is.
  */
 let app: TestApp;
@@ -167,5 +170,99 @@ describe('the corrected kind is the kind the shopper is shown', () => {
     // cleared: read as the listing reads again, never recommended
     expect(((await setKind(shop, 'mamool', { kind: null })).json() as Product).status).toBe('unmatched');
     expect(find(await shown(shopKey, { families: ['oud'], kinds: ['bakhoor'] }), 'mamool')).toBeUndefined();
+  });
+});
+
+describe("the console's product page corrects the kind", () => {
+  const SLUG = 'kind-console-shop';
+  const HOME = `/console/m/${SLUG}`;
+  const page = (id: string, lang = 'en') => `${HOME}/shelf/product?id=${id}&lang=${lang}`;
+  let consoleKey = '';
+  let consoleShop = '';
+  beforeAll(async () => {
+    const made = await createMerchantWithKey(app, { slug: SLUG });
+    consoleKey = made.key;
+    consoleShop = made.merchant.id;
+    await sync(made.merchant.id, FEED);
+    await createConsoleUser(app.db, {
+      email: `staff@${SLUG}.example`,
+      password: PASSWORD,
+      role: 'staff',
+      merchant: made.merchant.id,
+    });
+    // a member of another shop's staff
+    await createConsoleUser(app.db, {
+      email: 'staff@kind-shop.example',
+      password: PASSWORD,
+      role: 'staff',
+      merchant: shopId,
+    });
+  });
+  // each test starts from the kind as read
+  afterEach(async () => {
+    expect((await setKind(consoleShop, 'oud-amber', { kind: null })).statusCode).toBe(200);
+  });
+  const signedIn = async (email: string, ip: string) => {
+    const b = new Browser(app, ip);
+    await b.signIn(email);
+    return b;
+  };
+
+  it('offers every kind, the kind as read selected, and says it was read from the listing', async () => {
+    const b = await signedIn(`staff@${SLUG}.example`, '10.0.61.1');
+    const res = await b.get(page('oud-amber'));
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain(`<form method="post" action="${HOME}/shelf/kind" id="kind"`);
+    expect(res.body).toContain(`<option value="" selected>${t('en', 'kindFromListing', { k: t('en', 'kind_spray') })}`);
+    for (const k of ['spray', 'oil', 'bakhoor', 'oud_wood', 'mist', 'gift_set', 'sample', 'other'])
+      expect(res.body).toContain(`<option value="${k}">`);
+    expect(res.body).toContain(`data-kind="spray" data-kind-from="listing">${t('en', 'kindRead')}</dd>`);
+    const ar = await b.get(page('oud-amber', 'ar'));
+    expect(ar.body).toContain(`<option value="oil">${t('ar', 'kind_oil')}</option>`);
+  });
+
+  it('a correction sent with the form is saved, shown as the shop’s, and reaches the next score', async () => {
+    const b = await signedIn(`staff@${SLUG}.example`, '10.0.61.2');
+    await b.get(page('oud-amber'));
+    const saved = await b.post(`${HOME}/shelf/kind`, { product: 'oud-amber', kind: 'oil' });
+    expect(saved.statusCode).toBe(303);
+    expect(saved.headers.location).toBe(`${HOME}/shelf/product?id=oud-amber&done=kindSaved#kind`);
+    const after = await b.get(`${HOME}/shelf/product?id=oud-amber&done=kindSaved&lang=en`);
+    expect(after.body).toContain(t('en', 'kindSaved'));
+    expect(after.body).toContain(`<dd class="product-kind">${t('en', 'kind_oil')}</dd>`);
+    expect(after.body).toContain(
+      `data-kind="oil" data-kind-from="shop">${t('en', 'kindCorrected')} (${t('en', 'kindReadWas', { k: t('en', 'kind_spray') })})</dd>`,
+    );
+    expect(after.body).toContain('<option value="oil" selected>');
+    const oil = find(await shown(consoleKey, { families: ['oud'], kinds: ['oil'] }), 'oud-amber');
+    expect(oil).toMatchObject({ product_kind: 'oil', alcohol_free: true });
+
+    const cleared = await b.post(`${HOME}/shelf/kind`, { product: 'oud-amber', kind: '' });
+    expect(cleared.headers.location).toBe(`${HOME}/shelf/product?id=oud-amber&done=kindCleared#kind`);
+    const back = await b.get(`${HOME}/shelf/product?id=oud-amber&done=kindCleared&lang=en`);
+    expect(back.body).toContain(t('en', 'kindCleared'));
+    expect(back.body).toContain(`data-kind="spray" data-kind-from="listing">`);
+    expect(find(await shown(consoleKey, { families: ['oud'], kinds: ['oil'] }), 'oud-amber')).toBeUndefined();
+  });
+
+  it('refuses the form without its CSRF token, and a kind that is not one', async () => {
+    const b = await signedIn(`staff@${SLUG}.example`, '10.0.61.3');
+    await b.get(page('oud-amber'));
+    const forged = await b.post(`${HOME}/shelf/kind`, { product: 'oud-amber', kind: 'oil' }, { csrf: null });
+    expect(forged.statusCode).toBe(403);
+    const odd = await b.post(`${HOME}/shelf/kind`, { product: 'oud-amber', kind: 'perfume' });
+    expect(odd.statusCode).toBe(400);
+    expect((await b.get(page('oud-amber'))).body).toContain('data-kind-from="listing"');
+  });
+
+  it("another shop's staff gets 404, and the product is left as it was", async () => {
+    const other = await signedIn('staff@kind-shop.example', '10.0.61.4');
+    // its own shop's page, for a CSRF token of its own session
+    expect((await other.get('/console/m/kind-shop/shelf/product?id=oud-amber')).statusCode).toBe(200);
+    expect((await other.get(page('oud-amber'))).statusCode).toBe(404);
+    const res = await other.post(`${HOME}/shelf/kind`, { product: 'oud-amber', kind: 'mist' });
+    expect(res.statusCode).toBe(404);
+    const b = await signedIn(`staff@${SLUG}.example`, '10.0.61.5');
+    expect((await b.get(page('oud-amber'))).body).toContain('data-kind="spray" data-kind-from="listing"');
   });
 });

@@ -29,6 +29,7 @@ import {
 } from '../../console/views.ts';
 import { AppError, badRequest, notFound } from '../../lib/errors.ts';
 import { type AnswerCheck, checkAnswer, MAX_ANSWER_ACCORDS, MAX_ANSWER_NOTES } from '../../matching/answers.ts';
+import { PRODUCT_KINDS } from '../../matching/kind.ts';
 import { activationLink } from '../../platforms/shopify.ts';
 import { merchantAnalytics } from '../../services/analytics.ts';
 import { perfumeRecord } from '../../services/catalog.ts';
@@ -52,7 +53,7 @@ import { createKey, listKeys, revokeKey, updateKeyOrigins } from '../../services
 import { exportLeads, leadsCsv } from '../../services/leads.ts';
 import { findMerchant, type Merchant } from '../../services/merchants.ts';
 import { installOfMerchant } from '../../services/platforms.ts';
-import { answerProduct, pinMatch, productView, unpinMatch } from '../../services/products.ts';
+import { answerProduct, pinMatch, productView, setProductKind, unpinMatch } from '../../services/products.ts';
 import { ACCORDS, type VocabularyKind } from '../../vocabulary/index.ts';
 import { pageContext, sendPage } from './page.ts';
 
@@ -96,6 +97,8 @@ const DONE: Record<string, MessageKey> = {
   accepted: 'acceptedN',
   answered: 'answerSaved',
   cleared: 'answerCleared',
+  kindSaved: 'kindSaved',
+  kindCleared: 'kindCleared',
 };
 
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
@@ -416,6 +419,7 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
           words: v.explanation.parsed.words,
           concentration: v.explanation.parsed.concentration,
           kind: v.explanation.parsed.kind,
+          kindOverride: v.kind_override,
           alcoholFree: v.explanation.parsed.alcohol_free === true,
           contents: v.explanation.parsed.contents,
           house: readHouse && houseName(lang, { house: readHouse, houseAr: names.houseAr(readHouse) }),
@@ -580,6 +584,30 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
       app.learning.soon(m.id);
       return reply.redirect(
         `${base(merchantRef(m))}/${productLink(product)}${checked.answer ? 'answered' : 'cleared'}#answer`,
+        303,
+      );
+    },
+  );
+
+  const KindBody = Type.Object({
+    _csrf: csrf,
+    product: Type.String({ minLength: 1, maxLength: 200 }),
+    // empty: as the listing reads (the correction cleared)
+    kind: Type.Union([Type.Literal(''), ...PRODUCT_KINDS.map((k) => Type.Literal(k))]),
+  });
+  app.post(
+    '/shelf/kind',
+    { schema: { hide: true, params: Params, body: KindBody }, preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const m = merchantOf(request);
+      const { product, kind } = request.body;
+      if (!(await findProductRow(app.db, m.id, product)))
+        throw notFound('product_not_found', t(request.consoleLang, 'notFound'));
+      await setProductKind(app.db, app.catalog.current(), m.id, product, kind === '' ? null : kind);
+      // the next score sees the kind at once
+      app.merchantProducts.invalidate(m.id);
+      return reply.redirect(
+        `${base(merchantRef(m))}/${productLink(product)}${kind === '' ? 'kindCleared' : 'kindSaved'}#kind`,
         303,
       );
     },
