@@ -13,6 +13,8 @@ export default {
     'scoring/quiz.ts',
     'scoring/affinities.ts',
     'scoring/products.ts',
+    'scoring/heat.ts',
+    'scoring/layering.ts',
     'matching/matcher.ts',
     'matching/reason.ts',
     'matching/recognise.ts',
