@@ -71,6 +71,22 @@ describe('the kind of product a Gulf shop lists', () => {
     ['عطر مسك 100 مل + مسك 10 مل', 'gift_set'],
     ['Musk 100ml and Musk 10ml', 'gift_set'],
     ['Musk 100ml 3.4oz', 'spray'],
+    // the bottles' size after the count or before it, spaced or not, with a decimal comma
+    ['مسك الطهارة 10 مل × 3', 'gift_set'],
+    ['مسك الطهارة 5مل*3', 'gift_set'],
+    ['مسك الطهارة 6 × 1,5 مل', 'sample'],
+    // a size written onto the word: the parse, which takes the size out, still reads a set or a sample
+    ['Lattafa Yara Gift Set100ml', 'gift_set'],
+    ['خمرة عينة2مل', 'sample'],
+    // oud wood said so with no weight; a weight first or the word last
+    ['عود كمبودي طبيعي للتبخير', 'oud_wood'],
+    ['100 جرام عود ملكي', 'oud_wood'],
+    ['Mubakhar Super 25 gm', 'oud_wood'],
+    ['ربع كيلو عود', 'oud_wood'],
+    // a perfume named oud or bakhoor: no weight, or a bottle's millilitres beside its ounces
+    ['عطر عود الليل من العربية للعود', 'spray'],
+    ['كريد رويال عود 100 مل 3.3 أوقية', 'spray'],
+    ['عطر بخور 100 مل 3.4 أوقية', 'spray'],
   ])('%s: %s', (title, kind) => {
     expect(kindOf(title)).toBe(kind);
   });
@@ -81,6 +97,11 @@ describe('the kind of product a Gulf shop lists', () => {
     expect(productKind('Dior Sauvage Eau de Toilette 100ml').concentration).toBe('edt');
     expect(productKind('بخور لطافة خمرة').concentration).toBeNull();
     expect(productKind('معطر شعر خمرة 50 مل').concentration).toBeNull();
+    // a set holds several bottles: none is its concentration, whatever one of them states
+    expect(productKind('Lattafa Gift Set Khamrah EDP + Hair Mist').concentration).toBeNull();
+    // an oil's decant states no spray's concentration
+    expect(productKind('عينة دهن عود 1 مل').concentration).toBeNull();
+    expect(productKind('Perfume oil decant 2ml').concentration).toBeNull();
   });
 
   it('says alcohol-free only where the listing says it, in either language', () => {
@@ -91,6 +112,7 @@ describe('the kind of product a Gulf shop lists', () => {
     // water-based ("مائي"), at the start or not
     expect(productKind('عطر مائي فانيلا 100 مل').alcoholFree).toBe(true);
     expect(productKind('مائي مسك 50 مل').alcoholFree).toBe(true);
+    expect(productKind('عطر مسك مائي').alcoholFree).toBe(true);
     expect(productKind('عطر بدون  كحول للأطفال').alcoholFree).toBe(true);
     expect(productKind('بدون كحول').alcoholFree).toBe(true);
     // an oil is not said to be alcohol-free by its listing when it says nothing
@@ -104,6 +126,9 @@ describe('the kind of product a Gulf shop lists', () => {
     expect(productKind('طقم هدية عطر ودهن عود وبخور').contents).toEqual(['spray', 'oil', 'bakhoor']);
     expect(productKind('Lattafa Gift Set Khamrah EDP + Hair Mist').contents).toEqual(['spray', 'mist']);
     expect(productKind('مجموعة هدايا رمضان من العربية للعود').contents).toEqual([]);
+    // oud wood, and no spray where none is named
+    expect(productKind('Gift Set Cambodian Oud Chips and Bakhoor').contents).toEqual(['bakhoor', 'oud_wood']);
+    expect(productKind('طقم هدية بخور وعود كمبودي').contents).toEqual(['bakhoor', 'oud_wood']);
     expect(productKind('دهن عود كمبودي 3 تولة').contents).toEqual([]);
   });
 
@@ -119,6 +144,273 @@ describe('the kind of product a Gulf shop lists', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('one listing for each word the kind reading knows, as Saudi and UAE shops write them', () => {
+  it.each<[string, ProductKind]>([
+    // decants and samples, of a tester too (which the parse reads as a tester)
+    ['Aventus Tester Samples 2ml', 'sample'],
+    ['Baccarat Rouge 540 vial 2ml unboxed', 'sample'],
+    ['Tom Ford Oud Wood decants 10ml without box', 'sample'],
+    ['Decanted from tester Aventus 10ml', 'sample'],
+    ['Dior Homme tester vial 1ml', 'sample'],
+    ['عينة تستر خمرة 2 مل', 'sample'],
+    ['عينات عطور لطافة', 'sample'],
+    ['تقسيم تستر افينتوس 10 مل', 'sample'],
+    ['تقسيمة خمرة 5 مل', 'sample'],
+    ['تقاسيم عطور نيش 5 مل', 'sample'],
+    ['ديكانت بكرات روج 5 مل', 'sample'],
+    ['Lattafa Sample Set', 'sample'],
+    ['Set of samples Amouage', 'sample'],
+    ['Vials box Creed', 'sample'],
+    ['مجموعة عينات لطافة', 'sample'],
+    // gift sets, boxes and bundles
+    ['Lattafa Yara Giftset', 'gift_set'],
+    ['Lattafa Mini Sets', 'gift_set'],
+    ['Coffret Dior Sauvage', 'gift_set'],
+    ['Ajmal Gift Box Oud & Amber', 'gift_set'],
+    ['Rasasi Giftbox Hawas', 'gift_set'],
+    ['Lattafa Khamrah bundle EDP and hair mist', 'gift_set'],
+    ['Amouage Collection Box', 'gift_set'],
+    ['Afnan 9pm travel kit', 'gift_set'],
+    ['Lattafa Trio Asad Khamrah Yara', 'gift_set'],
+    ['Versace Eros Duo', 'gift_set'],
+    ['Ramadan Hamper Oud & Bakhoor', 'gift_set'],
+    ['الطقم الملكي من العربية للعود', 'gift_set'],
+    ['أطقم عطور رجالية', 'gift_set'],
+    ['مجموعة خمرة من لطافة', 'gift_set'],
+    ['مجموعات عطور العيد', 'gift_set'],
+    ['بوكس عطور لطافة', 'gift_set'],
+    ['بوكسات هدايا رمضان', 'gift_set'],
+    ['بكج خمرة عطر ومعطر شعر', 'gift_set'],
+    ['باكج العيد من لطافة', 'gift_set'],
+    ['باقة عطور نسائية', 'gift_set'],
+    ['هدية فاخرة عطر ودهن عود', 'gift_set'],
+    ['صندوق عطور فاخر', 'gift_set'],
+    ['سيت هدايا عطور رجالية', 'gift_set'],
+    ['سيت هدية خمرة', 'gift_set'],
+    ['جيفت سيت لطافة', 'gift_set'],
+    ['جفت سيت العربية للعود', 'gift_set'],
+    ['كيت عطور السفر', 'gift_set'],
+    // what else a perfume shop sells: body care, home and car scents, burners, charcoal, bottles, wrapping
+    ['Khamrah Hair Oil 50ml', 'other'],
+    ['Musk Body Oil 100ml', 'other'],
+    ['Musk Tahara Body Powder', 'other'],
+    ['Musk Al Tahara Powder 50g', 'other'],
+    ['Musk Hand Gel 50ml', 'other'],
+    ['Miswak Mouthwash 250ml', 'other'],
+    ['Oud Linen Spray 250ml', 'other'],
+    ['Mukhallat Lilfrash 500ml', 'other'],
+    ['Electric Mabkhara Gold', 'other'],
+    ['Brass incense censer', 'other'],
+    ['Khamrah Lotion 200ml', 'other'],
+    ['Khamrah Body Lotion 200ml', 'other'],
+    ['Musk Tahara Cream 50g', 'other'],
+    ['Musk Creme 50g', 'other'],
+    ['Ajmal Deodorant 200ml', 'other'],
+    ['Rasasi Hawas Deo 200ml', 'other'],
+    ['Oud Antiperspirant Roll On', 'other'],
+    ['Oud Scented Candle 200g', 'other'],
+    ['Electric Diffuser Oud', 'other'],
+    ['Oud Reed Refill 200ml', 'other'],
+    ['Oud Room Spray 300ml', 'other'],
+    ['Oud Home Fragrance 500ml', 'other'],
+    ['Car perfume Oud 10ml', 'other'],
+    ['Car fragrance Vanilla', 'other'],
+    ['Oud Air Freshener 300ml', 'other'],
+    ['Musk Soap 100g', 'other'],
+    ['Khamrah Shower Gel 250ml', 'other'],
+    ['Oud Body Wash 250ml', 'other'],
+    ['Oud Shampoo 300ml', 'other'],
+    ['Empty bottle 10ml gold', 'other'],
+    ['Refillable perfume atomiser', 'other'],
+    ['Travel Atomizer 5ml', 'other'],
+    ['Metal funnel for oil bottles', 'other'],
+    ['Leather pouch for perfume', 'other'],
+    ['Lattafa paper bag', 'other'],
+    ['Gift wrapping', 'other'],
+    ['Gift card 100 SAR', 'other'],
+    ['Bakhoor charcoal 10 rolls', 'other'],
+    ['Quick light coal', 'other'],
+    ['مباخر كهربائية', 'other'],
+    ['كريم مسك الطهارة 50 جرام', 'other'],
+    ['بودرة مسك الطهارة', 'other'],
+    ['جل استحمام عود', 'other'],
+    ['غسول الجسم عود 250 مل', 'other'],
+    ['زيت الجسم فانيلا 100 مل', 'other'],
+    ['زيت للجسم بالعود', 'other'],
+    ['زيت الشعر بالمسك 100 مل', 'other'],
+    ['معطر الأرضيات عود 1 لتر', 'other'],
+    ['معطر المنازل عنبر', 'other'],
+    ['معطر المنزل عود', 'other'],
+    ['معطر للغرفة ورد', 'other'],
+    ['معطر الغرفة فانيلا', 'other'],
+    ['معطر غرف عود 400 مل', 'other'],
+    ['ملطف جو عنبر', 'other'],
+    ['موزع عطر كهربائي', 'other'],
+    ['مزيل العرق خمرة', 'other'],
+    ['مزيل عرق مسك 50 مل', 'other'],
+    ['مضاد للتعرق مسك 50 مل', 'other'],
+    ['شمعة معطرة عود', 'other'],
+    ['شموع معطرة', 'other'],
+    ['معطر مفارش عود 250 مل', 'other'],
+    ['معطر سيارة عود', 'other'],
+    ['معطر للسيارة فانيلا', 'other'],
+    ['فواحة كهربائية', 'other'],
+    ['صابون مسك الطهارة', 'other'],
+    ['شاور جل عود', 'other'],
+    ['شامبو عود 300 مل', 'other'],
+    ['فحم بخور سريع الاشتعال', 'other'],
+    ['جمر للمبخرة', 'other'],
+    ['زجاجة فارغة 50 مل', 'other'],
+    ['علبة فارغة للبخور', 'other'],
+    ['تغليف هدية', 'other'],
+    ['كيس هدايا', 'other'],
+    ['بطاقة إهداء', 'other'],
+    ['جمر سريع الاشتعال', 'other'],
+    // hair and body mists
+    ['Yara Hairmist 50ml', 'mist'],
+    ['Victoria Secret Bodymist 250ml', 'mist'],
+    ['Khamrah Hair Perfume 50ml', 'mist'],
+    ['Perfumed Hair Mist 30ml', 'mist'],
+    ['Axe body spray 150ml', 'mist'],
+    ['Body Splash Vanilla 250ml', 'mist'],
+    ['Vanilla All Over Body 236ml', 'mist'],
+    ['Body Mist 250ml', 'mist'],
+    ['Lattafa Hair Spray 50ml', 'mist'],
+    ['Brume Cheveux Yara 50ml', 'mist'],
+    ['معطر الشعر لطافة 50 مل', 'mist'],
+    ['معطر للشعر خمرة', 'mist'],
+    ['عطر شعر خمرة', 'mist'],
+    ['عطر الشعر عود', 'mist'],
+    ['عطر للشعر ورد', 'mist'],
+    ['بخاخ الشعر والجسم فانيلا', 'mist'],
+    ['بخاخ الشعروالجسم فانيلا', 'mist'],
+    ['رذاذ الشعر خمرة', 'mist'],
+    ['رذاذ للشعر مسك', 'mist'],
+    ['رذاذ الجسم فانيلا', 'mist'],
+    ['رذاذ عطري للجسم فانيلا 250 مل', 'mist'],
+    ['عطر الجسم فانيلا 250 مل', 'mist'],
+    ['عطر للجسم مسك 250 مل', 'mist'],
+    ['بخاخ للجسم فانيلا', 'mist'],
+    ['معطر جسم فانيلا', 'mist'],
+    ['معطر للجسم مسك', 'mist'],
+    ['بخاخ الجسم عود', 'mist'],
+    ['بخاخ جسم فانيلا', 'mist'],
+    ['بودي مست فانيلا', 'mist'],
+    ['بودي ميست خمرة', 'mist'],
+    ['بودي سبلاش فانيلا', 'mist'],
+    ['هير مست خمرة', 'mist'],
+    ['هير ميست يارا', 'mist'],
+    ['ميست خمرة', 'mist'],
+    ['سبلاش فانيلا', 'mist'],
+    ['معطر شعر وجسم عود', 'mist'],
+    ['Lattafa Yara Mist 50ml', 'mist'],
+    ['Vanilla Splash 250ml', 'mist'],
+    ['بخاخ للشعر خمرة', 'mist'],
+    // bakhoor, incense, mamool and mabthooth, however spelt
+    ['Bakhour Al Arais 40g', 'bakhoor'],
+    ['Bukhoor Al Emarat 50g', 'bakhoor'],
+    ['Bukhour Malaki', 'bakhoor'],
+    ['Bakhur Ajmal 70g', 'bakhoor'],
+    ['Dukhoon Al Emarat 50g', 'bakhoor'],
+    ['Dukhon Sultani 40g', 'bakhoor'],
+    ['Mamool Oudh 12 pcs', 'bakhoor'],
+    ['Maamoul Al Haramain 12 pcs', 'bakhoor'],
+    ['Mabthoth Malaki 50g', 'bakhoor'],
+    ['Mabthooth Al Arabia 50g', 'bakhoor'],
+    ['Agarbatti Oud 20 sticks', 'bakhoor'],
+    ['Oud sticks 20 pcs', 'bakhoor'],
+    ['بخورات فاخرة', 'bakhoor'],
+    ['دخون الإمارات 50 جرام', 'bakhoor'],
+    ['بخور معطر 50 جرام', 'bakhoor'],
+    ['جمرات معطرة', 'bakhoor'],
+    ['عيدان بخور عنبر', 'bakhoor'],
+    // oud wood, by its origin or said as chips, pieces or wood
+    ['Agarwood chips premium', 'oud_wood'],
+    ['Aloeswood pieces', 'oud_wood'],
+    ['Wood chips Cambodi super', 'oud_wood'],
+    ['Cambodian Oud super', 'oud_wood'],
+    ['Oud Cambodi super', 'oud_wood'],
+    ['عود هندي فاخر', 'oud_wood'],
+    ['قطع عود سيوفي', 'oud_wood'],
+    ['خشب عود فاخر', 'oud_wood'],
+    ['عود الكمبودي الفاخر', 'oud_wood'],
+    ['عود الهندي الفاخر', 'oud_wood'],
+    ['العود الطبيعي الفاخر', 'oud_wood'],
+    ['قطع عود فاخرة', 'oud_wood'],
+    // oils worn on the skin, attars and what is sold by the tola
+    ['Fragrance oil Vanilla 10ml', 'oil'],
+    ['Musk oils 6ml', 'oil'],
+    ['Dahn Al Oudh 3ml', 'oil'],
+    ['Dehen Oud Cambodi 3ml', 'oil'],
+    ['Musk roll on 8ml', 'oil'],
+    ['Musk roller 10ml', 'oil'],
+    ['Mukhallat oil 12ml', 'oil'],
+    ['دهون عود فاخرة', 'oil'],
+    ['زيت المسك الأبيض 6 مل', 'oil'],
+    ['زيوت عطرية فرنسية', 'oil'],
+    ['عطور زيتية 12 مل', 'oil'],
+    ['رول مسك الطهارة', 'oil'],
+    ['رول اون مسك', 'oil'],
+    ['رولون عود', 'oil'],
+    ['Ittar Musk 6ml', 'oil'],
+    ['Ittr Firdous 6ml', 'oil'],
+    ['Kashmiri Musk 1 tola', 'oil'],
+    ['Musk Amber 3 tolas', 'oil'],
+    ['عطار المسك 6 مل', 'oil'],
+    ['عطر مركز مسك 12 مل', 'oil'],
+    ['عطور مركزة فرنسية', 'oil'],
+    ['مسك أبيض 1 تولة', 'oil'],
+    ['عنبر 3 تولات', 'oil'],
+    ['مسك تولا', 'oil'],
+    ['مسك زيتي 6 مل', 'oil'],
+  ])('%s: %s', (title, kind) => {
+    expect(kindOf(title)).toBe(kind);
+  });
+
+  it.each<[string]>([
+    ['Gift set spray 100ml and bakhoor'],
+    ['Coffret vaporisateur 100ml + bakhoor'],
+    ['Coffret vapo 100ml + bakhoor'],
+    ['Gift set eau de parfum and bakhoor'],
+    ['Gift set eau de toilette and bakhoor'],
+    ['Gift set EDP and bakhoor'],
+    ['Gift set EDT and bakhoor'],
+    ['Gift set EDC and bakhoor'],
+    ['Coffret parfum and bakhoor'],
+    ['Gift set extrait and bakhoor'],
+    ['Gift set perfume and bakhoor'],
+    ['Gift set cologne and bakhoor'],
+    ['طقم هدية بخاخ وبخور'],
+    ['طقم هدية سبراي وبخور'],
+    ['طقم هدية او دو بارفان وبخور'],
+    ['طقم هدية او دي تواليت وبخور'],
+    ['طقم هدية ماء عطر وبخور'],
+    ['طقم هدية بارفيوم وبخور'],
+    ['طقم هدية بارفان وبخور'],
+    ['طقم هدية تواليت وبخور'],
+    ['طقم هدية عطر وبخور'],
+    ['طقم هدية أو دو بيرفيوم وبخور'],
+    ['طقم هدية أو دي بيرفيوم وبخور'],
+  ])('the set %s holds a spray and bakhoor', (title) => {
+    const r = productKind(title);
+    expect(r.kind).toBe('gift_set');
+    expect(r.contents).toEqual(['spray', 'bakhoor']);
+  });
+
+  it.each<[string, ProductKind]>([
+    ['Musk oil without alcohol 6ml', 'oil'],
+    ['Musk oil no alcohol 6ml', 'oil'],
+    ['Zero alcohol musk spray 50ml', 'spray'],
+    ['Musk 0% alcohol 50ml', 'spray'],
+    ['Water based musk 50ml', 'spray'],
+    ['Oil based perfume 12ml', 'oil'],
+  ])('%s: alcohol-free, a %s', (title, kind) => {
+    const r = productKind(title);
+    expect(r.alcoholFree).toBe(true);
+    expect(r.kind).toBe(kind);
   });
 });
 
