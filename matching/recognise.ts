@@ -91,17 +91,21 @@ const partials = new Cache<string, ProductProfile | null>({
 
 /** kinds that are not a perfume of ours but are worn or burnt for their scent */
 const WORN_OR_BURNT: ReadonlySet<ProductKind> = new Set(['mist', 'bakhoor', 'oud_wood']);
+/** what the merchant's correction says is one product worn or burnt for its scent (never a set, a kit, or another thing) */
+const WORN_OR_BURNT_SAID: ReadonlySet<ProductKind> = new Set([...WORN_OR_BURNT, 'spray', 'oil']);
 
 function partialOf(listing: ProductInput): ProductProfile | null {
   const key = JSON.stringify([listing.name, listing.accords, listing.notes, listing.description, listing.kindOverride]);
   if (partials.has(key)) return partials.get(key) ?? null;
   // a body lotion or a deodorant carries a perfume's words but is never recommended as a perfume; a
   // mist, bakhoor or oud wood is matched to no perfume either, but is recommended for what it is
-  // (its product_kind) by the profile its shop gives it (docs/gulf-shelf.md); the merchant's
-  // correction of its kind is its kind
+  // (its product_kind) by the profile its shop gives it (docs/gulf-shelf.md); so is one the
+  // merchant's correction says is one product worn or burnt for its scent ("Body Spray" sold as a perfume)
   const parsed = parseListing(listing.name);
+  const corrected = listing.kindOverride;
   const profiled =
-    parsed.notPerfume === null || WORN_OR_BURNT.has(listing.kindOverride ?? productKind(listing.name, parsed).kind);
+    parsed.notPerfume === null ||
+    (corrected ? WORN_OR_BURNT_SAID.has(corrected) : WORN_OR_BURNT.has(productKind(listing.name, parsed).kind));
   const profile = profiled ? partialProfile(listing) : null;
   partials.set(key, profile);
   return profile;

@@ -735,9 +735,9 @@ const isProductKind = (kind: string): kind is ProductKind => (PRODUCT_KINDS as r
  * PRODUCT_KINDS): from now on the product is scored, filtered and shown as that kind, whatever its
  * listing reads, and is alcohol-free as that kind is (an oil, bakhoor or oud wood) or as its listing
  * says. Kept through re-syncs. The product is recognised again with it, its match kept: a listing the
- * matcher refuses as not a perfume is profiled from its shop's words when corrected to a mist,
- * bakhoor or oud wood, and no longer when corrected away from them. Work: one product recognised,
- * three statements.
+ * matcher refuses as not a perfume is profiled from its shop's words when corrected to one product
+ * worn or burnt for its scent (a spray, an oil, a mist, bakhoor, oud wood), and not when corrected
+ * to a set, a sample or another thing. Work: one product recognised, three statements.
  */
 export async function setProductKind(
   db: Db,

@@ -30,6 +30,14 @@ const FEED = [
     accords: ['oud', 'amber', 'smoky'],
   },
   { merchant_product_id: 'khamrah', name: 'لطافة خمرة او دو بارفان 100 مل', house: 'Lattafa', price: 145 },
+  // read as a body mist: the shop sells it as a perfume spray
+  {
+    merchant_product_id: 'body-spray',
+    name: 'Oud Amber Body Spray 200ml',
+    house: 'Local Atelier',
+    price: 90,
+    accords: ['oud', 'amber'],
+  },
 ];
 
 interface Shown {
@@ -170,6 +178,18 @@ describe('the corrected kind is the kind the shopper is shown', () => {
     // cleared: read as the listing reads again, never recommended
     expect(((await setKind(shop, 'mamool', { kind: null })).json() as Product).status).toBe('unmatched');
     expect(find(await shown(shopKey, { families: ['oud'], kinds: ['bakhoor'] }), 'mamool')).toBeUndefined();
+  });
+
+  it('a mist corrected to a spray stays recommended, as a spray; corrected to another thing, it is not', async () => {
+    expect(find(await shown(shopKey, { families: ['oud'], kinds: ['mist'] }), 'body-spray')).toBeDefined();
+    expect((await setKind(shop, 'body-spray', { kind: 'spray' })).statusCode).toBe(200);
+    const spray = find(await shown(shopKey, { families: ['oud'], kinds: ['spray'] }), 'body-spray');
+    expect(spray).toMatchObject({ product_kind: 'spray', alcohol_free: false });
+    // a set, a kit or a thing not worn as a perfume is never recommended by its shop's words
+    const other = await setKind(shop, 'body-spray', { kind: 'other' });
+    expect((other.json() as Product).status).toBe('unmatched');
+    expect(find(await shown(shopKey, { families: ['oud'] }), 'body-spray')).toBeUndefined();
+    expect((await setKind(shop, 'body-spray', { kind: null })).statusCode).toBe(200);
   });
 });
 
