@@ -325,7 +325,7 @@ export class CompiledProducts {
       const similarity = scored.similarity[i] as number;
       const k = declared ?? (similarity >= CLOSE_SIMILARITY * 100 ? (scored.closest[i] as number) : undefined);
       if (k === undefined) return;
-      byLoved[k]?.push({
+      (byLoved[k] as AlternativeCandidate[]).push({
         index: i,
         inspired: declared !== undefined,
         similarity,

@@ -247,6 +247,121 @@ describe('a product inspired by another perfume', () => {
   });
 });
 
+describe('alternatives to a loved perfume', () => {
+  const LOVED = {
+    id: 'lattafa-khamrah-edp',
+    name: 'Khamrah',
+    house: 'Lattafa',
+    families: ['amber'],
+    accords: [
+      { name: 'amber', weight: 1 },
+      { name: 'sweet', weight: 0.8 },
+      { name: 'cinnamon', weight: 0.5 },
+    ],
+    notes: [],
+  };
+  const OTHER = {
+    id: 'citrus-edt',
+    name: 'Citrus',
+    house: 'Elsewhere',
+    families: ['citrus'],
+    accords: [
+      { name: 'citrus', weight: 1 },
+      { name: 'aquatic', weight: 0.7 },
+    ],
+    notes: [],
+  };
+  const as = (accords: [string, number][]) => ({
+    ...product('x').profile,
+    families: [],
+    accords: accords.map(([name, weight]) => ({ name, weight })),
+  });
+  const amber = as([
+    ['amber', 1],
+    ['sweet', 0.8],
+    ['cinnamon', 0.5],
+  ]);
+  const itself = { perfumeId: LOVED.id, quality: 'full' as const, line: 'lattafa|khamrah', lineHouse: 'Lattafa' };
+  const shelf = () =>
+    new CompiledProducts(1, [
+      // the loved perfume itself, listed three times: its lowest price is the shop's
+      product('k1', { ...itself, price: 130, profile: amber }),
+      product('k2', { ...itself, price: 145, profile: amber }),
+      product('k3', { ...itself, price: null, profile: amber }),
+      // sold as inspired by it, though its own notes differ: first all the same
+      product('dupe', {
+        price: 85,
+        quality: 'inspired',
+        profile: as([
+          ['oud', 1],
+          ['amber', 0.3],
+        ]),
+        inspiredBy: { id: LOVED.id, en: { name: 'Khamrah', house: 'Lattafa' }, ar: { name: null, house: null } },
+      }),
+      // as similar as can be: the cheaper first, a product without a price last
+      product('sim-dear', { price: 200, profile: amber }),
+      product('sim-cheap', { price: 90, profile: amber }),
+      product('sim-noprice', { price: null, profile: amber }),
+      product('sim-usd', { price: 95, currency: 'USD', profile: amber }),
+      product('near', {
+        price: 40,
+        profile: as([
+          ['amber', 1],
+          ['sweet', 0.5],
+          ['oud', 0.6],
+        ]),
+      }),
+      product('far', { price: 10, profile: as([['citrus', 1]]) }),
+    ]);
+  const ask = (extra: object = {}, loved = [LOVED, OTHER]) => {
+    const r = normalizeQuiz({ loved_perfumes: loved.map((l) => l.id), ...extra });
+    if (!r.ok) throw new Error('quiz');
+    return shelf().score(r.quiz, 6, { loved, disliked: [] }).alternatives ?? [];
+  };
+
+  it('declared ones first, then the most similar, the cheaper among equals; never the perfume itself', () => {
+    const [khamrah, other] = ask();
+    expect(khamrah?.to).toEqual({ sillage_perfume_id: LOVED.id, name: 'Khamrah', house: 'Lattafa' });
+    expect(khamrah?.shop_price).toBe(130);
+    expect(khamrah?.products.map((p) => [p.merchant_product_id, p.declared_inspired_by, p.price_difference])).toEqual([
+      ['dupe', true, -45],
+      ['sim-cheap', false, -40],
+      // another currency than the shop's price of it: no difference to give
+      ['sim-usd', false, null],
+    ]);
+    // the other loved perfume: what is closest to it, and no shop price
+    expect(other?.shop_price).toBeNull();
+    expect(other?.products.map((p) => [p.merchant_product_id, p.price_difference])).toEqual([['far', null]]);
+  });
+
+  it('among equals, a product without a price comes after those with one', () => {
+    const [khamrah] = ask({ budget: undefined, disliked_perfumes: [] }, [LOVED]);
+    const r = normalizeQuiz({ loved_perfumes: [LOVED.id] });
+    if (!r.ok) throw new Error('quiz');
+    const s = new CompiledProducts(1, [
+      product('sim-noprice', { price: null, profile: amber }),
+      product('sim-dear', { price: 200, profile: amber }),
+    ]);
+    expect(
+      s
+        .score(r.quiz, 6, { loved: [LOVED], disliked: [] })
+        .alternatives?.[0]?.products.map((p) => p.merchant_product_id),
+    ).toEqual(['sim-dear', 'sim-noprice']);
+    expect(khamrah?.products).toHaveLength(3);
+  });
+
+  it('nothing the quiz rules out, and nothing below the similarity of an alternative', () => {
+    const [khamrah] = ask({ budget: { max: 60 } }, [LOVED]);
+    // "near" is similar enough and within the budget; "far" is within it but not similar
+    expect(khamrah?.products.map((p) => p.merchant_product_id)).toEqual(['near']);
+    expect(ask({ kinds: ['oil'] }, [LOVED])[0]?.products).toEqual([]);
+  });
+
+  it('no loved perfume, no alternatives block', () => {
+    expect(shelf().score(quiz, 6).alternatives).toBeUndefined();
+  });
+});
+
 describe('notes of a profile', () => {
   it('every tier, canonical, each once; a missing tier is none', () => {
     expect(notesOf({ heart: ['Rose'] })).toEqual(['rose']);
