@@ -110,8 +110,8 @@ describe.skipIf(!CHROMIUM)('the lead form in Chromium', () => {
       for (const l of labels) await page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
     };
     const next = () => page.locator('sillage-quiz .actions .primary').click();
-    await next(); // no perfume they love
     await next(); // for whom: no preference
+    await next(); // no perfume they love
     await pick(a.families);
     await next();
     await pick(a.love);
@@ -120,7 +120,7 @@ describe.skipIf(!CHROMIUM)('the lead form in Chromium', () => {
     await pick([a.season]);
     await next();
     await pick([a.occasion]);
-    await next();
+    for (let i = 0; i < 4; i++) await next(); // then no kind, budget or toggle
     await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
     return { page, context, errors };
   }

@@ -226,6 +226,7 @@ describe.skipIf(!CHROMIUM)('the Shopify app in Chromium', () => {
     });
     await page.locator('sillage-quiz .launcher').click();
     await page.locator('sillage-quiz .panel .primary').click(); // start
+    await page.locator('sillage-quiz .actions .primary').click(); // for whom: no preference
     const field = page.locator('sillage-quiz [role=combobox]');
     await field.pressSequentially('خمرة');
     await page.locator('sillage-quiz [role=option]').first().waitFor({ timeout: 10_000 });

@@ -140,6 +140,7 @@ describe.skipIf(!CHROMIUM)("the widget's cards, launcher and intro in Chromium (
   /** From the intro: a loved perfume typed and picked, then straight to the results. */
   async function lovedKhamrah(page: Page, lang: Lang) {
     await page.locator('sillage-quiz .panel .primary').click(WAIT); // start
+    await page.locator('sillage-quiz .actions .primary').click(WAIT); // for whom: no preference
     const field = page.locator('sillage-quiz [role=combobox]');
     await field.pressSequentially(lang === 'ar' ? 'خمرة' : 'khamrah');
     await page.locator('sillage-quiz [role=option]').first().waitFor(WAIT);

@@ -128,10 +128,10 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       for (const l of labels) await page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
     };
     const next = () => page.locator('sillage-quiz .actions .primary').click();
-    await next(); // no perfume they love
     // who it is for: skipped (no preference) unless the test says
     if (answers.gender) await pick([answers.gender]);
     await next();
+    await next(); // no perfume they love
     await pick(answers.families);
     await next();
     await pick(answers.love);
@@ -141,7 +141,8 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await pick([answers.season]);
     await next();
     await pick([answers.occasion]);
-    await next();
+    // then no kind, budget or toggle
+    for (let i = 0; i < 4; i++) await next();
   }
   /** the role of what has focus inside the widget */
   const focusedRole = (page: Page) =>
@@ -301,6 +302,8 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       await check('intro');
       await page.locator('sillage-quiz .panel .primary').click();
       const next = () => page.locator('sillage-quiz .actions .primary').click();
+      await check('who for');
+      await next();
       await check('perfumes');
       // the combobox open on its suggestions, one of them active, then a pick as a chip
       const field = page.locator('sillage-quiz [role=combobox]');
@@ -312,11 +315,9 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       await page.locator('sillage-quiz .pick').waitFor();
       await check('perfumes, picked');
       await next();
-      await check('who for');
-      await next();
       await page.locator('sillage-quiz .chip').first().click();
       await check('families');
-      for (const step of ['loves', 'avoids', 'season', 'occasion']) {
+      for (const step of ['loves', 'avoids', 'season', 'occasion', 'kinds', 'budget', 'toggles']) {
         await next();
         await check(step);
       }
@@ -337,8 +338,10 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter'); // start
+    expect(await page.locator('sillage-quiz .body h3').textContent()).toBe('لمن هذا العطر؟');
+    expect(await page.locator('sillage-quiz .progress').textContent()).toBe('الخطوة ١ من ١٠');
+    await page.locator('sillage-quiz .actions .primary').click(); // no preference
     expect(await page.locator('sillage-quiz .body h3').textContent()).toBe('ما العطور التي تحبها؟');
-    expect(await page.locator('sillage-quiz .progress').textContent()).toBe('الخطوة ١ من ٧');
     // no "see my matches" before a perfume is chosen
     expect(await page.locator('sillage-quiz .actions .secondary').getByText('اعرض ما يناسبني').isVisible()).toBe(false);
     await page.keyboard.press('Tab');
@@ -408,6 +411,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
     await launcher(page).click();
     await page.locator('sillage-quiz .panel .primary').click();
+    await page.locator('sillage-quiz .actions .primary').click(); // for whom: no preference
     const field = page.locator('sillage-quiz [role=combobox]');
     const options = page.locator('sillage-quiz [role=option]');
     const status = page.locator('sillage-quiz [role=status]');
@@ -465,7 +469,6 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await status.getByText('No perfume found by that name.').waitFor({ timeout: 10_000 });
     // kept with the answers: a reload brings the chips back, and families are optional with them
     await page.locator('sillage-quiz .actions .primary').click();
-    await page.locator('sillage-quiz .actions .primary').click();
     expect(await page.locator('sillage-quiz .hint').textContent()).toBe('Optional (up to three).');
     await page.reload();
     await page
@@ -473,7 +476,6 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       .getByText('Which scent families do you like?')
       .waitFor({ timeout: 10_000 });
     expect(await page.locator('sillage-quiz .actions .primary').isEnabled()).toBe(true);
-    await page.locator('sillage-quiz .actions .secondary').getByText('Back').click();
     await page.locator('sillage-quiz .actions .secondary').getByText('Back').click();
     expect(await chips.count()).toBe(4);
     const answer = page.waitForResponse((r) => r.url().endsWith('/api/widget/score'));
@@ -503,6 +505,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
     await launcher(page).click();
     await page.locator('sillage-quiz .panel .primary').click();
+    await page.locator('sillage-quiz .actions .primary').click(); // for whom: no preference
     const field = page.locator('sillage-quiz [role=combobox]');
     await field.fill('aventus');
     await page.locator('sillage-quiz [role=option]').first().waitFor({ timeout: 10_000 });
@@ -551,8 +554,11 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     const close = await page.locator('sillage-quiz header .icon').boundingBox();
     const title = await page.locator('sillage-quiz header h2').boundingBox();
     expect(close && title && close.x > title.x).toBe(true);
-    // Tab reaches the start button inside the dialog, then the perfume field, Back and Next; Space on a chip ticks it
+    // Tab reaches the start button inside the dialog, then for whom, Back and Next, then the perfume field, Back and
+    // Next; Space on a chip ticks it
     await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
     expect(await focusedRole(page)).toBe('combobox');
@@ -679,7 +685,6 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await expect.poll(() => launcher(page).isVisible(), { timeout: 10_000 }).toBe(true);
     await launcher(page).click();
     await page.locator('sillage-quiz .panel .primary').click();
-    await page.locator('sillage-quiz .actions .primary').click(); // no perfume they love
     // a chip not ticked (the "for whom" step's "no preference" is ticked from the start)
     const chip = page.locator('sillage-quiz .chip input:not(:checked) + span').first();
     expect(await chip.isVisible()).toBe(true);
@@ -735,15 +740,17 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(await page.locator('sillage-quiz .body').textContent()).toContain('Your answers are kept.');
     expect(JSON.parse((await keptQuiz(page)) ?? '{}').answers).toMatchObject({ families: ['oud'], love: ['saffron'] });
     await page.locator('sillage-quiz .actions .secondary').getByText('Change my answers').click();
-    expect(await ticked(page)).toEqual(['evening']);
     const back = page.locator('sillage-quiz .actions .secondary').getByText('Back');
+    // the last steps (kinds, budget, toggles) were skipped: back to the occasion
+    for (let i = 0; i < 3; i++) await back.click();
+    expect(await ticked(page)).toEqual(['evening']);
     await back.click();
     await back.click();
     await back.click();
     expect(await ticked(page)).toEqual(['saffron']);
     // the failed state again, and Try again recovers: the service answers at once now
     slowScore.times = 1;
-    for (let i = 0; i < 4; i++) await page.locator('sillage-quiz .actions .primary').click();
+    for (let i = 0; i < 7; i++) await page.locator('sillage-quiz .actions .primary').click();
     await heading.getByText('This is taking longer than usual.').waitFor({ timeout: 12_000 });
     await page.locator('sillage-quiz .actions .primary').getByText('Try again').click();
     await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
@@ -761,8 +768,8 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.locator('sillage-quiz .panel .primary').click();
     const pick = (l: string) => page.locator('sillage-quiz .chip').getByText(l, { exact: true }).click();
     const next = () => page.locator('sillage-quiz .actions .primary').click();
-    await next(); // no perfume they love
     await next(); // who it is for: no preference
+    await next(); // no perfume they love
     await pick('Woody');
     await pick('Amber');
     await next();
@@ -783,7 +790,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(await page.locator('sillage-quiz [role=dialog]').count()).toBe(0);
     await launcher(page).click();
     expect((await ticked(page)).sort()).toEqual(['amber', 'woody']);
-    for (let i = 0; i < 5; i++) await next();
+    for (let i = 0; i < 8; i++) await next();
     await page.locator('sillage-quiz .card').first().waitFor({ timeout: 10_000 });
     expect(await keptQuiz(page)).toBeNull();
     await page.reload();
@@ -814,7 +821,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(await page.locator('sillage-quiz .sr[role=status]').textContent()).toBe('لم نجد ترشيحات');
     // the answers are kept: "change my answers" goes back to them
     await page.locator('sillage-quiz .body button.secondary').getByText('عدّل إجاباتي').click();
-    expect(await page.locator('sillage-quiz .progress').textContent()).toBe('الخطوة ١ من ٧');
+    expect(await page.locator('sillage-quiz .progress').textContent()).toBe('الخطوة ١ من ١٠');
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PRODUCT_KINDS } from '../matching/kind.ts';
 import { formatCount, formatPercent, formatPrice, MESSAGES } from '../widget/i18n.ts';
 
 const { ar, en } = MESSAGES;
@@ -36,5 +37,36 @@ describe('counts read as the language says them', () => {
     expect(en.resultsCount(0)).toBe('No recommendations found');
     expect(en.resultsCount(1)).toBe('1 recommendation');
     expect(en.resultsCount(6)).toBe('6 recommendations');
+  });
+});
+
+describe("the Gulf shopper's words: every one in both languages", () => {
+  /** the keys of a message object, nested ones as paths; functions are called with a sample */
+  const shape = (o: object, at = ''): string[] =>
+    Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' ? shape(v, `${at}${k}.`) : [`${at}${k}`]));
+  const text = (v: unknown) => (typeof v === 'function' ? (v as (x: string) => string)('X') : v);
+
+  it('Arabic and English hold the same keys, nested ones too (gift, kind, heat, how, extras), none empty', () => {
+    expect(shape(en).sort()).toEqual(shape(ar).sort());
+    for (const m of [ar, en])
+      for (const k of ['gifts', 'gift', 'kind', 'heat', 'how', 'extras'] as const)
+        for (const v of Object.values(m[k]))
+          for (const line of typeof v === 'object' ? Object.values(v) : [v])
+            expect(String(text(line)).trim()).not.toBe('');
+  });
+
+  it('names every kind the cards show (all but a spray), every heat estimate as an estimate, every step of layering', () => {
+    for (const m of [ar, en]) {
+      expect(Object.keys(m.kind).sort()).toEqual(PRODUCT_KINDS.filter((k) => k !== 'spray' && k !== 'other').sort());
+      expect(Object.keys(m.heat).sort()).toEqual(['long', 'moderate', 'short']);
+      expect(Object.keys(m.how).sort()).toEqual(['oil_on_skin', 'smoke_clothes', 'spray_over']);
+      expect(Object.keys(m.gift).sort()).toEqual(['anyone', 'her', 'him']);
+      expect(Object.keys(m.gifts).sort()).toEqual(['anyone', 'her', 'him']);
+    }
+    for (const line of Object.values(ar.heat)) expect(line).toMatch(/— تقدير$/);
+    for (const line of Object.values(en.heat)) expect(line).toMatch(/— estimated$/);
+    expect(ar.gift.her?.resultsTitle).toBe('اختيارات لها');
+    expect(en.gift.him?.familiesQ).toBe('What does he like?');
+    expect(ar.gift.him?.familiesQ).toBe('ماذا يحب؟');
   });
 });

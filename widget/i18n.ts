@@ -3,7 +3,7 @@
  * vocabulary (vocabulary/index.ts) with their own Arabic and English labels;
  * this file holds only the interface sentences.
  */
-import { ACCORDS, CONCENTRATIONS, FAMILIES, OCCASIONS, SEASONS } from '../vocabulary/index.ts';
+import { ACCORDS, CONCENTRATIONS, FAMILIES, OCCASIONS, PRODUCT_KIND_TERMS, SEASONS } from '../vocabulary/index.ts';
 
 export type Locale = 'ar' | 'en';
 
@@ -61,6 +61,65 @@ const ar = {
   anyGender: 'لا يهم',
   genders: { women: 'للنساء', men: 'للرجال' },
   wearer: { men: 'رجالي', women: 'نسائي', unisex: 'للجنسين' },
+  /** the gift path: the questions and the results speak of the one the gift is for */
+  gifts: { him: 'هدية له', her: 'هدية لها', anyone: 'هدية لأي أحد' } as Record<string, string>,
+  gift: {
+    him: {
+      perfumesQ: 'ما العطور التي يحبها؟',
+      familiesQ: 'ماذا يحب؟',
+      loveQ: 'ما النفحات التي يعشقها؟',
+      avoidQ: 'ما النفحات التي يتجنبها؟',
+      resultsTitle: 'اختيارات له',
+    },
+    her: {
+      perfumesQ: 'ما العطور التي تحبها هي؟',
+      familiesQ: 'ماذا تحب هي؟',
+      loveQ: 'ما النفحات التي تعشقها هي؟',
+      avoidQ: 'ما النفحات التي تتجنبها هي؟',
+      resultsTitle: 'اختيارات لها',
+    },
+    anyone: {
+      perfumesQ: 'ما العطور التي يحبها من ستهديه؟',
+      familiesQ: 'ماذا يحب من ستهديه؟',
+      loveQ: 'ما النفحات التي يعشقها من ستهديه؟',
+      avoidQ: 'ما النفحات التي يتجنبها من ستهديه؟',
+      resultsTitle: 'اختيارات لمن ستهديه',
+    },
+  } as Record<string, Partial<Record<'perfumesQ' | 'familiesQ' | 'loveQ' | 'avoidQ' | 'resultsTitle', string>>>,
+  giftOccasionQ: 'لأي مناسبة الهدية؟',
+  kindsQ: 'أي نوع تريد؟',
+  alcoholFreeOnly: 'بدون كحول فقط',
+  budgetQ: 'كم ميزانيتك؟',
+  anyBudget: 'أي سعر',
+  upTo: (p: string) => `حتى ${p}`,
+  over: (p: string) => `${p} فأكثر`,
+  extrasQ: 'ما الذي يهمك أيضاً؟',
+  extras: { heat: 'يدوم في الحر', layer: 'أطبّق العطور معاً' } as Record<string, string>,
+  /** a product's kind on its card, when it is not a spray */
+  kind: {
+    oil: 'دهن عطري',
+    bakhoor: 'بخور',
+    oud_wood: 'عود للتبخير',
+    mist: 'معطر للشعر والجسم',
+    gift_set: 'طقم هدية',
+    sample: 'عينة',
+  } as Record<string, string>,
+  alcoholFree: 'بدون كحول',
+  /** how long it lasts in heat: always an estimate, never a measure */
+  heat: {
+    long: 'يدوم طويلاً في الحر — تقدير',
+    moderate: 'يدوم باعتدال في الحر — تقدير',
+    short: 'يتلاشى سريعاً في الحر — تقدير',
+  } as Record<string, string>,
+  layeringTitle: 'طبّقها معاً',
+  how: {
+    oil_on_skin: 'ضع الدهن على بشرتك أولاً:',
+    smoke_clothes: 'بخّر ملابسك به أولاً:',
+    spray_over: 'ثم رشّ فوقه:',
+  } as Record<string, string>,
+  alternativesTitle: (name: string) => `بدائل لعطر ${name}`,
+  cheaper: (p: string) => `أرخص بـ ${p}`,
+  dearer: (p: string) => `أغلى بـ ${p}`,
   anySeason: 'كل المواسم',
   anyOccasion: 'أي مناسبة',
   loading: 'نبحث عن أنسب العطور لك…',
@@ -142,6 +201,14 @@ const ar = {
   edit: 'عدّل إجاباتي',
 };
 
+const giftWords = (he: string, does: string, him: string) => ({
+  perfumesQ: `Which perfumes ${does} ${he} love?`,
+  familiesQ: `What ${does} ${he} like?`,
+  loveQ: `Which notes ${does} ${he} love?`,
+  avoidQ: `Which notes ${does} ${he} avoid?`,
+  resultsTitle: `Picks for ${him}`,
+});
+
 const en: typeof ar = {
   launcher: 'Find your scent',
   title: 'Fragrance quiz',
@@ -177,6 +244,44 @@ const en: typeof ar = {
   anyGender: 'No preference',
   genders: { women: 'For women', men: 'For men' },
   wearer: { men: 'For men', women: 'For women', unisex: 'Unisex' },
+  gifts: { him: 'A gift for him', her: 'A gift for her', anyone: 'A gift for anyone' },
+  gift: {
+    him: giftWords('he', 'does', 'him'),
+    her: giftWords('she', 'does', 'her'),
+    anyone: giftWords('they', 'do', 'them'),
+  },
+  giftOccasionQ: 'What is the gift for?',
+  kindsQ: 'What kind?',
+  alcoholFreeOnly: 'Alcohol-free only',
+  budgetQ: 'What is your budget?',
+  anyBudget: 'Any price',
+  upTo: (p) => `Up to ${p}`,
+  over: (p) => `${p} and over`,
+  extrasQ: 'Anything else?',
+  extras: { heat: 'Lasts in the heat', layer: 'I layer perfumes' },
+  kind: {
+    oil: 'Perfume oil',
+    bakhoor: 'Bakhoor',
+    oud_wood: 'Oud wood',
+    mist: 'Body & hair mist',
+    gift_set: 'Gift set',
+    sample: 'Sample',
+  },
+  alcoholFree: 'Alcohol-free',
+  heat: {
+    long: 'Lasts long in heat — estimated',
+    moderate: 'Lasts a while in heat — estimated',
+    short: 'Fades fast in heat — estimated',
+  },
+  layeringTitle: 'Layer them together',
+  how: {
+    oil_on_skin: 'First dab the oil on your skin:',
+    smoke_clothes: 'First perfume your clothes with its smoke:',
+    spray_over: 'Then spray over it:',
+  },
+  alternativesTitle: (name) => `Alternatives to ${name}`,
+  cheaper: (p) => `${p} less`,
+  dearer: (p) => `${p} more`,
   anySeason: 'All year',
   anyOccasion: 'Any occasion',
   loading: 'Finding the perfumes that suit you…',
@@ -275,6 +380,21 @@ export const QUIZ_ACCORDS = [
   'musky',
 ] as const satisfies readonly (typeof ACCORDS)[number]['slug'][];
 
+/** The occasions of the gift path, in this order: the region's own (ليالي رمضان, the majlis, Eid…). */
+export const GIFT_OCCASIONS = [
+  'daily',
+  'office',
+  'evening',
+  'gathering',
+  'wedding',
+  'eid',
+  'ramadan-nights',
+  'travel',
+] as const satisfies readonly (typeof OCCASIONS)[number]['slug'][];
+
+/** The budget step's price bands, in the shop's currency: `min-max`, either side open. */
+export const BUDGET_BANDS = ['-200', '200-500', '500-'] as const;
+
 export interface Option {
   slug: string;
   label: string;
@@ -289,6 +409,7 @@ export function quizOptions(locale: Locale) {
     accords: QUIZ_ACCORDS.map((slug) => ({ slug, label: accordLabel.get(slug) ?? slug })),
     seasons: labels(SEASONS, locale),
     occasions: labels(OCCASIONS, locale),
+    kinds: labels(PRODUCT_KIND_TERMS, locale),
   };
 }
 

@@ -14,7 +14,7 @@
  * the shopper is offered a retry, or waits out a Retry-After.
  */
 import { MAX_REFERENCE_PERFUMES } from '../contracts/limits.ts';
-import type { PerfumeResult, Recommendation, ScoreResponse } from '../contracts/widget.ts';
+import type { Alternatives, PerfumeResult, Recommendation, ScoreResponse } from '../contracts/widget.ts';
 import {
   createPerfumeSuggester,
   type Failure,
@@ -26,10 +26,12 @@ import {
 } from './client.ts';
 import { explain, lastProblem, maskKey, onProblem, report, reportNetwork, watchCsp } from './diagnostics.ts';
 import {
+  BUDGET_BANDS,
   CONSENT_VERSION,
   formatPercent,
   formatPrice,
   formatSeconds,
+  GIFT_OCCASIONS,
   type Locale,
   MESSAGES,
   type Messages,
@@ -43,12 +45,13 @@ import { CSS } from './styles.ts';
 
 type Attrs = Record<string, string | null | undefined | false>;
 type Child = Node | string | null | undefined | false;
+type Click = 'recommendation_clicked' | 'also_explore_clicked';
 
 /** Creates an element; strings become text nodes, never markup. */
 function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLElement {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined && v !== false) el.setAttribute(k, v);
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
+  for (const c of children) if (c) el.append(c);
   return el;
 }
 
@@ -145,25 +148,61 @@ interface Answers {
   avoid: string[];
   season: string | null;
   occasion: string | null;
-  /** for whom: men or women, null for no preference (the quiz's gender, an extension of the interface) */
-  gender?: string | null;
+  /**
+   * for whom: women or men, null for no preference (the quiz's gender, an extension of the interface); or a
+   * gift for him, her or anyone: the gift path (quiz.gift, and gender men, women or none)
+   */
+  gender: string | null;
+  /** product kinds wanted (quiz.kinds) */
+  kinds: string[];
+  /** a price band of BUDGET_BANDS, null for any price */
+  budget: string | null;
+  /** toggles: alcohol (alcohol-free only), heat (lasts in the heat), layer (the shopper layers) */
+  extras: string[];
 }
 type Step =
   | 'intro'
-  | 'perfumes'
   | 'gender'
+  | 'perfumes'
   | 'families'
   | 'love'
   | 'avoid'
   | 'season'
   | 'occasion'
+  | 'kinds'
+  | 'budget'
+  | 'extras'
   | 'loading'
   | 'failed'
   | 'results';
-const QUIZ_STEPS: Step[] = ['perfumes', 'gender', 'families', 'love', 'avoid', 'season', 'occasion'];
+const QUIZ_STEPS: Step[] = [
+  'gender',
+  'perfumes',
+  'families',
+  'love',
+  'avoid',
+  'season',
+  'occasion',
+  'kinds',
+  'budget',
+  'extras',
+];
 const MAX_FAMILIES = 3;
 const MAX_ACCORDS = 5;
-const noAnswers = (): Answers => ({ perfumes: [], families: [], love: [], avoid: [], season: null, occasion: null });
+const noAnswers = (): Answers => ({
+  perfumes: [],
+  families: [],
+  love: [],
+  avoid: [],
+  season: null,
+  occasion: null,
+  gender: null,
+  kinds: [],
+  budget: null,
+  extras: [],
+});
+/** the gift path's recipient (him, her, anyone), from the "for whom" answer; null when it is for the shopper */
+const giftFor = (gender: string | null) => (gender && gender in MESSAGES.en.gifts ? gender : null);
 
 /** Progress shows after this much waiting for results: a quick answer never flickers. */
 export const PROGRESS_AFTER_MS = 1000;
@@ -225,6 +264,11 @@ export class SillageQuiz extends HTMLElement {
 
   private attr(name: string): string | null {
     return this.getAttribute(name) ?? this.getAttribute(`data-${name}`);
+  }
+  /** the shop's currency, for the budget step's bands: the `currency` attribute, else SAR */
+  private get currency(): string {
+    const c = this.attr('currency');
+    return c && /^[a-z]{3}$/i.test(c) ? c.toUpperCase() : 'SAR';
   }
   private get mode(): 'launcher' | 'inline' {
     return this.attr('mode') === 'launcher' ? 'launcher' : 'inline';
@@ -611,10 +655,12 @@ export class SillageQuiz extends HTMLElement {
     const a = this.answers;
     body.append(h('p', { class: 'progress' }, t.step(index + 1, QUIZ_STEPS.length)));
     let canGoOn = () => true;
-    if (step === 'perfumes') {
-      body.append(this.perfumePicker());
-    } else if (step === 'gender') {
-      const g = this.t.genders;
+    // on the gift path the questions speak of the one the gift is for
+    const gift = giftFor(a.gender);
+    const q = { ...t, ...(gift && t.gift[gift]) };
+    if (step === 'gender') {
+      const g = t.genders;
+      const gifts = Object.entries(t.gifts).map(([slug, label]) => ({ slug, label }));
       body.append(
         this.single(
           t.genderQ,
@@ -622,19 +668,22 @@ export class SillageQuiz extends HTMLElement {
             { slug: '', label: t.anyGender },
             { slug: 'women', label: g.women },
             { slug: 'men', label: g.men },
+            ...gifts,
           ],
-          a.gender ?? null,
+          a.gender,
           (v) => {
             a.gender = v;
           },
         ),
       );
+    } else if (step === 'perfumes') {
+      body.append(this.perfumePicker(q.perfumesQ));
     } else if (step === 'families') {
       // a loved perfume is enough of a quiz: families are then optional
       const optional = a.perfumes.length > 0;
       body.append(
         this.choices(
-          t.familiesQ,
+          q.familiesQ,
           optional ? t.familiesOptional : t.familiesHint,
           options.families,
           a.families,
@@ -642,23 +691,14 @@ export class SillageQuiz extends HTMLElement {
         ),
       );
       canGoOn = () => a.families.length > 0 || a.perfumes.length > 0;
-    } else if (step === 'love') {
+    } else if (step === 'love' || step === 'avoid') {
+      const [mine, other] = step === 'love' ? [a.love, a.avoid] : [a.avoid, a.love];
       body.append(
         this.choices(
-          t.loveQ,
+          q[`${step}Q`],
           t.optionalHint,
-          options.accords.filter((o) => !a.avoid.includes(o.slug)),
-          a.love,
-          MAX_ACCORDS,
-        ),
-      );
-    } else if (step === 'avoid') {
-      body.append(
-        this.choices(
-          t.avoidQ,
-          t.optionalHint,
-          options.accords.filter((o) => !a.love.includes(o.slug)),
-          a.avoid,
+          options.accords.filter((o) => !other.includes(o.slug)),
+          mine,
           MAX_ACCORDS,
         ),
       );
@@ -668,12 +708,39 @@ export class SillageQuiz extends HTMLElement {
           a.season = v;
         }),
       );
-    } else {
+    } else if (step === 'occasion') {
+      // a gift: the region's occasions (Ramadan nights, the majlis, Eid…)
+      const offered = gift
+        ? GIFT_OCCASIONS.map((slug) => options.occasions.find((o) => o.slug === slug) as Option)
+        : options.occasions;
       body.append(
-        this.single(t.occasionQ, [{ slug: '', label: t.anyOccasion }, ...options.occasions], a.occasion, (v) => {
-          a.occasion = v;
+        this.single(
+          gift ? t.giftOccasionQ : t.occasionQ,
+          [{ slug: '', label: t.anyOccasion }, ...offered],
+          a.occasion,
+          (v) => {
+            a.occasion = v;
+          },
+        ),
+      );
+    } else if (step === 'kinds') {
+      const fs = this.choices(t.kindsQ, t.optionalHint, options.kinds, a.kinds, 9);
+      fs.append(this.chips([{ slug: 'alcohol', label: t.alcoholFreeOnly }], a.extras, 9));
+      body.append(fs);
+    } else if (step === 'budget') {
+      const price = (n: string) => formatPrice(Number(n), this.currency, this.locale);
+      const bands = BUDGET_BANDS.map((slug) => {
+        const [lo = '', hi = ''] = slug.split('-');
+        return { slug, label: !lo ? t.upTo(price(hi)) : !hi ? t.over(price(lo)) : `${price(lo)} – ${price(hi)}` };
+      });
+      body.append(
+        this.single(t.budgetQ, [{ slug: '', label: t.anyBudget }, ...bands], a.budget, (v) => {
+          a.budget = v;
         }),
       );
+    } else {
+      const extras = Object.entries(t.extras).map(([slug, label]) => ({ slug, label }));
+      body.append(this.choices(t.extrasQ, t.optionalHint, extras, a.extras, 9));
     }
     const last = index === QUIZ_STEPS.length - 1;
     const next = h('button', { class: 'primary', type: 'button' }, last ? t.seeResults : t.next) as HTMLButtonElement;
@@ -729,7 +796,7 @@ export class SillageQuiz extends HTMLElement {
    * the field, and only then the dialog; the live region says how many were
    * found, or that none was — and the picks as buttons that remove them.
    */
-  private perfumePicker(): HTMLElement {
+  private perfumePicker(question: string): HTMLElement {
     const t = this.t;
     const picked = this.answers.perfumes;
     const listId = 'sillage-perfumes';
@@ -748,7 +815,7 @@ export class SillageQuiz extends HTMLElement {
     const fs = h(
       'fieldset',
       {},
-      h('legend', {}, h('h3', { tabindex: '-1' }, t.perfumesQ)),
+      h('legend', {}, h('h3', { tabindex: '-1' }, question)),
       h('p', { class: 'hint' }, t.perfumesHint),
       h('label', { class: 'field' }, t.perfumeName, input),
       list,
@@ -873,10 +940,19 @@ export class SillageQuiz extends HTMLElement {
     return fs;
   }
 
-  /** A group of checkboxes styled as chips; at most `max` can be ticked. */
+  /** A group of checkboxes styled as chips, in a fieldset with its question; at most `max` can be ticked. */
   private choices(question: string, hint: string, options: Option[], picked: string[], max: number): HTMLElement {
-    const fs = h('fieldset', {});
-    fs.append(h('legend', {}, h('h3', { tabindex: '-1' }, question)), h('p', { class: 'hint' }, hint));
+    return h(
+      'fieldset',
+      {},
+      h('legend', {}, h('h3', { tabindex: '-1' }, question)),
+      h('p', { class: 'hint' }, hint),
+      this.chips(options, picked, max),
+    );
+  }
+
+  /** Checkboxes styled as chips, ticked into `picked`; at most `max` of those offered can be ticked. */
+  private chips(options: Option[], picked: string[], max: number): HTMLElement {
     const chips = h('div', { class: 'chips' });
     const inputs: HTMLInputElement[] = [];
     const sync = () => {
@@ -895,8 +971,7 @@ export class SillageQuiz extends HTMLElement {
       chips.append(h('label', { class: 'chip' }, input, h('span', {}, o.label)));
     }
     sync();
-    fs.append(chips);
-    return fs;
+    return chips;
   }
 
   /** A radio group styled as chips; the first option ('') means "no preference". */
@@ -930,6 +1005,10 @@ export class SillageQuiz extends HTMLElement {
     const accord_ratings: Record<string, string> = {};
     for (const s of a.love) accord_ratings[s] = 'love';
     for (const s of a.avoid) accord_ratings[s] = 'avoid';
+    const gift = giftFor(a.gender);
+    const gender = gift ? { him: 'men', her: 'women' }[gift] : a.gender;
+    const [min, max] = (a.budget ?? '').split('-').map((n) => (n ? Number(n) : undefined));
+    const has = (x: string) => a.extras.includes(x);
     if (!again) {
       this.autoRetries = 0;
       this.track({
@@ -939,6 +1018,8 @@ export class SillageQuiz extends HTMLElement {
           families: a.families.length,
           loved: a.love.length,
           avoided: a.avoid.length,
+          // the console counts the gift quizzes
+          ...(gift ? { gift: true } : {}),
         },
       });
     }
@@ -954,8 +1035,15 @@ export class SillageQuiz extends HTMLElement {
           accord_ratings,
           ...(a.season ? { season: a.season } : {}),
           ...(a.occasion ? { occasion: a.occasion } : {}),
-          ...(a.gender ? { gender: a.gender } : {}),
+          ...(gender ? { gender } : {}),
           ...(a.perfumes.length ? { loved_perfumes: a.perfumes.map((p) => p.sillage_perfume_id) } : {}),
+          // only what the shopper said: a gift, kinds, alcohol-free, a budget, heat, layering
+          ...(gift ? { gift: true } : {}),
+          ...(a.kinds.length ? { kinds: a.kinds } : {}),
+          ...(has('alcohol') ? { alcohol_free: true } : {}),
+          ...(a.budget ? { budget: { min, max } } : {}),
+          ...(has('heat') ? { lasts_in_heat: true } : {}),
+          ...(has('layer') ? { layering: true } : {}),
         },
         ...(Number.isInteger(limit) && limit > 0 ? { limit } : {}),
       },
@@ -978,9 +1066,11 @@ export class SillageQuiz extends HTMLElement {
   }
 
   private fillResults(body: HTMLElement) {
-    const t = this.t;
     const r = this.result;
     if (!r) return;
+    // a gift: the results speak of the one it is for
+    const gift = r.taste_summary.gift?.recipient;
+    const t = { ...this.t, ...(gift && this.t.gift[gift]) };
     body.append(h('h3', { tabindex: '-1' }, t.resultsTitle));
     // only products that fit are recommended: say why the list is short, or empty
     const explore = (reason: string) => r.also_explore.filter((p) => p.reason === reason);
@@ -998,6 +1088,38 @@ export class SillageQuiz extends HTMLElement {
         body.append(h('p', { class: 'status' }, t.fewFit(r.recommendations.length)));
       body.append(this.cards(r.recommendations, 'recommendation_clicked'));
     }
+
+    // pairs to wear together: the base (an oil on the skin, bakhoor's smoke on clothes), then the spray over it
+    if (r.layering?.length)
+      body.append(
+        h(
+          'section',
+          { class: 'layering' },
+          h('h3', {}, t.layeringTitle),
+          h(
+            'ul',
+            { role: 'list' },
+            ...r.layering.map((pair, i) =>
+              h(
+                'li',
+                {},
+                h(
+                  'ol',
+                  {},
+                  ...[pair.base, pair.top].map((p) =>
+                    h(
+                      'li',
+                      {},
+                      `${t.how[pair.steps.find((x) => x.merchant_product_id === p.merchant_product_id)?.how ?? ''] ?? ''} `,
+                      this.productLink(p, 'also_explore_clicked', i + 1, p.name) ?? p.name,
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        ),
+      );
 
     const s = r.taste_summary;
     const dl = h('dl', {});
@@ -1025,6 +1147,17 @@ export class SillageQuiz extends HTMLElement {
       group.items.push(p);
       cheaper.set(like.sillage_perfume_id, group);
     }
+    // the shop's bottles instead of a loved perfume: those sold as inspired by it first, with the price difference
+    for (const alt of r.alternatives ?? [])
+      if (alt.products.length)
+        body.append(
+          h(
+            'section',
+            {},
+            h('h3', {}, t.alternativesTitle(this.lovedName(alt.to))),
+            this.cards(alt.products, 'also_explore_clicked', alt.to),
+          ),
+        );
     for (const { name, items } of cheaper.values())
       body.append(h('section', {}, h('h3', {}, t.forLess(name)), this.cards(items, 'also_explore_clicked')));
     for (const [reason, title] of [
@@ -1161,7 +1294,20 @@ export class SillageQuiz extends HTMLElement {
     return box;
   }
 
-  private cards(items: Recommendation[], click: 'recommendation_clicked' | 'also_explore_clicked'): HTMLElement {
+  /** A link to the product page that reports its click (by beacon: the page is about to change); null without a safe URL. */
+  private productLink(p: Recommendation, click: Click, position: number, ...content: Child[]): HTMLElement | null {
+    const href = safeUrl(p.product_url);
+    if (!href) return null;
+    const a = h('a', { class: 'link', href }, ...content);
+    a.addEventListener('click', () => {
+      this.track({ type: click, merchant_product_id: p.merchant_product_id, position });
+      void this.client?.flush({ beacon: true });
+    });
+    return a;
+  }
+
+  /** The cards of products; `to`: they are the shop's alternatives to this loved perfume. */
+  private cards(items: Recommendation[], click: Click, to?: Alternatives[number]['to']): HTMLElement {
     const t = this.t;
     const list = h('ul', { class: 'cards', role: 'list' });
     items.forEach((p, i) => {
@@ -1177,8 +1323,14 @@ export class SillageQuiz extends HTMLElement {
       } else {
         thumb = tile();
       }
-      const href = safeUrl(p.product_url);
-      const price = formatPrice(p.price, p.currency, this.locale);
+      const alt = p as Partial<Alternatives[number]['products'][number]>;
+      const diff = alt.price_difference;
+      const price = [
+        formatPrice(p.price, p.currency, this.locale),
+        diff && (diff < 0 ? t.cheaper : t.dearer)(formatPrice(Math.abs(diff), p.currency, this.locale)),
+      ]
+        .filter(Boolean)
+        .join(' · ');
       const like = p.similar_to;
       // like a loved perfume: the accords they share say why, in place of those matched to the answers
       const [label, accords] =
@@ -1196,14 +1348,16 @@ export class SillageQuiz extends HTMLElement {
       const parts: Child[] = [
         h('h4', {}, p.name),
         h('p', { class: 'house' }, p.house),
-        like &&
-          h(
-            'p',
-            { class: 'like' },
-            like.relation === 'same'
-              ? t.lovedSame
-              : (like.relation === 'version' ? t.lovedVersion : t.because)(this.lovedName(like)),
-          ),
+        to && alt.declared_inspired_by && !p.inspired_by
+          ? h('p', { class: 'like' }, t.inspiredBy(this.lovedName(to)))
+          : like &&
+            h(
+              'p',
+              { class: 'like' },
+              like.relation === 'same'
+                ? t.lovedSame
+                : (like.relation === 'version' ? t.lovedVersion : t.because)(this.lovedName(like)),
+            ),
         basis && h('p', { class: 'basis', 'data-quality': p.quality }, basis),
         // badges of one kind: the one a product may lack (for whom) comes last, so it moves no other
         h(
@@ -1212,6 +1366,9 @@ export class SillageQuiz extends HTMLElement {
           h('span', { class: `tag fit ${p.fit}` }, t.fit[p.fit]),
           h('span', { class: 'tag score' }, `${formatPercent(p.match_score, this.locale)} ${t.match}`),
           p.gender && h('span', { class: 'tag wearer' }, t.wearer[p.gender]),
+          // what it is, when not a spray (an oil, bakhoor…), and alcohol-free when it is
+          t.kind[p.product_kind] && h('span', { class: 'tag kind' }, t.kind[p.product_kind]),
+          p.alcohol_free && h('span', { class: 'tag kind' }, t.alcoholFree),
         ),
         price && h('p', { class: 'price' }, price),
         accords.length > 0 &&
@@ -1220,16 +1377,10 @@ export class SillageQuiz extends HTMLElement {
             { class: 'accords' },
             `${accordsLabel} ${accords.map((x) => termLabel('accord', x, this.locale)).join(t.comma)}`,
           ),
+        // an estimate, said as one
+        p.heat && h('p', { class: 'heat' }, t.heat[p.heat.lasting]),
+        this.productLink(p, click, position, t.view, h('span', { class: 'sr' }, `: ${p.name}`)),
       ];
-      if (href) {
-        const a = h('a', { class: 'link', href }, t.view, h('span', { class: 'sr' }, `: ${p.name}`));
-        a.addEventListener('click', () => {
-          this.track({ type: click, merchant_product_id: p.merchant_product_id, position });
-          // the page is about to change: send now, by beacon
-          void this.client?.flush({ beacon: true });
-        });
-        parts.push(a);
-      }
       list.append(h('li', { class: 'card' }, thumb, ...parts));
     });
     return list;

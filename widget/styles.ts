@@ -69,7 +69,7 @@ ul.chips{list-style:none;margin:12px 0 0;padding:0}
 .secondary{border:1.5px solid #cdbfb2;border-radius:10px;padding:10px 16px;background:#fff}
 .status{padding:30px 0;text-align:center;color:#5d534a}
 .cards{list-style:none;margin:0;padding:0;display:grid;gap:12px;grid-template-columns:repeat(auto-fill,minmax(min(100%,300px),1fr))}
-.card{display:grid;grid-template-columns:84px minmax(0,1fr);grid-template-rows:subgrid;grid-row:span 8;gap:0 12px;align-content:start;padding:12px;border:1px solid #eee4da;border-radius:12px}
+.card{display:grid;grid-template-columns:84px minmax(0,1fr);grid-template-rows:subgrid;grid-row:span 9;gap:0 12px;align-content:start;padding:12px;border:1px solid #eee4da;border-radius:12px}
 .card>*{grid-column:2;margin:0;align-self:start}
 .card>.thumb{grid-column:1;grid-row:1/-1;align-self:start}
 .card>h4{grid-row:1;font-size:16px}
@@ -80,16 +80,20 @@ ul.chips{list-style:none;margin:12px 0 0;padding:0}
 .card>.tags{grid-row:5}
 .card>.price{grid-row:6;margin-block-end:6px;font-weight:600}
 .card>.accords{grid-row:7;margin-block-end:6px;font-size:13px;color:#5d534a}
-.card>.link{grid-row:8;justify-self:start}
+.card>.heat{grid-row:8;margin-block-end:6px;font-size:13px}
+.card>.link{grid-row:9;justify-self:start}
 .thumb{width:84px;height:84px;border-radius:10px;object-fit:contain;background:#f7f2ec}
 .tile{display:flex;align-items:center;justify-content:center;font-size:12px;line-height:1.2;font-weight:700;overflow:hidden;overflow-wrap:anywhere;text-align:center;padding:4px;color:var(--at);background:linear-gradient(135deg,var(--a),#c89b6d)}
 .tags{display:flex;flex-wrap:wrap;align-items:center;gap:4px 6px;margin-block:6px}
 .tag{font-size:12px;font-weight:600;line-height:1.6;border-radius:6px;padding:1px 6px;white-space:nowrap}
 .tag.strong,.tag.score{color:#1d5c2e;background:#e6f4ea}.tag.good{color:#1f4e79;background:#e7f0fa}.tag.weak{color:#5c4400;background:#fff3cd}.tag.score{font-weight:700}
-.tag.wearer{color:#4a3b2f;background:#f1e9e1}
+.tag.wearer,.tag.kind{color:#4a3b2f;background:#f1e9e1}
 .link{color:var(--a);font-weight:600;text-decoration:underline}
 section{margin-block-start:22px}
 section h3{font-size:17px}
+.layering ul{list-style:none;margin:0;padding:0;display:grid;gap:8px}
+.layering ol{margin:0;padding:10px 12px;padding-inline-start:30px;border:1px solid #eee4da;border-radius:12px}
+.chips+.chips{margin-block-start:12px}
 dl{margin:0;display:grid;grid-template-columns:auto 1fr;gap:4px 12px;font-size:14px}
 dt{color:#5d534a}
 dd{margin:0}
