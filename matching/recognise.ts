@@ -244,7 +244,7 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
     quality: r.quality,
     ...(r.sibling ? { sibling: true } : {}),
     gender: genderOf(r),
-    ...kindOf(r.listing.name, r.listing.kindOverride),
+    ...kindOf(r.listing.name, r.sibling ? null : (r.perfume?.concentration ?? null), r.listing.kindOverride),
     profile: r.profile as ProductProfile,
     line: r.line,
     lineHouse: r.lineHouse,
@@ -256,13 +256,23 @@ export function scoringProductOf(r: RecognisedProduct): ScoringProduct | null {
 }
 
 /**
- * A product's kind (the merchant's correction, else as its listing reads: matching/kind.ts) and
- * whether its listing says it holds no alcohol (an oil, bakhoor or oud wood holds none by its kind:
- * scoring/engine.ts).
+ * A product's kind (the merchant's correction, else as its listing reads: matching/kind.ts), whether
+ * its listing says it holds no alcohol (an oil, bakhoor or oud wood holds none by its kind:
+ * scoring/engine.ts), and a spray's or sample's concentration: the listing's words, else our
+ * perfume's (for how it lasts: scoring/heat.ts).
  */
-function kindOf(name: string, corrected?: ProductKind | null): { kind: ProductKind; alcoholFree?: true } {
+function kindOf(
+  name: string,
+  ours: string | null,
+  corrected?: ProductKind | null,
+): { kind: ProductKind; alcoholFree?: true; concentration: string | null } {
   const k = productKind(name);
-  return { kind: corrected ?? k.kind, ...(k.alcoholFree ? { alcoholFree: true as const } : {}) };
+  const kind = corrected ?? k.kind;
+  return {
+    kind,
+    ...(k.alcoholFree ? { alcoholFree: true as const } : {}),
+    concentration: kind === 'spray' || kind === 'sample' ? (k.concentration ?? ours) : null,
+  };
 }
 
 const namesOf = (p: CatalogPerfume) => ({

@@ -180,6 +180,13 @@ describe("the Gulf shopper's answers", () => {
       expect(r.heat.lasting).not.toBe('short');
     }
     expect((await ask({})).json().recommendations[0].heat).toBeUndefined();
+    // a listing that names no concentration is estimated by our perfume's: Shaghaf Oud is an eau de parfum
+    const all = (await ask({ lasts_in_heat: true, gender: 'any' })).json() as {
+      recommendations: (Shown & { heat: { reasons: string[] } })[];
+      also_explore: (Shown & { heat: { reasons: string[] } })[];
+    };
+    const shaghaf = [...all.recommendations, ...all.also_explore].find((r) => r.merchant_product_id === 'shaghaf');
+    expect(shaghaf?.heat.reasons[0]).toBe('concentration_edp');
   });
 
   it('a gift for her names the recipient; Ramadan nights is an occasion in Arabic and English', async () => {
