@@ -333,6 +333,8 @@ const en = {
   outcomeOriginNotAllowed: 'Refused: origin not allowed',
   outcomeRevoked: 'Refused: key revoked',
   scoredQuizzes: 'Quizzes scored',
+  giftQuizzes: 'Of them, gifts',
+  giftNote: 'Quizzes of the gift path, counted apart: for him {him}, for her {her}, for anyone {anyone}.',
   scoredNote:
     'Counted from the answers the service scored: {n} in this period, through the widget or the API (a headless storefront, a shopper who changes an answer). The overview’s “Quizzes completed” ({m}) counts the widget’s completion events only, so the two can differ.',
   confirmRemove: 'Remove {e}?',
@@ -666,6 +668,8 @@ const ar: Record<MessageKey, string> = {
   outcomeOriginNotAllowed: 'مرفوض: النطاق غير مسموح به',
   outcomeRevoked: 'مرفوض: المفتاح ملغى',
   scoredQuizzes: 'اختبارات قيّمتها الخدمة',
+  giftQuizzes: 'منها هدايا',
+  giftNote: 'اختبارات مسار الهدية محسوبة على حدة: له {him}، لها {her}، لأي أحد {anyone}.',
   scoredNote:
     'محسوبة من الإجابات التي قيّمتها الخدمة: {n} في هذه الفترة، عبر الأداة أو الواجهة البرمجية (متجر بواجهة خاصة، أو متسوق يغيّر إجابة). أما «اختبارات مكتملة» في النظرة العامة ({m}) فتعدّ أحداث الإكمال التي ترسلها الأداة وحدها، لذا قد يختلف العددان.',
   confirmRemove: 'إزالة {e}؟',

@@ -453,6 +453,8 @@ export interface AsksData {
   /** quizzes the service scored in the period (what the tables count), and the widget's completion events */
   scored: number;
   completed: number;
+  /** of the scored quizzes, the gift path's (quiz.gift), by recipient */
+  gifts: { total: number; him: number; her: number; anyone: number };
 }
 
 /** A vocabulary slug in the page's language. */
@@ -479,8 +481,9 @@ export function asksPage(ctx: PageContext, d: AsksData): Html {
     ctx,
     t(lang, 'asks'),
     html`${periodForm(ctx, d)}
-<dl class="figures"><div class="figure"><dt>${t(lang, 'scoredQuizzes')}</dt><dd data-figure="scored">${formatNumber(lang, d.scored)}</dd></div></dl>
+<dl class="figures"><div class="figure"><dt>${t(lang, 'scoredQuizzes')}</dt><dd data-figure="scored">${formatNumber(lang, d.scored)}</dd></div><div class="figure"><dt>${t(lang, 'giftQuizzes')}</dt><dd data-figure="gifts">${formatNumber(lang, d.gifts.total)}</dd></div></dl>
 <p class="muted" data-note="scored">${t(lang, 'scoredNote', { n: d.scored, m: d.completed })}</p>
+<p class="muted" data-note="gifts">${t(lang, 'giftNote', { him: formatNumber(lang, d.gifts.him), her: formatNumber(lang, d.gifts.her), anyone: formatNumber(lang, d.gifts.anyone) })}</p>
 <div class="grid">
 ${countedTable(lang, 'families', 'name', 'sessions', d.families)}
 ${countedTable(lang, 'lovedAccords', 'name', 'sessions', d.loved)}

@@ -679,12 +679,15 @@ describe('one rule for digits, and every word in the page’s language', () => {
     await syncProducts(app.db, app.catalog.current(), merchant.id, [
       { merchant_product_id: 'L1', name: 'Khamrah EDP 100ml', house: 'Lattafa', price: 145 },
     ]);
-    // two quizzes scored through the API, one completion event from the widget
+    // two quizzes scored through the API (the second a gift for her), one completion event from the widget
     for (let i = 0; i < 2; i++) {
       const r = await app.inject({
         method: 'POST',
         url: '/api/widget/score',
-        payload: { api_key: key, quiz: { loved_perfumes: ['lattafa-khamrah-edp'] } },
+        payload: {
+          api_key: key,
+          quiz: { loved_perfumes: ['lattafa-khamrah-edp'], ...(i === 1 ? { gift: true, gender: 'women' } : {}) },
+        },
         headers: { origin: ORIGIN },
       });
       expect(r.statusCode).toBe(200);
@@ -701,11 +704,17 @@ describe('one rule for digits, and every word in the page’s language', () => {
     const ar = (await b.get('/console/m/loved-shop/asks?lang=ar')).body;
     expect(ar).toContain('<td>خمرة (أو دو بارفان) من لطافة</td><td>٢</td>');
     expect(figure(ar, 'scored')).toBe('٢');
+    // the gift path's quizzes, counted apart by recipient
+    expect(figure(ar, 'gifts')).toBe('١');
+    expect(textsOf(ar, 'data-note').gifts).toBe('اختبارات مسار الهدية محسوبة على حدة: له ٠، لها ١، لأي أحد ٠.');
     expect(textsOf(ar, 'data-note').scored).toContain('(١)');
     const en = (await b.get('/console/m/loved-shop/asks?lang=en')).body;
     expect(en).toContain('<td>Khamrah (Eau de Parfum) by Lattafa</td><td>2</td>');
     expect(textsOf(en, 'data-note').scored).toBe(
       'Counted from the answers the service scored: 2 in this period, through the widget or the API (a headless storefront, a shopper who changes an answer). The overview’s “Quizzes completed” (1) counts the widget’s completion events only, so the two can differ.',
+    );
+    expect(textsOf(en, 'data-note').gifts).toBe(
+      'Quizzes of the gift path, counted apart: for him 0, for her 1, for anyone 0.',
     );
     expect(figure((await b.get('/console/m/loved-shop/?lang=en')).body, 'completions')).toBe('1');
   });

@@ -297,6 +297,7 @@ const merchantPages: FastifyPluginAsyncTypebox = async (app) => {
           n: r.sessions,
         })),
         scored: a.scored_sessions,
+        gifts: a.gift_sessions,
         completed: a.funnel.quiz_completed,
         recommended: products(a.top_recommended, (r) => r.times),
         clicked: products(a.top_clicked, (r) => r.clicks),
