@@ -33,11 +33,18 @@ const SHOPPERS = Number(process.env.BENCH_SHOPPERS) || 20_000;
 const SESSION_IDS = process.env.BENCH_SESSION_IDS === '1';
 const SESSION_PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
 
+/**
+ * BENCH_GULF=1: every quiz also asks the Gulf shopper's answers (a gift, what lasts in heat,
+ * layering pairs and a budget: docs/gulf-shelf.md), to compare with a run without
+ */
+const GULF = process.env.BENCH_GULF === '1';
+
 export const QUIZ_ANSWERS = benchQuizzes(50, 11).map((q) => ({
   families: q.families,
   accord_ratings: Object.fromEntries(q.ratings),
   ...(q.season ? { season: q.season } : {}),
   ...(q.occasion ? { occasion: q.occasion } : {}),
+  ...(GULF ? { gift: true, lasts_in_heat: true, layering: true, budget: { max: 600 } } : {}),
 }));
 
 /**
