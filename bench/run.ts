@@ -11,6 +11,7 @@ import { runConsoleBench } from './console.ts';
 import { runEngineBench } from './engine.ts';
 import { runEventsBench } from './events.ts';
 import { runFeedLoadBench, runFeedStoreBench, runFeedsBench } from './feeds.ts';
+import { runGulfBench } from './gulf.ts';
 import { runImportBench } from './import.ts';
 import { runLearningBench, runLearningLoadBench, runShopProfilesBench } from './learning.ts';
 import { runLoadBench } from './load.ts';
@@ -34,6 +35,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'attack-load-webhooks': () => runAttackLoadBench(console.log, 10, 'flood'),
   'attack-bodies': () => runAttackBodiesBench(),
   engine: () => runEngineBench(),
+  gulf: () => runGulfBench(),
   endpoint: () => runEndpointBench(),
   events: () => runEventsBench(),
   learning: () => runLearningBench(),

@@ -10,7 +10,15 @@
  * compared accord by accord (8 × 8).
  */
 import { ACCORDS } from '../vocabulary/index.ts';
-import { FIT_FLOOR, KIND_BIT, type ProductMatrix, type Scored, type Taste, TIER_NEVER_SHOWN, topK } from './engine.ts';
+import {
+  FIT_FLOOR,
+  KIND_BIT,
+  type ProductMatrix,
+  type Ranked,
+  type Scored,
+  type Taste,
+  TIER_NEVER_SHOWN,
+} from './engine.ts';
 
 /** At most this many pairs are proposed. */
 export const MAX_PAIRS = 3;
@@ -46,12 +54,29 @@ function leading(m: ProductMatrix, t: Taste, i: number): Map<number, number> {
   return out;
 }
 
+/** Keeps the LAYER_CANDIDATES best by score (the earlier product first among equals), best first. */
+function keepBest(best: Ranked[], index: number, score: number) {
+  if (best.length === LAYER_CANDIDATES && score <= (best[LAYER_CANDIDATES - 1] as Ranked).score) return;
+  let j = Math.min(best.length, LAYER_CANDIDATES - 1);
+  while (j > 0 && score > (best[j - 1] as Ranked).score) {
+    best[j] = best[j - 1] as Ranked;
+    j--;
+  }
+  best[j] = { index, score };
+}
+
 export function layeringPairs(m: ProductMatrix, t: Taste, scored: Scored): LayeringPair[] {
   const { scores, tier } = scored;
-  const usable = (i: number, bits: number) =>
-    ((m.kindBit[i] as number) & bits) !== 0 && tier[i] !== TIER_NEVER_SHOWN && (scores[i] as number) >= FIT_FLOOR;
-  const bases = topK(scores, tier, LAYER_CANDIDATES, (i) => !usable(i, BASE_BITS));
-  const tops = topK(scores, tier, LAYER_CANDIDATES, (i) => !usable(i, KIND_BIT.spray));
+  // the best bases and sprays that fit, in one pass over the products
+  const bases: Ranked[] = [];
+  const tops: Ranked[] = [];
+  for (let i = 0; i < m.size; i++) {
+    const score = scores[i] as number;
+    if (score < FIT_FLOOR || tier[i] === TIER_NEVER_SHOWN) continue;
+    const bit = m.kindBit[i] as number;
+    if (bit & BASE_BITS) keepBest(bases, i, score);
+    else if (bit === KIND_BIT.spray) keepBest(tops, i, score);
+  }
   const candidates: LayeringPair[] = [];
   for (const b of bases) {
     const lead = leading(m, t, b.index);
