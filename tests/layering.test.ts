@@ -244,4 +244,48 @@ describe('layering pairs', () => {
     ];
     expect(pairsOf(few, loveOud)).toEqual([]);
   });
+
+  it('keeps the best six whatever order the shop lists them in: a better base listed last displaces the worst', () => {
+    const rising: P[] = [
+      ...Array.from({ length: 7 }, (_, i): P => ({ kind: 'oil', accords: oudAmber, score: 61 + 2 * i })),
+      ...Array.from({ length: 3 }, (): P => ({ kind: 'spray', accords: oudAmber, score: 90 })),
+    ];
+    expect(pairsOf(rising, loveOud).map((p) => [p.base, p.score])).toEqual([
+      [6, 82],
+      [5, 81],
+      [4, 80],
+    ]);
+    const lateBest: P[] = [
+      ...Array.from({ length: 6 }, (_, i): P => ({ kind: 'oil', accords: [['rose', 1]], score: 70 + i })),
+      { kind: 'oil', accords: oudAmber, score: 90 },
+      { kind: 'spray', accords: oudAmber, score: 90 },
+    ];
+    expect(pairsOf(lateBest, loveOud).map((p) => [p.base, p.top])).toEqual([[6, 7]]);
+  });
+
+  it('among equal scores the earlier listed is kept, and never more than six are', () => {
+    const rose: P = { kind: 'oil', accords: [['rose', 1]], score: 70 };
+    const spray: P = { kind: 'spray', accords: oudAmber, score: 90 };
+    // six listed before it at the same score: the seventh is not kept
+    expect(
+      pairsOf([rose, rose, rose, rose, rose, rose, { kind: 'oil', accords: oudAmber, score: 70 }, spray], loveOud),
+    ).toEqual([]);
+    // the first of equals stays when a better one comes: the last of them goes
+    const first = pairsOf(
+      [{ kind: 'oil', accords: oudAmber, score: 70 }, rose, rose, rose, rose, rose, { ...rose, score: 71 }, spray],
+      loveOud,
+    );
+    expect(first.map((p) => p.base)).toEqual([0]);
+    // a worse one evicted stays out, however many better ones follow
+    const evicted = pairsOf(
+      [
+        { kind: 'oil', accords: oudAmber, score: 80 },
+        ...Array.from({ length: 5 }, (_, i): P => ({ ...rose, score: 81 + i })),
+        { ...rose, score: 90 },
+        spray,
+      ],
+      loveOud,
+    );
+    expect(evicted).toEqual([]);
+  });
 });
