@@ -625,7 +625,7 @@ export const AlternativeSchema = Type.Object(
     price_difference: Nullable(
       Type.Number({
         description:
-          "Its price minus the shop's own price of the loved perfume (negative: cheaper); null when the shop does not sell that perfume, or either has no price",
+          "Its price minus the shop's own lowest price of the loved perfume in the same currency (negative: cheaper); null when the shop does not sell that perfume in that currency, or either has no price",
       }),
     ),
   },
@@ -635,11 +635,17 @@ export const AlternativeSchema = Type.Object(
 export const AlternativesSchema = Type.Object(
   {
     to: Type.Ref(NamedPerfumeSchema),
-    shop_price: Nullable(Type.Number({ description: "The shop's own price of the loved perfume, when it sells it" })),
+    shop_price: Nullable(
+      Type.Number({
+        description:
+          "The shop's own price of the loved perfume (its lowest), when it sells it: in the shop's main currency when it lists it so",
+      }),
+    ),
+    shop_currency: Nullable(Type.String({ description: 'The currency of shop_price' })),
     products: Type.Array(Type.Ref(AlternativeSchema), {
       maxItems: 3,
       description:
-        'Up to three: those declared as inspired by it first, then the most similar (similarity 60 or more). Never the perfume itself nor a version of it, never a product the quiz rules out (budget, kinds, alcohol, wearer, avoided accords)',
+        'Up to three: those declared as inspired by it first, then the most similar (similarity 60 or more). Never the perfume itself nor a version of it, never a product the quiz rules out (budget, kinds, alcohol, wearer, avoided accords), never one scored below 50 (one the shopper would dislike); a weak fit says so in `fit`',
     }),
   },
   {

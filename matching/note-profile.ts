@@ -6,7 +6,7 @@
  * the same leans the scoring engine uses. Pure.
  */
 import type { AccordWeight } from '../catalog/types.ts';
-import { OCCASION_LEANS, OCCASION_TIME, SEASON_LEANS } from '../scoring/affinities.ts';
+import { OCCASION_LEANS, OCCASION_TIME, OCCASIONS_WORN_AS, SEASON_LEANS } from '../scoring/affinities.ts';
 import { type AccordSlug, FAMILIES, type OccasionSlug, type SeasonSlug, type TimeSlug } from '../vocabulary/index.ts';
 import { type NoteIndex, type NoteRecord, noteIndex, resolveNote } from '../vocabulary/notes.ts';
 
@@ -177,7 +177,9 @@ export function profileOfAccords(accords: readonly AccordWeight[]): AccordProfil
     3,
   );
   const occasions = nearBest(
-    (Object.keys(OCCASION_LEANS) as OccasionSlug[]).map((o) => [o, leanScore(byName, OCCASION_LEANS[o])]),
+    (Object.keys(OCCASION_LEANS) as OccasionSlug[])
+      .filter((o) => !OCCASIONS_WORN_AS[o])
+      .map((o) => [o, leanScore(byName, OCCASION_LEANS[o])]),
     4,
   );
   const times = [...new Set(occasions.map((o) => OCCASION_TIME[o]).filter((t): t is TimeSlug => t !== null))];

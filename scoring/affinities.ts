@@ -143,6 +143,16 @@ export const OCCASION_LEANS: Record<OccasionSlug, Lean> = {
   ],
 };
 
+/**
+ * Occasions of the calendar rather than of a scent: no record lists them, so a perfume is worn for
+ * one when it is worn for any occasion named here (Ramadan nights: the evening, the majlis, Eid).
+ * Profiles read from accords never list them either (matching/note-profile.ts): they would take the
+ * place of an occasion a record could list.
+ */
+export const OCCASIONS_WORN_AS: Partial<Record<OccasionSlug, readonly OccasionSlug[]>> = {
+  'ramadan-nights': ['evening', 'gathering', 'eid'],
+};
+
 export const OCCASION_TIME: Record<OccasionSlug, TimeSlug | null> = {
   daily: 'day',
   office: 'day',

@@ -10,7 +10,7 @@
 import { MAX_REFERENCE_PERFUMES } from '../contracts/limits.ts';
 import type { ProductKind } from '../matching/kind.ts';
 import { ACCORDS, FAMILIES, familyAccords, OCCASIONS, RATINGS, SEASONS, TIMES } from '../vocabulary/index.ts';
-import { OCCASION_LEANS, OCCASION_TIME, SEASON_LEANS } from './affinities.ts';
+import { OCCASION_LEANS, OCCASION_TIME, OCCASIONS_WORN_AS, SEASON_LEANS } from './affinities.ts';
 import type { Quiz } from './quiz.ts';
 
 const ACCORD_INDEX = new Map<string, number>(ACCORDS.map((a, i) => [a.slug, i]));
@@ -92,6 +92,12 @@ const mask = (values: readonly string[], bits: Map<string, number>) => {
   for (const v of values) m |= bits.get(v) ?? 0;
   return m;
 };
+
+/** per occasion of the calendar (OCCASIONS_WORN_AS): its bit, and the bits of the occasions it is worn as */
+const WORN_AS: readonly [number, number][] = Object.entries(OCCASIONS_WORN_AS).map(([o, as]) => [
+  OCCASION_BIT.get(o) as number,
+  mask(as ?? [], OCCASION_BIT),
+]);
 
 /** Compiles products once; `line` and `house` group near-twins for diversity. */
 /** A product's wearer as bits: a shopper's wearer bit must be among them. */
@@ -190,7 +196,9 @@ export function buildProductMatrix(
     m.familyMask[i] = mask(p.profile.families, FAMILY_BIT);
     m.seasonMask[i] = mask(p.profile.seasons, SEASON_BIT);
     m.timeMask[i] = mask(p.profile.times, TIME_BIT);
-    m.occasionMask[i] = mask(p.profile.occasions, OCCASION_BIT);
+    let occasions = mask(p.profile.occasions, OCCASION_BIT);
+    for (const [bit, as] of WORN_AS) if (occasions & as) occasions |= bit;
+    m.occasionMask[i] = occasions;
     m.wearer[i] = wearerBits(p.gender);
     const kind = p.kind ?? 'spray';
     m.kindBit[i] = KIND_BIT[kind];

@@ -28,6 +28,7 @@ import {
   type Scored,
   TIER_NEVER_SHOWN,
   tasteSummary,
+  WEAK_FLOOR,
 } from './engine.ts';
 import { estimateHeat, type HeatEstimate, LASTING_LEVEL } from './heat.ts';
 import { layeringPairs } from './layering.ts';
@@ -307,54 +308,49 @@ export class CompiledProducts {
     view: (i: number, score: number) => Recommendation,
   ): Alternatives {
     const byLoved: AlternativeCandidate[][] = loved.map(() => []);
-    const shopPrice: (number | null)[] = loved.map(() => null);
-    const shopCurrency: (string | null)[] = loved.map(() => null);
+    // the shop's lowest price of each loved perfume, per currency
+    const shopPrices: Map<string, number>[] = loved.map(() => new Map());
     const index = new Map(loved.map((r, k) => [r.id, k]));
-    this.products.forEach((p, i) => {
+    for (let i = 0; i < this.products.length; i++) {
+      const p = this.products[i] as ScoringProduct;
       const relation = rel?.relation[i] ?? REL_NONE;
       if (relation === REL_SAME) {
-        const k = rel?.of[i] as number;
-        if (p.price !== null && (shopPrice[k] === null || p.price < (shopPrice[k] as number))) {
-          shopPrice[k] = p.price;
-          shopCurrency[k] = p.currency;
-        }
-        return;
+        const prices = shopPrices[rel?.of[i] as number] as Map<string, number>;
+        if (p.price !== null && !(p.price >= (prices.get(p.currency) ?? Number.POSITIVE_INFINITY)))
+          prices.set(p.currency, p.price);
+        continue;
       }
-      if (relation !== REL_NONE || scored.tier[i] === TIER_NEVER_SHOWN) return;
+      // never the perfume's versions, nothing ruled out, nothing the shopper would dislike
+      if (relation !== REL_NONE || scored.tier[i] === TIER_NEVER_SHOWN || (scored.scores[i] as number) < WEAK_FLOOR)
+        continue;
       const declared = p.inspiredBy ? index.get(p.inspiredBy.id) : undefined;
       const similarity = scored.similarity[i] as number;
       const k = declared ?? (similarity >= CLOSE_SIMILARITY * 100 ? (scored.closest[i] as number) : undefined);
-      if (k === undefined) return;
-      (byLoved[k] as AlternativeCandidate[]).push({
+      if (k === undefined) continue;
+      keepAlternative(byLoved[k] as AlternativeCandidate[], {
         index: i,
         inspired: declared !== undefined,
         similarity,
         price: p.price ?? Number.POSITIVE_INFINITY,
       });
-    });
+    }
     return loved.map((ref, k) => {
-      const picked = (byLoved[k] as AlternativeCandidate[])
-        .sort(
-          (a, b) =>
-            Number(b.inspired) - Number(a.inspired) ||
-            b.similarity - a.similarity ||
-            a.price - b.price ||
-            a.index - b.index,
-        )
-        .slice(0, ALTERNATIVES_PER_LOVED);
-      const price = shopPrice[k] ?? null;
+      const prices = shopPrices[k] as Map<string, number>;
+      // the shop's price in its main currency, else in the one it lists the perfume in
+      const currency = prices.has(this.mainCurrency) ? this.mainCurrency : ([...prices.keys()][0] ?? null);
       return {
         to: { sillage_perfume_id: ref.id, name: ref.name, house: ref.house },
-        shop_price: price,
-        products: picked.map((c) => {
+        shop_price: currency === null ? null : (prices.get(currency) as number),
+        shop_currency: currency,
+        products: (byLoved[k] as AlternativeCandidate[]).map((c) => {
           const p = this.products[c.index] as ScoringProduct;
+          const theirs = prices.get(p.currency);
           return {
             ...view(c.index, scored.scores[c.index] as number),
             declared_inspired_by: c.inspired,
+            // against the shop's price of the loved perfume in the product's own currency
             price_difference:
-              price !== null && p.price !== null && p.currency === shopCurrency[k]
-                ? Math.round((p.price - price) * 100) / 100
-                : null,
+              theirs !== undefined && p.price !== null ? Math.round((p.price - theirs) * 100) / 100 : null,
           };
         }),
       };
@@ -444,6 +440,28 @@ interface AlternativeCandidate {
   inspired: boolean;
   similarity: number;
   price: number;
+}
+
+/** a before b: declared first, then the more similar, the cheaper, the earlier */
+const aheadOf = (a: AlternativeCandidate, b: AlternativeCandidate) =>
+  a.inspired !== b.inspired
+    ? a.inspired
+    : a.similarity !== b.similarity
+      ? a.similarity > b.similarity
+      : a.price !== b.price
+        ? a.price < b.price
+        : a.index < b.index;
+
+/** Keeps the ALTERNATIVES_PER_LOVED best in order, in one pass: the work is bounded by the products, not sorted. */
+function keepAlternative(best: AlternativeCandidate[], c: AlternativeCandidate) {
+  if (best.length === ALTERNATIVES_PER_LOVED && !aheadOf(c, best[ALTERNATIVES_PER_LOVED - 1] as AlternativeCandidate))
+    return;
+  let j = Math.min(best.length, ALTERNATIVES_PER_LOVED - 1);
+  while (j > 0 && aheadOf(c, best[j - 1] as AlternativeCandidate)) {
+    best[j] = best[j - 1] as AlternativeCandidate;
+    j--;
+  }
+  best[j] = c;
 }
 
 /** What a product shares with the loved perfume it is closest to, when it is that perfume, a version of it, or like it. */

@@ -357,6 +357,35 @@ describe('alternatives to a loved perfume', () => {
     expect(ask({ kinds: ['oil'] }, [LOVED])[0]?.products).toEqual([]);
   });
 
+  it('never an alternative the shopper would dislike: a product scored below 50 is left out, however similar', () => {
+    const disliking = ask(
+      { accord_ratings: { amber: 'dislike', sweet: 'dislike', cinnamon: 'dislike' }, loved_perfumes: [LOVED.id] },
+      [LOVED],
+    );
+    expect(disliking[0]?.products).toEqual([]);
+    // the same shelf, the taste not against it: they are there
+    expect(ask({}, [LOVED])[0]?.products.length).toBe(3);
+  });
+
+  it('compares prices of one currency: the shop price in its main currency, each difference in the product’s own', () => {
+    const r = normalizeQuiz({ loved_perfumes: [LOVED.id] });
+    if (!r.ok) throw new Error('quiz');
+    const s = new CompiledProducts(1, [
+      product('k-usd', { ...itself, price: 40, currency: 'USD', profile: amber }),
+      product('k-sar', { ...itself, price: 145, profile: amber }),
+      product('sim-sar', { price: 120, profile: amber }),
+      product('sim-usd', { price: 30, currency: 'USD', profile: amber }),
+      product('sim-aed', { price: 100, currency: 'AED', profile: amber }),
+    ]);
+    const [alt] = s.score(r.quiz, 6, { loved: [LOVED], disliked: [] }).alternatives ?? [];
+    expect([alt?.shop_price, alt?.shop_currency]).toEqual([145, 'SAR']);
+    expect(Object.fromEntries(alt?.products.map((p) => [p.merchant_product_id, p.price_difference]) ?? [])).toEqual({
+      'sim-sar': -25,
+      'sim-usd': -10,
+      'sim-aed': null,
+    });
+  });
+
   it('no loved perfume, no alternatives block', () => {
     expect(shelf().score(quiz, 6).alternatives).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProductKind } from '../matching/kind.ts';
-import type { ReferencePerfume } from '../scoring/engine.ts';
+import { profileOfAccords } from '../matching/note-profile.ts';
+import { buildProductMatrix, buildTaste, type ReferencePerfume, scoreProducts } from '../scoring/engine.ts';
 import {
   CompiledProducts,
   lineOf,
@@ -532,5 +533,33 @@ describe("the Gulf shopper's questions, case by case", () => {
     expect(kind.ok).toBe(false);
     const budget = normalizeQuiz({ ...amber, budget: { min: 500, max: 100 } });
     expect(budget.ok || budget.problems[0]?.path).toBe('/body/quiz/budget');
+  });
+});
+
+describe('Ramadan nights, an occasion of the calendar', () => {
+  const worn = (occasions: string[]) => ({
+    profile: { ...profile(oud), occasions },
+    line: occasions.join('+') || 'none',
+    house: 'h',
+  });
+  it('a perfume worn for the evening, the majlis or Eid is worn for Ramadan nights; one worn for the office is not', () => {
+    const m = buildProductMatrix([worn(['evening']), worn(['gathering']), worn(['eid']), worn(['office']), worn([])]);
+    const q = normalizeQuiz({ families: ['oud'], occasion: 'ليالي رمضان' });
+    if (!q.ok) throw new Error('quiz');
+    const scores = [...scoreProducts(m, buildTaste(q.quiz)).scores];
+    expect(scores[0]).toBe(scores[1]);
+    expect(scores[0]).toBe(scores[2]);
+    expect(scores[0]).toBeGreaterThan(scores[3] as number);
+    expect(scores[3]).toBe(scores[4]);
+  });
+
+  it('a profile read from accords never lists it, so it takes no other occasion’s place', () => {
+    const p = profileOfAccords([
+      { name: 'oud', weight: 1 },
+      { name: 'incense', weight: 0.8 },
+      { name: 'amber', weight: 0.7 },
+    ]);
+    expect(p.occasions).not.toContain('ramadan-nights');
+    expect(p.occasions).toContain('evening');
   });
 });
