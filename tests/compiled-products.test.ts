@@ -386,6 +386,29 @@ describe('alternatives to a loved perfume', () => {
     });
   });
 
+  it('keeps the best three whatever the shop’s order: the cheaper among equals, a worse one never displacing', () => {
+    const r = normalizeQuiz({ loved_perfumes: [LOVED.id] });
+    if (!r.ok) throw new Error('quiz');
+    const alternatives = (products: ScoringProduct[]) =>
+      new CompiledProducts(1, products).score(r.quiz, 6, { loved: [LOVED], disliked: [] }).alternatives?.[0];
+    const listedOnlyInDollars = alternatives([
+      product('a-dear', { price: 200, profile: amber }),
+      product('b-cheap', { price: 90, profile: amber }),
+      product('c-mid', { price: 150, profile: amber }),
+      product('d-dearest', { price: 300, profile: amber }),
+      product('k-usd', { ...itself, price: 40, currency: 'USD', profile: amber }),
+    ]);
+    expect(listedOnlyInDollars?.products.map((p) => p.merchant_product_id)).toEqual(['b-cheap', 'c-mid', 'a-dear']);
+    // the shop lists the loved perfume in dollars only: that price, said to be in dollars, and no difference in riyals
+    expect([listedOnlyInDollars?.shop_price, listedOnlyInDollars?.shop_currency]).toEqual([40, 'USD']);
+    expect(listedOnlyInDollars?.products.map((p) => p.price_difference)).toEqual([null, null, null]);
+    const withoutPrice = alternatives([
+      product('k', { ...itself, price: 145, profile: amber }),
+      product('s', { price: null, profile: amber }),
+    ]);
+    expect(withoutPrice?.products.map((p) => [p.merchant_product_id, p.price_difference])).toEqual([['s', null]]);
+  });
+
   it('no loved perfume, no alternatives block', () => {
     expect(shelf().score(quiz, 6).alternatives).toBeUndefined();
   });
