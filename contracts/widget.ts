@@ -315,7 +315,7 @@ export const QuizSchema = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 120 }), {
         maxItems: MAX_REFERENCE_PERFUMES,
         description:
-          'Perfumes the shopper dislikes (an extension of the interface): up to 5 `sillage_perfume_id`s. Their distinctive accords (prominent in them, in no loved perfume, not rated by the shopper) count as disliked; the perfumes and their other versions are never shown. An id may not be both loved and disliked',
+          'Perfumes the shopper dislikes (an extension of the interface): up to 5 `sillage_perfume_id`s. Their distinctive accords (prominent in them, in no loved perfume, not rated by the shopper) count as disliked; the perfumes, their other versions and the products sold as inspired by them are never shown. An id may not be both loved and disliked',
         examples: [['rabanne-1-million-edt']],
       }),
     ),

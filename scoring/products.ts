@@ -273,6 +273,13 @@ export class CompiledProducts {
     };
     for (const [k, r] of refs.loved.entries()) mark(r, k, false);
     for (const [k, r] of refs.disliked.entries()) mark(r, k, true);
+    // one sold as the answer to a disliked perfume is scored by its profile: disliked as well
+    if (refs.disliked.length) {
+      const disliked = new Set(refs.disliked.map((r) => r.id));
+      this.products.forEach((p, i) => {
+        if (p.inspiredBy && disliked.has(p.inspiredBy.id)) rel.relation[i] = REL_DISLIKED;
+      });
+    }
     // the prices to beat: the shop's own price of each loved perfume, and the shopper's, the lower
     let currency: string | null = null;
     const beat = new Float64Array(refs.loved.length).fill(quiz.forLessThan ?? Number.POSITIVE_INFINITY);

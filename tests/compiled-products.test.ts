@@ -409,6 +409,29 @@ describe('alternatives to a loved perfume', () => {
     expect(withoutPrice?.products.map((p) => [p.merchant_product_id, p.price_difference])).toEqual([['s', null]]);
   });
 
+  it('a product sold as the answer to a disliked perfume is never shown, as an alternative or otherwise', () => {
+    const r = normalizeQuiz({
+      loved_perfumes: [OTHER.id],
+      disliked_perfumes: [LOVED.id],
+      families: ['oud'],
+      accord_ratings: { oud: 'love' },
+    });
+    if (!r.ok) throw new Error('quiz');
+    const answer = shelf().score(r.quiz, 24, { loved: [OTHER], disliked: [LOVED] });
+    const shown = [
+      ...answer.recommendations,
+      ...answer.also_explore,
+      ...(answer.alternatives ?? []).flatMap((a) => a.products),
+    ].map((p) => p.merchant_product_id);
+    expect(shown).not.toContain('dupe');
+    expect(shown).not.toContain('k1');
+    // not disliked, it is shown
+    const liked = normalizeQuiz({ families: ['oud'], accord_ratings: { oud: 'love' } });
+    if (!liked.ok) throw new Error('quiz');
+    const plain = shelf().score(liked.quiz, 24);
+    expect([...plain.recommendations, ...plain.also_explore].map((p) => p.merchant_product_id)).toContain('dupe');
+  });
+
   it('no loved perfume, no alternatives block', () => {
     expect(shelf().score(quiz, 6).alternatives).toBeUndefined();
   });
