@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PRODUCT_KINDS } from '../matching/kind.ts';
-import { formatCount, formatPercent, formatPrice, MESSAGES } from '../widget/i18n.ts';
+import { budgetBands, formatCount, formatPercent, formatPrice, MESSAGES } from '../widget/i18n.ts';
 
 const { ar, en } = MESSAGES;
 
@@ -68,5 +68,18 @@ describe("the Gulf shopper's words: every one in both languages", () => {
     expect(ar.gift.her?.resultsTitle).toBe('اختيارات لها');
     expect(en.gift.him?.familiesQ).toBe('What does he like?');
     expect(ar.gift.him?.familiesQ).toBe('ماذا يحب؟');
+  });
+});
+
+describe('the budget step’s bands, in the shop’s currency', () => {
+  it('buy alike in every currency: 200 and 500 riyals or dirhams, 20 and 50 dinars, 50 and 125 dollars', () => {
+    expect(budgetBands('SAR')).toEqual(['-200', '200-500', '500-']);
+    expect(budgetBands('AED')).toEqual(['-200', '200-500', '500-']);
+    for (const c of ['KWD', 'BHD', 'OMR']) expect(budgetBands(c)).toEqual(['-20', '20-50', '50-']);
+    expect(budgetBands('JOD')).toEqual(['-40', '40-100', '100-']);
+    expect(budgetBands('GBP')).toEqual(['-40', '40-100', '100-']);
+    for (const c of ['USD', 'EUR', 'CHF']) expect(budgetBands(c)).toEqual(['-50', '50-125', '125-']);
+    // a currency it does not know: as written
+    expect(budgetBands('EGP')).toEqual(['-200', '200-500', '500-']);
   });
 });

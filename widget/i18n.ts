@@ -392,8 +392,29 @@ export const GIFT_OCCASIONS = [
   'travel',
 ] as const satisfies readonly (typeof OCCASIONS)[number]['slug'][];
 
-/** The budget step's price bands, in the shop's currency: `min-max`, either side open. */
-export const BUDGET_BANDS = ['-200', '200-500', '500-'] as const;
+/**
+ * How many of a currency buy what one riyal buys, roughly, for the budget step's bands: the Gulf's
+ * dinars and the Omani rial about ten riyals, the Jordanian dinar and the pound about five, the
+ * dollar, euro and Swiss franc about four. The riyal, the dirham and any other currency: as written.
+ */
+const BAND_SCALE: Readonly<Record<string, number>> = {
+  KWD: 0.1,
+  BHD: 0.1,
+  OMR: 0.1,
+  JOD: 0.2,
+  GBP: 0.2,
+  USD: 0.25,
+  EUR: 0.25,
+  CHF: 0.25,
+};
+
+/** The budget step's price bands in the shop's currency (`min-max`, either side open): 200 and 500 riyals' worth. */
+export function budgetBands(currency: string): string[] {
+  const scale = BAND_SCALE[currency] ?? 1;
+  const low = 200 * scale;
+  const high = 500 * scale;
+  return [`-${low}`, `${low}-${high}`, `${high}-`];
+}
 
 export interface Option {
   slug: string;

@@ -26,7 +26,7 @@ import {
 } from './client.ts';
 import { explain, lastProblem, maskKey, onProblem, report, reportNetwork, watchCsp } from './diagnostics.ts';
 import {
-  BUDGET_BANDS,
+  budgetBands,
   CONSENT_VERSION,
   formatPercent,
   formatPrice,
@@ -155,7 +155,7 @@ interface Answers {
   gender: string | null;
   /** product kinds wanted (quiz.kinds) */
   kinds: string[];
-  /** a price band of BUDGET_BANDS, null for any price */
+  /** a price band of budgetBands, null for any price */
   budget: string | null;
   /** toggles: alcohol (alcohol-free only), heat (lasts in the heat), layer (the shopper layers) */
   extras: string[];
@@ -729,7 +729,7 @@ export class SillageQuiz extends HTMLElement {
       body.append(fs);
     } else if (step === 'budget') {
       const price = (n: string) => formatPrice(Number(n), this.currency, this.locale);
-      const bands = BUDGET_BANDS.map((slug) => {
+      const bands = budgetBands(this.currency).map((slug) => {
         const [lo = '', hi = ''] = slug.split('-');
         return { slug, label: !lo ? t.upTo(price(hi)) : !hi ? t.over(price(lo)) : `${price(lo)} – ${price(hi)}` };
       });
