@@ -91,9 +91,9 @@ const ALCOHOL_FREE = [
   /(?:^|\s)(?:بدون|بلا|خالي من|خاليه من|خال من|غير)\s+(?:ال)?كحول(?:يه|ي)?(?=\s|$)|(?:^|\s)مايي(?:ه)?(?=\s|$)/u,
 ];
 
-/** sold by weight (grams, ounces, tolas), as wood and bakhoor are: never a spray's millilitres */
+/** sold by weight (grams, ounces, tolas), as wood and bakhoor are: never a spray's millilitres; a pack's count may lead ("3x25g") */
 const WEIGHT =
-  /(?:^|\s)(?:\d+(?:[.,]\d+)?\s?(?:g|gm|gms|gr|grams?|tl|tola|tolas|oz wt|جم|جرام|غرام|غ|اوقيه|توله|تولات)|(?:ربع|نص|نصف|ثمن) (?:كيلو|توله|اوقيه)|كيلو)(?=\s|$)/u;
+  /(?:^|\s)(?:(?:\d+\s?x\s?)?\d+(?:[.,]\d+)?\s?(?:g|gm|gms|gr|grams?|tl|tola|tolas|oz wt|جم|جرام|غرام|غ|اوقيه|توله|تولات)|(?:ربع|نص|نصف|ثمن) (?:كيلو|توله|اوقيه)|كيلو)(?=\s|$)/u;
 /** oud wood named as such: mubakhar (smoked), moattar (perfumed), by its name alone when sold by weight */
 const WOOD_BY_WEIGHT = /\b(?:oud|moattar|muattar|mtr|mubakh\w*|maattar)\b|(?:^|\s)(?:ال)?عود(?=\s|$)/u;
 /** "7 × 2 ml", "2 مل × 13", "4X2مل", "1.5مل *2": several small bottles, a sampler */

@@ -82,6 +82,9 @@ describe('the kind of product a Gulf shop lists', () => {
     ['عود كمبودي طبيعي للتبخير', 'oud_wood'],
     ['100 جرام عود ملكي', 'oud_wood'],
     ['Mubakhar Super 25 gm', 'oud_wood'],
+    // a pack's count before the weight: three packs of 25 grams
+    ['Oud Mubakhar 3x25g', 'oud_wood'],
+    ['Oud Mubakhar 3 x 25g', 'oud_wood'],
     ['ربع كيلو عود', 'oud_wood'],
     // a perfume named oud or bakhoor: no weight, or a bottle's millilitres beside its ounces
     ['عطر عود الليل من العربية للعود', 'spray'],
