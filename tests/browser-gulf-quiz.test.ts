@@ -340,6 +340,21 @@ describe.skipIf(!CHROMIUM)("the Gulf shopper's questions in the widget, in Chrom
           ],
         },
       ];
+      // the same product as a close alternative for less: shown among the alternatives only
+      body.also_explore = [
+        {
+          ...b,
+          reason: 'for_less',
+          similar_to: {
+            sillage_perfume_id: 'lattafa-khamrah-edp',
+            name: 'Khamrah',
+            house: 'Lattafa',
+            relation: 'similar',
+            similarity: 80,
+            shared_accords: [],
+          },
+        },
+      ];
     });
     await next(page);
     await next(page);
@@ -354,6 +369,8 @@ describe.skipIf(!CHROMIUM)("the Gulf shopper's questions in the widget, in Chrom
     expect(await cards.nth(1).locator('.like').count()).toBe(0);
     expect(await cards.nth(1).locator('.price').textContent()).toMatch(/ · أغلى بـ \S?٣٥\s?ر\.س\./);
     expect(await cards.nth(2).locator('.price').textContent()).not.toContain('·');
+    // no "for less" group repeats it
+    expect(await page.locator('sillage-quiz h3', { hasText: 'بسعر أقل' }).count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);

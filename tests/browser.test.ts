@@ -499,6 +499,8 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
       );
       body.recommendations = body.recommendations.filter((r: unknown) => !similar.includes(r));
       body.also_explore = [...similar.map((r: object) => ({ ...r, reason: 'for_less' })), ...body.also_explore];
+      // the group alone: a product among the alternatives is shown there only
+      body.alternatives = [];
       await route.fulfill({ response: real, json: body });
     });
     await ready();

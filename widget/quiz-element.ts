@@ -1139,10 +1139,12 @@ export class SillageQuiz extends HTMLElement {
       body.append(h('section', { 'aria-label': t.tasteTitle }, h('h3', {}, t.tasteTitle), dl));
 
     // close alternatives priced under a loved perfume: a group for each loved perfume they are like
+    // (a product the alternatives already show is shown there only)
     const cheaper = new Map<string, { name: string; items: Recommendation[] }>();
+    const asAlternative = new Set((r.alternatives ?? []).flatMap((a) => a.products.map((p) => p.merchant_product_id)));
     for (const p of explore('for_less')) {
       const like = p.similar_to;
-      if (!like) continue;
+      if (!like || asAlternative.has(p.merchant_product_id)) continue;
       const group = cheaper.get(like.sillage_perfume_id) ?? { name: this.lovedName(like), items: [] };
       group.items.push(p);
       cheaper.set(like.sillage_perfume_id, group);
