@@ -69,6 +69,26 @@ export const LOOKUP_EXAMPLE = {
   },
 };
 
+/** a product of the score example, shown as a recommendation and as a layering pair's spray */
+const SKU_42 = {
+  merchant_product_id: 'SKU-42',
+  sillage_perfume_id: 'lattafa-ameer-al-oudh-edp',
+  name: 'Ameer Al Oudh Intense Oud EDP 100ml',
+  house: 'Lattafa',
+  match_score: 80,
+  fit: 'strong',
+  match_accords: ['oud', 'amber', 'woody'],
+  quality: 'unreviewed',
+  gender: 'men',
+  product_kind: 'spray',
+  alcohol_free: false,
+  price: 149,
+  currency: 'SAR',
+  product_url: 'https://oudhouse.example/p/sku-42',
+  image_url: null,
+  heat: { lasting: 'long', projection: 'strong', estimated: true, reasons: ['concentration_edp', 'heavy_base'] },
+};
+
 export const SCORE_EXAMPLE = {
   request: {
     api_key: KEY,
@@ -86,26 +106,7 @@ export const SCORE_EXAMPLE = {
   response: {
     session_id: SESSION,
     merchant: MERCHANT,
-    recommendations: [
-      {
-        merchant_product_id: 'SKU-42',
-        sillage_perfume_id: 'lattafa-ameer-al-oudh-edp',
-        name: 'Ameer Al Oudh Intense Oud EDP 100ml',
-        house: 'Lattafa',
-        match_score: 80,
-        fit: 'strong',
-        match_accords: ['oud', 'amber', 'woody'],
-        quality: 'unreviewed',
-        gender: 'men',
-        product_kind: 'spray',
-        alcohol_free: false,
-        price: 149,
-        currency: 'SAR',
-        product_url: 'https://oudhouse.example/p/sku-42',
-        image_url: null,
-        heat: { lasting: 'long', projection: 'strong', estimated: true, reasons: ['concentration_edp', 'heavy_base'] },
-      },
-    ],
+    recommendations: [SKU_42],
     also_explore: [
       {
         merchant_product_id: 'SKU-7',
@@ -153,29 +154,7 @@ export const SCORE_EXAMPLE = {
           image_url: null,
           heat: { lasting: 'long', projection: 'soft', estimated: true, reasons: ['oil_on_skin', 'heavy_base'] },
         },
-        top: {
-          merchant_product_id: 'SKU-42',
-          sillage_perfume_id: 'lattafa-ameer-al-oudh-edp',
-          name: 'Ameer Al Oudh Intense Oud EDP 100ml',
-          house: 'Lattafa',
-          match_score: 80,
-          fit: 'strong',
-          match_accords: ['oud', 'amber', 'woody'],
-          quality: 'unreviewed',
-          gender: 'men',
-          product_kind: 'spray',
-          alcohol_free: false,
-          price: 149,
-          currency: 'SAR',
-          product_url: 'https://oudhouse.example/p/sku-42',
-          image_url: null,
-          heat: {
-            lasting: 'long',
-            projection: 'strong',
-            estimated: true,
-            reasons: ['concentration_edp', 'heavy_base'],
-          },
-        },
+        top: SKU_42,
         match_score: 77,
         shared_accords: ['oud', 'woody'],
         steps: [
