@@ -459,7 +459,7 @@ export const SimilarToSchema = Type.Object(
     $id: 'SimilarTo',
     title: 'SimilarTo',
     description:
-      'With loved_perfumes: the loved perfume this product is closest to, and what they share. Present when the product is that perfume, a version of it, or similar to it (similarity 60 or more); absent otherwise',
+      'With loved_perfumes: the loved perfume this product is closest to, and what they share. Present when the product is that perfume, a version of it, or similar to it (similarity 60 or more; never for bakhoor, oud wood or a mist, which are not perfumes like another); absent otherwise',
   },
 );
 
@@ -578,7 +578,7 @@ export const AlsoExploreSchema = Type.Object(
       [Type.Literal('for_less'), Type.Literal('other_family'), Type.Literal('weaker_fit'), Type.Literal('closest')],
       {
         description:
-          "Why it is shown: for_less, a close alternative (similarity 60 or more, see similar_to) to a loved perfume, priced under it (the shop's price of it, or the quiz's for_less_than), never the perfume or a version of it; other_family, a fit (60 or more) from a family the shopper did not choose; weaker_fit, below 60 when fewer than `limit` products fit; closest, the shop's closest products when none fits (never a product in which an avoided accord is prominent, never below 50)",
+          "Why it is shown: for_less, a close alternative (similarity 60 or more, see similar_to) to a loved perfume, priced under it (the shop's price of it, or the quiz's for_less_than), never the perfume or a version of it, never bakhoor, oud wood or a mist; other_family, a fit (60 or more) from a family the shopper did not choose; weaker_fit, below 60 when fewer than `limit` products fit; closest, the shop's closest products when none fits (never a product in which an avoided accord is prominent, never below 50)",
       },
     ),
   },
@@ -645,7 +645,7 @@ export const AlternativesSchema = Type.Object(
     products: Type.Array(Type.Ref(AlternativeSchema), {
       maxItems: 3,
       description:
-        'Up to three: those declared as inspired by it first, then the most similar (similarity 60 or more). Never the perfume itself nor a version of it, never a product the quiz rules out (budget, kinds, alcohol, wearer, avoided accords), never one scored below 50 (one the shopper would dislike); a weak fit says so in `fit`',
+        'Up to three: those declared as inspired by it first, then the most similar (similarity 60 or more). Never the perfume itself nor a version of it, never bakhoor, oud wood or a mist (burnt or sprayed on hair and body, they are no answer to a perfume), never a product the quiz rules out (budget, kinds, alcohol, wearer, avoided accords), never one scored below 50 (one the shopper would dislike); a weak fit says so in `fit`',
     }),
   },
   {

@@ -116,6 +116,12 @@ export const KIND_BIT: Readonly<Record<ProductKind, number>> = {
   sample: 64,
   other: 128,
 };
+/**
+ * Kinds that are never "a perfume like" a loved one, nor an alternative to it: bakhoor and oud wood
+ * are burnt, a mist is a body or hair mist. They may fit a taste; they are never passed off as the
+ * answer to a perfume.
+ */
+export const NEVER_LIKE_A_PERFUME = KIND_BIT.bakhoor | KIND_BIT.oud_wood | KIND_BIT.mist;
 /** kinds that hold no alcohol by what they are: an oil is worn as oil, bakhoor and wood are burnt */
 const ALCOHOL_FREE_KINDS: ReadonlySet<ProductKind> = new Set(['oil', 'bakhoor', 'oud_wood']);
 
@@ -759,6 +765,7 @@ export function rank(m: ProductMatrix, t: Taste, limit: number, rel?: Relations)
       (i) =>
         !fitting(i) ||
         rel.relation[i] !== REL_NONE ||
+        ((m.kindBit[i] as number) & NEVER_LIKE_A_PERFUME) !== 0 ||
         (scored.similarity[i] as number) < CLOSE_SIMILARITY * 100 ||
         !((prices[i] as number) < (beat[scored.closest[i] as number] as number)),
     );

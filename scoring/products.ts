@@ -15,7 +15,9 @@ import {
   buildTaste,
   CLOSE_SIMILARITY,
   fitOf,
+  KIND_BIT,
   matchAccords,
+  NEVER_LIKE_A_PERFUME,
   type ProductMatrix,
   REL_DISLIKED,
   REL_NONE,
@@ -327,8 +329,14 @@ export class CompiledProducts {
           prices.set(p.currency, p.price);
         continue;
       }
-      // never the perfume's versions, nothing ruled out, nothing the shopper would dislike
-      if (relation !== REL_NONE || scored.tier[i] === TIER_NEVER_SHOWN || (scored.scores[i] as number) < WEAK_FLOOR)
+      // never the perfume's versions, nothing ruled out, nothing the shopper would dislike, and never
+      // bakhoor, oud wood or a mist as the answer to a perfume
+      if (
+        relation !== REL_NONE ||
+        scored.tier[i] === TIER_NEVER_SHOWN ||
+        (scored.scores[i] as number) < WEAK_FLOOR ||
+        (this.matrix.kindBit[i] as number) & NEVER_LIKE_A_PERFUME
+      )
         continue;
       const declared = p.inspiredBy ? index.get(p.inspiredBy.id) : undefined;
       const similarity = scored.similarity[i] as number;
@@ -485,7 +493,9 @@ function similarTo(
       ? 'same'
       : relation === REL_VERSION
         ? 'version'
-        : (scored.similarity[i] as number) >= CLOSE_SIMILARITY * 100
+        : // bakhoor, oud wood and a mist are never said to be like a perfume
+          (scored.similarity[i] as number) >= CLOSE_SIMILARITY * 100 &&
+            (KIND_BIT[p.kind ?? 'spray'] & NEVER_LIKE_A_PERFUME) === 0
           ? 'similar'
           : null;
   if (!kind) return undefined;

@@ -168,6 +168,7 @@ const SHELF: ScoringProduct[] = [
   item('noprice-oud', 'spray', null, oud, { concentration: 'edp' }),
   // oils, bakhoor, wood, a mist, gift sets and a decant
   item('oud-oil', 'oil', 450, oud),
+  item('amber-oil', 'oil', 110, amberAccords),
   item('musk-oil', 'oil', 60, [
     ['musky', 1],
     ['amber', 0.6],
@@ -274,6 +275,11 @@ function holdsEveryRule(given: QuizInput, a: ScoredAnswer) {
     if (input.gift && !input.kinds?.includes('sample')) expect(r.product_kind, id).not.toBe('sample');
     if (input.gender === 'men') expect(genderOf.get(id), id).not.toBe('women');
     if (input.gender === 'women') expect(genderOf.get(id), id).not.toBe('men');
+    // bakhoor, oud wood and a mist are never said to be like a perfume, nor offered for less than one
+    if (['bakhoor', 'oud_wood', 'mist'].includes(r.product_kind)) {
+      expect(r.similar_to?.relation === 'similar', id).toBe(false);
+      expect((r as { reason?: string }).reason, id).not.toBe('for_less');
+    }
     if (input.lasts_in_heat) {
       expect(r.heat?.estimated, id).toBe(true);
       expect(r.heat?.lasting, id).not.toBe('short');
@@ -299,6 +305,8 @@ function holdsEveryRule(given: QuizInput, a: ScoredAnswer) {
     }
   } else expect(a.layering).toBeUndefined();
   for (const alt of a.alternatives ?? []) {
+    for (const p of alt.products)
+      expect(['bakhoor', 'oud_wood', 'mist'], p.merchant_product_id).not.toContain(p.product_kind);
     const seenUndeclared = { yet: false };
     for (const p of alt.products) {
       // never the perfume itself nor a version of it
@@ -481,11 +489,17 @@ const CASES: Case[] = [
     expects: (a) => expect(a.alternatives?.[0]?.products.length).toBeGreaterThan(0),
   },
   {
-    says: 'an alcohol-free alternative to Khamrah',
+    says: 'an alcohol-free alternative to Khamrah: an oil like it, never bakhoor however close',
     quiz: { loved_perfumes: [KHAMRAH.id], alcohol_free: true },
     loved: [KHAMRAH],
     rule: ['alcohol_free'],
-    expects: (a) => expect(a.alternatives?.[0]?.products.map((p) => p.merchant_product_id)).toEqual(['bakhoor-sweet']),
+    expects: (a) => {
+      expect(a.alternatives?.[0]?.products.map((p) => p.merchant_product_id)).toEqual(['amber-oil']);
+      // the bakhoor fits the taste and is shown, as bakhoor: never said to be like Khamrah
+      const bakhoor = [...a.recommendations, ...a.also_explore].find((r) => r.merchant_product_id === 'bakhoor-sweet');
+      expect(bakhoor?.product_kind).toBe('bakhoor');
+      expect(bakhoor?.similar_to).toBeUndefined();
+    },
   },
   {
     says: 'an alternative to a perfume the shop does not sell: no price to compare with',
@@ -507,7 +521,7 @@ const CASES: Case[] = [
     says: 'a gift for her that lasts in the heat, in oils, under 200',
     quiz: { ...amber, gift: true, gender: 'women', kinds: ['oil'], lasts_in_heat: true, budget: { max: 200 } },
     rule: ['kinds', 'budget'],
-    expects: (a) => expect(ids(a).sort()).toEqual(['musk-oil', 'rose-oil']),
+    expects: (a) => expect(ids(a).sort()).toEqual(['amber-oil', 'musk-oil', 'rose-oil']),
   },
 ];
 
