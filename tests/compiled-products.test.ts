@@ -288,6 +288,15 @@ describe('alternatives to a loved perfume', () => {
       product('k1', { ...itself, price: 130, profile: amber }),
       product('k2', { ...itself, price: 145, profile: amber }),
       product('k3', { ...itself, price: null, profile: amber }),
+      // a flanker of it, as like it as can be and cheapest of all: a version, never an alternative
+      product('k-intense', {
+        perfumeId: 'lattafa-khamrah-intense-edp',
+        quality: 'full',
+        price: 10,
+        line: 'lattafa|khamrah intense',
+        lineHouse: 'Lattafa',
+        profile: amber,
+      }),
       // sold as inspired by it, though its own notes differ: first all the same
       product('dupe', {
         price: 85,
