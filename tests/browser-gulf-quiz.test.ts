@@ -83,7 +83,7 @@ interface Rec {
   product_kind: string;
   alcohol_free: boolean;
   product_url: string | null;
-  heat?: { lasting: string };
+  heat?: { lasting: string; reasons: string[] };
 }
 interface ScoreBody {
   recommendations: Rec[];
@@ -262,10 +262,14 @@ describe.skipIf(!CHROMIUM)("the Gulf shopper's questions in the widget, in Chrom
     >;
     for (const r of answer.recommendations) {
       expect(r.heat).toBeDefined();
-      expect(await cardOf(page, r.merchant_product_id).locator('.heat').textContent()).toBe(
-        heat[r.heat?.lasting ?? ''],
-      );
+      // how it lasts, said as an estimate, and why in a few words
+      const line = (await cardOf(page, r.merchant_product_id).locator('.heat').textContent()) ?? '';
+      expect(line.startsWith(`${heat[r.heat?.lasting ?? '']}: `), line).toBe(true);
+      expect(line.split(': ')[1]?.split('، ')).toHaveLength(r.heat?.reasons.length ?? 0);
     }
+    const dehn = answer.recommendations.find((r) => r.merchant_product_id === 'dehn');
+    expect(dehn).toBeDefined();
+    expect(await cardOf(page, 'dehn').locator('.heat').textContent()).toContain('دهن على البشرة');
 
     expect(await axe(page)).toEqual([]);
 

@@ -111,6 +111,18 @@ const ar = {
     moderate: 'يدوم باعتدال في الحر — تقدير',
     short: 'يتلاشى سريعاً في الحر — تقدير',
   } as Record<string, string>,
+  /** why, in a few words (the estimate's reasons) */
+  heatWhy: {
+    oil_on_skin: 'دهن على البشرة',
+    smoke_on_clothes: 'دخان تحفظه الملابس',
+    concentration_high: 'تركيز عالٍ',
+    concentration_edp: 'أو دو بارفان',
+    concentration_light: 'تركيز خفيف',
+    concentration_unknown: 'تركيز غير مذكور',
+    mist_light: 'معطر خفيف',
+    heavy_base: 'قاعدة ثقيلة',
+    volatile_profile: 'نفحات منعشة سريعة التطاير',
+  } as Record<string, string>,
   layeringTitle: 'طبّقها معاً',
   how: {
     oil_on_skin: 'ضع الدهن على بشرتك أولاً:',
@@ -272,6 +284,17 @@ const en: typeof ar = {
     long: 'Lasts long in heat — estimated',
     moderate: 'Lasts a while in heat — estimated',
     short: 'Fades fast in heat — estimated',
+  },
+  heatWhy: {
+    oil_on_skin: 'an oil worn on the skin',
+    smoke_on_clothes: 'smoke that clothes hold',
+    concentration_high: 'a high concentration',
+    concentration_edp: 'eau de parfum',
+    concentration_light: 'a light concentration',
+    concentration_unknown: 'concentration not stated',
+    mist_light: 'a light mist',
+    heavy_base: 'a heavy base',
+    volatile_profile: 'bright notes that fly off',
   },
   layeringTitle: 'Layer them together',
   how: {

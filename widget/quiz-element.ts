@@ -1380,7 +1380,12 @@ export class SillageQuiz extends HTMLElement {
             `${accordsLabel} ${accords.map((x) => termLabel('accord', x, this.locale)).join(t.comma)}`,
           ),
         // an estimate, said as one
-        p.heat && h('p', { class: 'heat' }, t.heat[p.heat.lasting]),
+        p.heat &&
+          h(
+            'p',
+            { class: 'heat' },
+            `${t.heat[p.heat.lasting]}: ${p.heat.reasons.map((r) => t.heatWhy[r] ?? r).join(t.comma)}`,
+          ),
         this.productLink(p, click, position, t.view, h('span', { class: 'sr' }, `: ${p.name}`)),
       ];
       list.append(h('li', { class: 'card' }, thumb, ...parts));
