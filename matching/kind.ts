@@ -63,7 +63,8 @@ const BAKHOOR = [
 /** oud wood to burn: chips and pieces, by their origin or said as wood */
 const OUD_WOOD = [
   en(
-    '(?:oud|agarwood|agar wood|aloeswood) (?:wood|chips?|pieces?|sticks?)|wood chips|(?:cambodian|cambodi|indian|hindi|malaysian|laotian|burmese|seufi|siyufi|thai|papua|merauke|borneo|kalimantan) (?:oud|wood)|oud (?:cambodi|hindi|malaysi|siufi|seufi|muruke|mroke)',
+    // not a bare "oud wood": a perfume's name (Tom Ford's); sold by weight, it is wood (WOOD_BY_WEIGHT)
+    '(?:agarwood|agar wood|aloeswood) (?:wood|chips?|pieces?|sticks?)|oud (?:wood )?(?:chips?|pieces?|sticks?)|wood chips|(?:cambodian|cambodi|indian|hindi|malaysian|laotian|burmese|seufi|siyufi|thai|papua|merauke|borneo|kalimantan) (?:oud|wood)|oud (?:cambodi|hindi|malaysi|siufi|seufi|muruke|mroke)',
   ),
   ar(
     'عود (?:معطر|مبخر|طبيعي|كمبودي|هندي|ماليزي|لاوسي|بورمي|سيوفي|تايلندي|مروكي|موروكي|كلمنتان|بورنيو|بابوا|فيتنامي|سريلانكي|قطع|خشب|للتبخير|تبخير|نخب|فاخر للتبخير)|قطع عود|خشب عود|عود الكمبودي|عود الهندي|العود الكمبودي|العود الهندي|العود الطبيعي|عود طبيعي',

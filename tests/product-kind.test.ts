@@ -33,6 +33,11 @@ describe('the kind of product a Gulf shop lists', () => {
     ['عود كمبودي طبيعي للتبخير 50 جرام', 'oud_wood'],
     ['قطع عود هندي فاخر ربع توله', 'oud_wood'],
     ['Cambodian Oud Wood Chips 12g', 'oud_wood'],
+    // "Oud Wood" alone is a perfume's name (Tom Ford's): a spray, unless sold by weight or as chips
+    ['Tom Ford Oud Wood', 'spray'],
+    ['Oud Wood 100ml', 'spray'],
+    ['Oud Wood 12g', 'oud_wood'],
+    ['Oud Chips 25g', 'oud_wood'],
     // mists
     ['معطر شعر خمرة 50 مل', 'mist'],
     ['معطر الجسم والشعر فانيلا 250 مل', 'mist'],
