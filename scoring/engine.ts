@@ -664,6 +664,21 @@ export function topK(scores: Uint8Array, tier: Uint8Array, k: number, skip?: (i:
 }
 
 /**
+ * Keeps the `k` best items seen so far in `best`, best first, as each comes (`ahead`: a goes before
+ * b; an item never goes before an equal one already kept): a pass over n items, no sort, at most k
+ * kept. For the small lists beside the ranking (layering's bases and sprays, alternatives).
+ */
+export function keepBest<T>(best: T[], item: T, k: number, ahead: (a: T, b: T) => boolean): void {
+  if (best.length === k && !ahead(item, best[k - 1] as T)) return;
+  let j = Math.min(best.length, k - 1);
+  while (j > 0 && ahead(item, best[j - 1] as T)) {
+    best[j] = best[j - 1] as T;
+    j--;
+  }
+  best[j] = item;
+}
+
+/**
  * Why a product is in also_explore: a close alternative to a loved perfume at
  * a lower price; a fit from a family not chosen; a weaker fit when few fit;
  * the closest when none does.

@@ -13,6 +13,7 @@ import { ACCORDS } from '../vocabulary/index.ts';
 import {
   FIT_FLOOR,
   KIND_BIT,
+  keepBest,
   type ProductMatrix,
   type Ranked,
   type Scored,
@@ -54,16 +55,8 @@ function leading(m: ProductMatrix, t: Taste, i: number): Map<number, number> {
   return out;
 }
 
-/** Keeps the LAYER_CANDIDATES best by score (the earlier product first among equals), best first. */
-function keepBest(best: Ranked[], index: number, score: number) {
-  if (best.length === LAYER_CANDIDATES && score <= (best[LAYER_CANDIDATES - 1] as Ranked).score) return;
-  let j = Math.min(best.length, LAYER_CANDIDATES - 1);
-  while (j > 0 && score > (best[j - 1] as Ranked).score) {
-    best[j] = best[j - 1] as Ranked;
-    j--;
-  }
-  best[j] = { index, score };
-}
+/** the higher score first (the earlier product first among equals, as they come in order) */
+const higher = (a: Ranked, b: Ranked) => a.score > b.score;
 
 export function layeringPairs(m: ProductMatrix, t: Taste, scored: Scored): LayeringPair[] {
   const { scores, tier } = scored;
@@ -74,8 +67,8 @@ export function layeringPairs(m: ProductMatrix, t: Taste, scored: Scored): Layer
     const score = scores[i] as number;
     if (score < FIT_FLOOR || tier[i] === TIER_NEVER_SHOWN) continue;
     const bit = m.kindBit[i] as number;
-    if (bit & BASE_BITS) keepBest(bases, i, score);
-    else if (bit === KIND_BIT.spray) keepBest(tops, i, score);
+    if (bit & BASE_BITS) keepBest(bases, { index: i, score }, LAYER_CANDIDATES, higher);
+    else if (bit === KIND_BIT.spray) keepBest(tops, { index: i, score }, LAYER_CANDIDATES, higher);
   }
   const candidates: LayeringPair[] = [];
   for (const b of bases) {

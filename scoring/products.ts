@@ -16,6 +16,7 @@ import {
   CLOSE_SIMILARITY,
   fitOf,
   KIND_BIT,
+  keepBest,
   matchAccords,
   NEVER_LIKE_A_PERFUME,
   type ProductMatrix,
@@ -342,12 +343,13 @@ export class CompiledProducts {
       const similarity = scored.similarity[i] as number;
       const k = declared ?? (similarity >= CLOSE_SIMILARITY * 100 ? (scored.closest[i] as number) : undefined);
       if (k === undefined) continue;
-      keepAlternative(byLoved[k] as AlternativeCandidate[], {
+      const candidate = {
         index: i,
         inspired: declared !== undefined,
         similarity,
         price: p.price ?? Number.POSITIVE_INFINITY,
-      });
+      };
+      keepBest(byLoved[k] as AlternativeCandidate[], candidate, ALTERNATIVES_PER_LOVED, aheadOf);
     }
     return loved.map((ref, k) => {
       const prices = shopPrices[k] as Map<string, number>;
@@ -466,18 +468,6 @@ const aheadOf = (a: AlternativeCandidate, b: AlternativeCandidate) =>
       : a.price !== b.price
         ? a.price < b.price
         : a.index < b.index;
-
-/** Keeps the ALTERNATIVES_PER_LOVED best in order, in one pass: the work is bounded by the products, not sorted. */
-function keepAlternative(best: AlternativeCandidate[], c: AlternativeCandidate) {
-  if (best.length === ALTERNATIVES_PER_LOVED && !aheadOf(c, best[ALTERNATIVES_PER_LOVED - 1] as AlternativeCandidate))
-    return;
-  let j = Math.min(best.length, ALTERNATIVES_PER_LOVED - 1);
-  while (j > 0 && aheadOf(c, best[j - 1] as AlternativeCandidate)) {
-    best[j] = best[j - 1] as AlternativeCandidate;
-    j--;
-  }
-  best[j] = c;
-}
 
 /** What a product shares with the loved perfume it is closest to, when it is that perfume, a version of it, or like it. */
 function similarTo(
