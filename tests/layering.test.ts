@@ -1,6 +1,14 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ProductKind } from '../matching/kind.ts';
-import { buildProductMatrix, type Scored, type Taste, TIER_BY_SCORE, TIER_NEVER_SHOWN } from '../scoring/engine.ts';
+import {
+  buildProductMatrix,
+  keepBest,
+  type Scored,
+  type Taste,
+  TIER_BY_SCORE,
+  TIER_NEVER_SHOWN,
+} from '../scoring/engine.ts';
 import { LAYER_CANDIDATES, layeringPairs, MAX_PAIRS } from '../scoring/layering.ts';
 import { ACCORDS } from '../vocabulary/index.ts';
 
@@ -287,5 +295,39 @@ describe('layering pairs', () => {
       loveOud,
     );
     expect(evicted).toEqual([]);
+  });
+});
+
+describe('keeping the best few (engine.ts keepBest), as layering and the alternatives do', () => {
+  it('keeps what a full sort would put first, earlier first among equals, for any items', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 8 }),
+        (xs, k) => {
+          const best: { i: number; v: number }[] = [];
+          for (const [i, v] of xs.entries()) keepBest(best, { i, v }, k, (a, b) => a.v > b.v);
+          const sorted = xs.map((v, i) => ({ i, v })).sort((a, b) => b.v - a.v || a.i - b.i);
+          expect(best).toEqual(sorted.slice(0, k));
+        },
+      ),
+    );
+  });
+
+  it('does at most k + 1 comparisons an item: the work is the products, whatever their order', () => {
+    for (const order of ['rising', 'falling', 'equal'] as const) {
+      let comparisons = 0;
+      const best: number[] = [];
+      const n = 10_000;
+      for (let i = 0; i < n; i++) {
+        const v = order === 'rising' ? i : order === 'falling' ? n - i : 1;
+        keepBest(best, v, 3, (a, b) => {
+          comparisons++;
+          return a > b;
+        });
+      }
+      expect(best).toHaveLength(3);
+      expect(comparisons).toBeLessThanOrEqual(n * 4);
+    }
   });
 });
